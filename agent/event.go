@@ -1,0 +1,50 @@
+package agent
+
+import (
+	"time"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// EventKind tells which fields of an Event are set.
+type EventKind string
+
+const (
+	EventText       EventKind = "text"        // Text: an assistant text delta
+	EventCellStart  EventKind = "cell_start"  // Cell, Code
+	EventCellOutput EventKind = "cell_output" // Cell, Chunk
+	EventCellDone   EventKind = "cell_done"   // Cell, Code, Result
+	EventUsage      EventKind = "usage"       // Usage (Turn and Total)
+	EventRetry      EventKind = "retry"       // Text (why), Wait, Attempt
+	EventWarning    EventKind = "warning"     // Text
+	EventError      EventKind = "error"       // Text: the turn failed, in words
+	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown)
+)
+
+// Event is the one thing the agent emits. Text from the model and output
+// from the kernel are untrusted: consumers sanitize before display.
+type Event struct {
+	Kind    EventKind      `json:"kind"`
+	Time    time.Time      `json:"time"`
+	Text    string         `json:"text,omitempty"`
+	Cell    int            `json:"cell,omitempty"` // 1-based cell number in the session
+	Code    string         `json:"code,omitempty"`
+	Chunk   *kernel.Chunk  `json:"chunk,omitempty"`
+	Result  *kernel.Result `json:"result,omitempty"`
+	Usage   *Usage         `json:"usage,omitempty"`
+	Wait    time.Duration  `json:"wait,omitempty"`
+	Attempt int            `json:"attempt,omitempty"`
+}
+
+// Tokens counts model usage.
+type Tokens struct {
+	Prompt     int     `json:"prompt_tokens"`
+	Completion int     `json:"completion_tokens"`
+	CostUSD    float64 `json:"cost_usd"`
+}
+
+// Usage is the usage of the current turn and of the whole conversation.
+type Usage struct {
+	Turn  Tokens `json:"turn"`
+	Total Tokens `json:"total"`
+}

@@ -1,0 +1,63 @@
+// Package config owns quarry's settings: built-in defaults, the config file
+// ($XDG_CONFIG_HOME/quarry/config.toml), the environment and flags, merged in
+// that order onto one Config, with named provider profiles and API-key
+// resolution. It must not import agent, sandbox, ui, headless or session.
+package config
+
+import (
+	"errors"
+	"time"
+)
+
+// CONTRACT (lead): the exported shapes below are what main, session, ui and
+// headless build on. The config owner fills in Load and may add fields.
+
+// Price is the cost of a million tokens, in US dollars.
+type Price struct {
+	Input  float64 `toml:"input"`
+	Output float64 `toml:"output"`
+}
+
+// Config is the effective configuration.
+type Config struct {
+	Profile  string // the chosen profile name, "" for none
+	Provider string // openai, azure, ollama, compatible
+	Model    string
+	BaseURL  string
+	// APIKey is resolved from APIKeyEnv or APIKeyCmd; never written anywhere.
+	APIKey          string `toml:"-" json:"-"`
+	APIKeyEnv       string
+	APIKeyCmd       string
+	AzureAPIVersion string
+	ToolMode        string        // auto, native, markdown
+	Timeout         time.Duration // per cell
+	Memory          int64         // bytes
+	CPUs            float64
+	Image           string // sandbox image; empty means the built-in recipe's
+	OutputDir       string // parent of per-session output folders
+	Images          string // auto, kitty, iterm, sixel, blocks, off
+	Confirm         bool
+	MaxSteps        int
+	Theme           string // auto, dark, light
+	SendExamples    bool   // send example values of columns to the model
+	Prices          map[string]Price
+}
+
+// Overrides are the values set on the command line; zero means unset.
+type Overrides struct {
+	ConfigPath string
+	Profile    string
+	Model      string
+	BaseURL    string
+	ToolMode   string
+	OutputDir  string
+	Images     string
+	Timeout    time.Duration
+	MaxSteps   int
+	Confirm    bool
+}
+
+// Load merges defaults < file < environment < flags.
+func Load(o Overrides) (Config, error) {
+	return Config{}, errors.New("config: not implemented yet")
+}

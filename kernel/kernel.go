@@ -1,0 +1,120 @@
+// Package kernel describes what the sandbox's Python kernel reports: output
+// chunks, cell results, tables and file profiles. It is plain data shared by
+// sandbox (which produces it), agent (which reasons over it) and render, ui and
+// headless (which show it). It must not import any other quarry package.
+package kernel
+
+import "time"
+
+// Stream names an output stream of a cell.
+type Stream string
+
+const (
+	Stdout Stream = "stdout"
+	Stderr Stream = "stderr"
+)
+
+// Chunk is output as it happens, in order. Text is valid UTF-8 (invalid bytes
+// replaced) but otherwise untrusted: sanitize before it reaches a terminal.
+type Chunk struct {
+	Stream Stream `json:"stream"`
+	Text   string `json:"text"`
+}
+
+// ErrorKind says why a cell did not finish normally.
+type ErrorKind string
+
+const (
+	ErrException   ErrorKind = "exception"   // the code raised; Type/Message/Traceback set
+	ErrTimeout     ErrorKind = "timeout"     // wall-clock limit hit; interrupted
+	ErrInterrupted ErrorKind = "interrupted" // cancelled by the user
+	ErrOutOfMemory ErrorKind = "oom"         // the kernel was killed for memory
+	ErrCrashed     ErrorKind = "crashed"     // the kernel died (segfault, os._exit, killed)
+)
+
+// Error describes a failed cell in words a model and a person can act on.
+type Error struct {
+	Kind      ErrorKind `json:"kind"`
+	Type      string    `json:"type,omitempty"` // Python exception class, e.g. KeyError
+	Message   string    `json:"message"`
+	Traceback string    `json:"traceback,omitempty"` // trimmed to the user's own code
+}
+
+// Result is the outcome of one cell.
+type Result struct {
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+	// Dropped counts the bytes of output omitted by the output cap (head and
+	// tail are kept); Stdout/Stderr carry a marker where they were cut.
+	Dropped  int64         `json:"dropped,omitempty"`
+	Value    *Value        `json:"value,omitempty"`
+	Figures  []File        `json:"figures,omitempty"`
+	Files    []File        `json:"files,omitempty"`
+	Error    *Error        `json:"error,omitempty"`
+	Duration time.Duration `json:"duration"`
+	// StateLost is true when the kernel had to be replaced during or after
+	// this cell: the variables defined so far are gone.
+	StateLost bool `json:"state_lost,omitempty"`
+	// Notes are short remarks from the sandbox (caps hit, files skipped).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Value is the last expression of a cell, as IPython would show it.
+type Value struct {
+	Repr  string `json:"repr"`            // text/plain representation, capped
+	Table *Table `json:"table,omitempty"` // set for a DataFrame or Series
+}
+
+// Table is a DataFrame (or Series) in structured form, head and tail only.
+type Table struct {
+	Columns   []string   `json:"columns"`
+	Dtypes    []string   `json:"dtypes"`
+	IndexName string     `json:"index_name,omitempty"`
+	Index     []string   `json:"index"` // index labels for Head then Tail rows
+	Head      [][]string `json:"head"`
+	Tail      [][]string `json:"tail,omitempty"` // empty when Head holds every row
+	Rows      int        `json:"rows"`           // total rows in the frame
+	Cols      int        `json:"cols"`           // total columns in the frame
+}
+
+// File is a file harvested from the sandbox's output folder onto the host.
+type File struct {
+	Name   string `json:"name"` // relative name inside /output (untrusted text)
+	Path   string `json:"path"` // host path inside the session's output folder
+	Size   int64  `json:"size"`
+	Width  int    `json:"width,omitempty"` // PNG only, after validation
+	Height int    `json:"height,omitempty"`
+}
+
+// Profile describes an attached file, computed inside the sandbox.
+type Profile struct {
+	Name      string     `json:"name"` // base name, visible at Path
+	Path      string     `json:"path"` // /data/<name>
+	Size      int64      `json:"size"`
+	Kind      string     `json:"kind"` // csv, excel, json, parquet, text, other
+	Encoding  string     `json:"encoding,omitempty"`
+	Delimiter string     `json:"delimiter,omitempty"`
+	Decimal   string     `json:"decimal,omitempty"`
+	HeaderRow int        `json:"header_row"` // 0-based; -1 when there is no header
+	Rows      int        `json:"rows"`
+	Columns   []Column   `json:"columns,omitempty"`
+	Head      [][]string `json:"head,omitempty"`
+	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks
+	Error     string     `json:"error,omitempty"`  // profiling failed; the file is still attached
+}
+
+// Column is one column of a profiled file.
+type Column struct {
+	Name     string   `json:"name"`
+	Dtype    string   `json:"dtype"`
+	Nulls    int      `json:"nulls"`
+	Examples []string `json:"examples,omitempty"`
+}
+
+// Sheet is one sheet of an Excel workbook.
+type Sheet struct {
+	Name    string     `json:"name"`
+	Rows    int        `json:"rows"`
+	Columns []Column   `json:"columns,omitempty"`
+	Head    [][]string `json:"head,omitempty"`
+}
