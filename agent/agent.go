@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -40,21 +41,73 @@ type Config struct {
 	Prices          map[string]Price
 	HTTPClient      *http.Client // nil means a default client
 	// MaxRetries and MaxRetryTime bound retries of one request; zero means 5
-	// attempts within 2 minutes.
+	// attempts within 2 minutes. MaxRetries counts the tries after the
+	// first; a negative value turns retries off.
 	MaxRetries   int
 	MaxRetryTime time.Duration
+	// RetryBaseDelay is the first backoff wait (doubling after); 0 means 1 s.
+	RetryBaseDelay time.Duration
+	// KeySource names where the key came from (e.g. "OPENAI_API_KEY" or
+	// "api_key_cmd"), for the message when the key is rejected.
+	KeySource string
 }
 
-// Agent holds one conversation with a model.
+// Tool modes.
+const (
+	modeAuto     = "auto"
+	modeNative   = "native"
+	modeMarkdown = "markdown"
+)
+
+// Agent holds one conversation with a model. It is not safe for concurrent
+// use: one Run at a time.
 type Agent struct {
 	cfg    Config
 	kernel Kernel
 	files  []kernel.Profile
+
+	mode    string // native or markdown: what the next request uses
+	history []entry
+	total   Tokens
+	cells   int // cells run in the session, for Event.Cell
+	madeIDs int // tool-call ids made up for servers that send none
+
+	// nativeCalls is set once the model has called the tool natively: a
+	// fenced block in a later answer is then an example, not a fallback.
+	nativeCalls bool
+
+	noStreamOptions bool // the server rejected stream_options once
 }
 
 // New checks the configuration and returns an agent; it does no I/O.
 func New(cfg Config, k Kernel) (*Agent, error) {
-	return &Agent{cfg: cfg, kernel: k}, nil
+	if k == nil {
+		return nil, errors.New("agent: no kernel to run code in")
+	}
+	if cfg.Model == "" {
+		return nil, errors.New("agent: no model configured: set model in the config file or pass --model")
+	}
+	switch cfg.ToolMode {
+	case "":
+		cfg.ToolMode = modeAuto
+	case modeAuto, modeNative, modeMarkdown:
+	default:
+		return nil, fmt.Errorf("agent: tool_mode %q is not known: use auto, native or markdown", cfg.ToolMode)
+	}
+	if cfg.AzureAPIVersion != "" && cfg.BaseURL == "" {
+		return nil, errors.New("agent: Azure OpenAI needs base_url set to the resource endpoint (https://NAME.openai.azure.com)")
+	}
+	if cfg.MaxSteps < 0 {
+		return nil, fmt.Errorf("agent: max_steps %d is negative: use a positive number (default 20)", cfg.MaxSteps)
+	}
+	if cfg.ContextBudget < 0 {
+		return nil, fmt.Errorf("agent: context_budget %d is negative: use a number of tokens (default 100000)", cfg.ContextBudget)
+	}
+	a := &Agent{cfg: cfg, kernel: k, mode: modeNative}
+	if cfg.ToolMode == modeMarkdown {
+		a.mode = modeMarkdown
+	}
+	return a, nil
 }
 
 // SetFiles replaces the attached files the model is told about.
@@ -63,16 +116,35 @@ func (a *Agent) SetFiles(files []kernel.Profile) { a.files = files }
 // Run runs one turn: the prompt, as many cells as the model needs, the final
 // answer. Every event goes to emit, in order, from the calling goroutine.
 // It returns the final answer; the error (also emitted as EventError) says
-// in words why the turn failed.
+// in words why the turn failed. When ctx is cancelled Run stops the stream
+// or interrupts the cell, keeps the conversation valid for the next Run,
+// emits a "cancelled" warning (no EventError) and returns an error wrapping
+// context.Canceled.
 func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (string, error) {
-	return "", errors.New("agent: not implemented yet")
+	t := &turn{a: a, ctx: ctx, emit: func(e Event) {
+		if e.Time.IsZero() {
+			e.Time = time.Now()
+		}
+		emit(e)
+	}}
+	return t.run(prompt)
 }
 
 // Reset forgets the conversation but keeps the configuration and files.
-func (a *Agent) Reset() {}
+func (a *Agent) Reset() {
+	a.history = nil
+	a.total = Tokens{}
+}
 
 // SetModel switches the model for the following turns.
 func (a *Agent) SetModel(name string) { a.cfg.Model = name }
 
 // Model is the model in use.
 func (a *Agent) Model() string { return a.cfg.Model }
+
+// ToolMode is the mode the next request uses: native or markdown (auto
+// resolves to one of them, and may fall back to markdown during a session).
+func (a *Agent) ToolMode() string { return a.mode }
+
+// TotalUsage is the usage of the whole conversation so far.
+func (a *Agent) TotalUsage() Tokens { return a.total }

@@ -15,7 +15,7 @@ const (
 	EventCellOutput EventKind = "cell_output" // Cell, Chunk
 	EventCellDone   EventKind = "cell_done"   // Cell, Code, Result
 	EventUsage      EventKind = "usage"       // Usage (Turn and Total)
-	EventRetry      EventKind = "retry"       // Text (why), Wait, Attempt
+	EventRetry      EventKind = "retry"       // Text (why), Wait, Attempt; text deltas since the last response began are void (it is requested again)
 	EventWarning    EventKind = "warning"     // Text
 	EventError      EventKind = "error"       // Text: the turn failed, in words
 	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown)

@@ -1,0 +1,178 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// runCalls runs the tool calls of one response in order and answers every
+// one with a tool message, even when cancelled or when the sandbox broke, so
+// that the conversation stays valid for the next request.
+func (t *turn) runCalls(calls []*wireCall, cutOff bool) error {
+	var broken error
+	for _, c := range calls {
+		var content string
+		switch {
+		case t.ctx.Err() != nil:
+			content = "Cancelled by the user: not run."
+		case broken != nil:
+			content = "Not run: the sandbox failed (see the previous result)."
+		case t.steps >= t.a.maxSteps():
+			content = fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", t.a.maxSteps())
+		default:
+			code, problem := callCode(c, cutOff)
+			if problem != "" {
+				t.steps++
+				content = problem
+				break
+			}
+			content, broken = t.runCell(code)
+		}
+		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, Content: content, ToolCallID: c.id}})
+	}
+	return t.afterCells(broken)
+}
+
+// runBlocks runs fenced code blocks (markdown mode) and returns their
+// output to the model as one user message.
+func (t *turn) runBlocks(codes []string) error {
+	var parts []string
+	var broken error
+	for i, code := range codes {
+		label := "Output:"
+		if len(codes) > 1 {
+			label = fmt.Sprintf("Output of code block %d:", i+1)
+		}
+		var content string
+		switch {
+		case t.ctx.Err() != nil:
+			content = "Cancelled by the user: not run."
+		case broken != nil:
+			content = "Not run: the sandbox failed."
+		case t.steps >= t.a.maxSteps():
+			content = fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", t.a.maxSteps())
+		default:
+			content, broken = t.runCell(code)
+		}
+		parts = append(parts, label+"\n"+content)
+	}
+	t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
+		Role: openai.ChatMessageRoleUser, Content: strings.Join(parts, "\n\n")}})
+	return t.afterCells(broken)
+}
+
+func (t *turn) afterCells(broken error) error {
+	if t.ctx.Err() != nil {
+		return t.ctx.Err()
+	}
+	if broken != nil {
+		return &Error{Kind: KindSandbox, Message: fmt.Sprintf(
+			"the Python sandbox stopped working (%s); the conversation is kept: restart the session to get a new sandbox", clip(broken.Error(), 300))}
+	}
+	return nil
+}
+
+// answerAll answers calls that will not run.
+func (t *turn) answerAll(calls []*wireCall, content string) {
+	for _, c := range calls {
+		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
+			Role: openai.ChatMessageRoleTool, Content: content, ToolCallID: c.id}})
+	}
+}
+
+// runCell runs code and says what the model should see of it. A non-nil
+// error means the sandbox broke (not that the code failed).
+func (t *turn) runCell(code string) (string, error) {
+	res, err := t.exec(code)
+	switch {
+	case err != nil && t.ctx.Err() != nil:
+		return "Cancelled by the user: the cell was interrupted.", nil
+	case err != nil:
+		return fmt.Sprintf("The sandbox failed and the result of this cell is lost: %s. Do not run more code now; tell the user.", clip(err.Error(), 300)), err
+	}
+	return cellView(res), nil
+}
+
+// interruptGrace is how long a cancelled cell may take to stop.
+var interruptGrace = 10 * time.Second
+
+// exec runs one cell, emitting its start, its output chunks and its result
+// from the Run goroutine even if the kernel calls onChunk from another one.
+func (t *turn) exec(code string) (kernel.Result, error) {
+	a := t.a
+	a.cells++
+	t.steps++
+	n := a.cells
+	t.emit(Event{Kind: EventCellStart, Cell: n, Code: code})
+
+	type outcome struct {
+		res kernel.Result
+		err error
+	}
+	chunks := make(chan kernel.Chunk, 64)
+	done := make(chan outcome, 1)
+	quit := make(chan struct{}) // closed when Run stops waiting for the kernel
+	var mu sync.Mutex
+	closed := false
+	go func() {
+		var o outcome
+		defer func() {
+			if r := recover(); r != nil {
+				o = outcome{err: fmt.Errorf("the kernel panicked: %v", r)}
+			}
+			mu.Lock()
+			closed = true
+			close(chunks)
+			mu.Unlock()
+			done <- o
+		}()
+		o.res, o.err = a.kernel.Exec(t.ctx, code, func(c kernel.Chunk) {
+			mu.Lock()
+			defer mu.Unlock()
+			if closed {
+				return
+			}
+			select {
+			case chunks <- c:
+			case <-quit:
+			}
+		})
+	}()
+	var o outcome
+	ctxDone, grace := t.ctx.Done(), (<-chan time.Time)(nil)
+wait:
+	for {
+		select {
+		case c, ok := <-chunks:
+			if !ok {
+				o = <-done
+				break wait
+			}
+			t.emit(Event{Kind: EventCellOutput, Cell: n, Chunk: &c})
+		case <-ctxDone:
+			ctxDone, grace = nil, time.After(interruptGrace)
+		case <-grace:
+			// A kernel that ignores the interrupt must not freeze the UI.
+			close(quit)
+			o = outcome{err: fmt.Errorf("the kernel did not stop within %s of the interrupt: %w", interruptGrace, t.ctx.Err())}
+			break wait
+		}
+	}
+	shown := o.res
+	if o.err != nil && shown.Error == nil {
+		if t.ctx.Err() != nil {
+			shown.Error = &kernel.Error{Kind: kernel.ErrInterrupted, Message: "the cell was interrupted"}
+		} else {
+			shown.Error = &kernel.Error{Kind: kernel.ErrCrashed, Message: o.err.Error()}
+		}
+	}
+	t.emit(Event{Kind: EventCellDone, Cell: n, Code: code, Result: &shown})
+	return o.res, o.err
+}

@@ -1,0 +1,171 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// turn is one Run: the loop of model responses and cells.
+type turn struct {
+	a     *Agent
+	ctx   context.Context
+	emit  func(Event)
+	usage Tokens
+	steps int // cells run (or refused) in this turn
+
+	trimNoted bool
+}
+
+const maxContinuations = 2 // answers cut off by the length limit
+
+func (a *Agent) maxSteps() int {
+	if a.cfg.MaxSteps > 0 {
+		return a.cfg.MaxSteps
+	}
+	return 20
+}
+
+func (t *turn) run(prompt string) (string, error) {
+	a := t.a
+	a.history = append(a.history, entry{kind: entryPrompt, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt}})
+	var answer strings.Builder
+	continuations, limitNoted := 0, false
+	for {
+		atLimit := t.steps >= a.maxSteps()
+		if atLimit && !limitNoted {
+			limitNoted = true
+			a.addNote(fmt.Sprintf("[quarry] The limit of %d code runs for this question is reached. Do not run more code: answer now with what you found, and say what is left undone.", a.maxSteps()))
+			t.warn(fmt.Sprintf("the model used all %d code runs allowed per question (max_steps); it was asked to answer with what it has", a.maxSteps()))
+		}
+		resp, err := t.respond(atLimit)
+		if err != nil {
+			return "", t.fail(err)
+		}
+		t.addUsage(resp.usage)
+		text := joinSurrogates(resp.text)
+		calls := toolCalls(resp.calls)
+		if len(calls) > 0 {
+			a.nativeCalls = true
+			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{
+				Role: openai.ChatMessageRoleAssistant, Content: text, ToolCalls: a.historyCalls(calls)}})
+			if atLimit {
+				t.answerAll(calls, fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", a.maxSteps()))
+				return "", t.fail(&Error{Kind: KindStepLimit, Message: fmt.Sprintf(
+					"stopped: the model kept running code after the limit of %d cells (max_steps) without giving an answer; ask a narrower question or raise max_steps", a.maxSteps())})
+			}
+			if err := t.runCalls(calls, resp.finish == "length"); err != nil {
+				return "", t.fail(err)
+			}
+			continue
+		}
+		if codes := t.codeInText(text); len(codes) > 0 && !atLimit {
+			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text}})
+			if err := t.runBlocks(codes); err != nil {
+				return "", t.fail(err)
+			}
+			continue
+		}
+		if text != "" {
+			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text}})
+		}
+		answer.WriteString(text)
+		if resp.finish == "length" && continuations < maxContinuations {
+			continuations++
+			a.addNote("[quarry] Your answer was cut off by the output length limit. Continue exactly where it stopped, without repeating anything.")
+			continue
+		}
+		switch resp.finish {
+		case "length":
+			t.warn("the answer was cut off by the model's output length limit")
+		case "content_filter":
+			t.warn("the model provider's content filter stopped the answer")
+		}
+		if strings.TrimSpace(answer.String()) == "" {
+			t.warn("the model sent an empty answer")
+		}
+		t.emit(Event{Kind: EventTurnDone, Text: answer.String()})
+		return answer.String(), nil
+	}
+}
+
+// respond builds the request from the history and gets a response. In auto
+// mode a server that rejects the tools field makes the session fall back to
+// markdown code blocks.
+func (t *turn) respond(atLimit bool) (*response, error) {
+	a := t.a
+	for {
+		system := a.systemPrompt()
+		native := a.mode == modeNative
+		if a.fitBudget(system, native) > 0 && !t.trimNoted {
+			t.trimNoted = true
+			t.warn("older cell outputs were shortened to keep the conversation within the context budget")
+		}
+		req := openai.ChatCompletionRequest{Model: a.cfg.Model, Messages: a.messages(system), Stream: true}
+		if !a.noStreamOptions {
+			req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
+		}
+		if native {
+			req.Tools = []openai.Tool{pythonTool}
+			if atLimit {
+				req.ToolChoice = "none"
+			}
+		}
+		resp, err := a.complete(t.ctx, req, t.emit)
+		if err != nil && native && a.cfg.ToolMode == modeAuto && t.ctx.Err() == nil && rejectsTools(err) {
+			a.mode = modeMarkdown
+			_, msg, _ := apiDetails(err)
+			t.warn(fmt.Sprintf("the model server does not accept tool calls (%s); quarry asks for ```python blocks instead for this session (tool_mode markdown skips this)", clip(a.redact(msg), 120)))
+			continue
+		}
+		return resp, err
+	}
+}
+
+// codeInText finds code the model wrote as text: fenced blocks in markdown
+// mode; in auto mode, a fenced block or a JSON call look-alike from a model
+// that has not used native calls switches the session to markdown.
+func (t *turn) codeInText(text string) []string {
+	a := t.a
+	if a.mode == modeMarkdown {
+		return lookalikeCode(text)
+	}
+	if a.cfg.ToolMode != modeAuto || a.nativeCalls {
+		return nil
+	}
+	codes := lookalikeCode(text)
+	if len(codes) > 0 {
+		a.mode = modeMarkdown
+		t.warn("the model wrote code as text instead of calling the python tool; quarry runs its ```python blocks from now on in this session")
+	}
+	return codes
+}
+
+// fail turns an error into the turn's outcome: a user cancel is a warning
+// and a wrapped context.Canceled; anything else an EventError in words.
+func (t *turn) fail(err error) error {
+	if t.ctx.Err() != nil {
+		if isUserCancel(t.ctx) {
+			t.warn("cancelled")
+			return fmt.Errorf("agent: cancelled by the user: %w", context.Canceled)
+		}
+		msg := "the turn ran out of time before the model finished"
+		t.emit(Event{Kind: EventError, Text: msg})
+		return fmt.Errorf("agent: %s: %w", msg, t.ctx.Err())
+	}
+	var ae *Error
+	if !errors.As(err, &ae) {
+		ae = t.a.classify(err).err
+	}
+	t.emit(Event{Kind: EventError, Text: t.a.redact(ae.Message)})
+	return ae
+}
+
+func (t *turn) warn(msg string) { t.emit(Event{Kind: EventWarning, Text: msg}) }
+
+func (a *Agent) addNote(text string) {
+	a.history = append(a.history, entry{kind: entryNote, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}})
+}

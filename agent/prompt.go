@@ -1,0 +1,112 @@
+package agent
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"strings"
+	"text/template"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+//go:embed prompt/*.tmpl
+var promptFS embed.FS
+
+var systemTemplate = template.Must(template.ParseFS(promptFS, "prompt/system.tmpl"))
+
+// systemPrompt renders the system prompt for the attached files and the
+// current tool mode.
+func (a *Agent) systemPrompt() string {
+	data := struct {
+		Files    []string
+		Markdown bool
+	}{Markdown: a.mode == modeMarkdown}
+	for _, p := range a.files {
+		data.Files = append(data.Files, profileText(p, a.cfg.SendExamples))
+	}
+	var b bytes.Buffer
+	if err := systemTemplate.Execute(&b, data); err != nil {
+		// The template is embedded and tested; this cannot happen at run time.
+		panic(fmt.Sprintf("agent: system prompt: %v", err))
+	}
+	return b.String()
+}
+
+// profileText renders a file profile compactly. Without examples only the
+// names and types of the columns go to the model, no values.
+func profileText(p kernel.Profile, examples bool) string {
+	var b strings.Builder
+	path := p.Path
+	if path == "" {
+		path = "/data/" + p.Name
+	}
+	facts := []string{p.Kind, sizeText(p.Size)}
+	if p.Rows > 0 {
+		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
+	}
+	if p.Encoding != "" {
+		facts = append(facts, "encoding "+p.Encoding)
+	}
+	if p.Delimiter != "" {
+		facts = append(facts, fmt.Sprintf("delimiter %q", p.Delimiter))
+	}
+	if p.Decimal != "" && p.Decimal != "." {
+		facts = append(facts, fmt.Sprintf("decimal %q", p.Decimal))
+	}
+	switch {
+	case p.HeaderRow < 0:
+		facts = append(facts, "no header row")
+	case p.HeaderRow > 0:
+		facts = append(facts, fmt.Sprintf("header on line %d", p.HeaderRow+1))
+	}
+	fmt.Fprintf(&b, "- %s (%s)", path, strings.Join(facts, ", "))
+	if p.Error != "" {
+		fmt.Fprintf(&b, "\n  could not be profiled: %s", clip(p.Error, 200))
+	}
+	writeColumns(&b, "  ", p.Columns, p.Head, examples)
+	for _, s := range p.Sheets {
+		fmt.Fprintf(&b, "\n  sheet %q: %d rows", s.Name, s.Rows)
+		writeColumns(&b, "    ", s.Columns, s.Head, examples)
+	}
+	return b.String()
+}
+
+// maxPromptColumns keeps very wide files from filling the prompt.
+const maxPromptColumns = 60
+
+func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head [][]string, examples bool) {
+	if len(cols) == 0 {
+		return
+	}
+	parts := make([]string, 0, min(len(cols), maxPromptColumns)+1)
+	for _, c := range cols[:min(len(cols), maxPromptColumns)] {
+		s := fmt.Sprintf("%s: %s", clip(c.Name, 60), c.Dtype)
+		if c.Nulls > 0 {
+			s += fmt.Sprintf(", %d missing", c.Nulls)
+		}
+		if examples && len(c.Examples) > 0 {
+			ex := make([]string, 0, 3)
+			for _, e := range c.Examples[:min(3, len(c.Examples))] {
+				ex = append(ex, clip(e, 40))
+			}
+			s += ", e.g. " + strings.Join(ex, "; ")
+		}
+		parts = append(parts, s)
+	}
+	if len(cols) > maxPromptColumns {
+		parts = append(parts, fmt.Sprintf("… and %d more (list them with df.columns)", len(cols)-maxPromptColumns))
+	}
+	fmt.Fprintf(b, "\n%scolumns (%d): %s", indent, len(cols), strings.Join(parts, " · "))
+	if !examples || len(head) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "\n%sfirst rows:", indent)
+	for _, row := range head[:min(5, len(head))] {
+		cells := make([]string, 0, len(row))
+		for _, c := range row[:min(len(row), maxPromptColumns)] {
+			cells = append(cells, clip(c, 30))
+		}
+		fmt.Fprintf(b, "\n%s  %s", indent, strings.Join(cells, " | "))
+	}
+}
