@@ -1,13 +1,12 @@
 // Package config owns quarry's settings: built-in defaults, the config file
 // ($XDG_CONFIG_HOME/quarry/config.toml), the environment and flags, merged in
-// that order onto one Config, with named provider profiles and API-key
-// resolution. It must not import agent, sandbox, ui, headless or session.
+// that order onto one Config, with named provider profiles, API-key
+// resolution, the zero-configuration fallback to a local Ollama and the
+// check that the endpoint has the model. It must not import agent, sandbox,
+// ui, headless or session.
 package config
 
-import (
-	"errors"
-	"time"
-)
+import "time"
 
 // CONTRACT (lead): the exported shapes below are what main, session, ui and
 // headless build on. The config owner fills in Load and may add fields.
@@ -41,6 +40,14 @@ type Config struct {
 	Theme           string // auto, dark, light
 	SendExamples    bool   // send example values of columns to the model
 	Prices          map[string]Price
+
+	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
+	// "api_key_cmd"), "" when no key is set.
+	APIKeySource string
+	File         string // the config file consulted
+	FileLoaded   bool   // File existed and was read
+
+	sources map[string]string // setting key -> where its value came from
 }
 
 // Overrides are the values set on the command line; zero means unset.
@@ -55,9 +62,4 @@ type Overrides struct {
 	Timeout    time.Duration
 	MaxSteps   int
 	Confirm    bool
-}
-
-// Load merges defaults < file < environment < flags.
-func Load(o Overrides) (Config, error) {
-	return Config{}, errors.New("config: not implemented yet")
 }

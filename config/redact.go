@@ -1,0 +1,43 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// plainConfig has Config's fields but none of its methods, so fmt can print
+// it without recursing into Format.
+type plainConfig Config
+
+const hidden = "[hidden]"
+
+func (c Config) redacted() plainConfig {
+	p := plainConfig(c)
+	if p.APIKey != "" {
+		p.APIKey = hidden
+	}
+	return p
+}
+
+// String prints the configuration with the API key hidden.
+func (c Config) String() string { return fmt.Sprintf("%+v", c.redacted()) }
+
+// GoString is %#v with the API key hidden.
+func (c Config) GoString() string {
+	return strings.Replace(fmt.Sprintf("%#v", c.redacted()), "config.plainConfig", "config.Config", 1)
+}
+
+// Format keeps the key out of every fmt verb: %v, %+v, %#v, %s and the
+// rest (%x would otherwise print it in hex).
+func (c Config) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprint(f, c.GoString())
+	case verb == 'v' && f.Flag('+'), verb == 's':
+		fmt.Fprint(f, c.String())
+	case verb == 'v':
+		fmt.Fprintf(f, "%v", c.redacted())
+	default:
+		fmt.Fprintf(f, "%%!%c(config.Config)", verb)
+	}
+}

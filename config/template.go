@@ -1,0 +1,117 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// Template is the commented config file `quarry config init` writes: every
+// setting with its help, commented out at its default.
+func Template() string {
+	var b strings.Builder
+	b.WriteString(`# quarry configuration, written by "quarry config init".
+# Precedence: built-in defaults < this file < environment (QUARRY_*, OPENAI_API_KEY,
+# OPENAI_BASE_URL) < command-line flags. "quarry config" shows the effective values
+# and where each came from. Remove the "# " in front of a setting to change it.
+#
+# API keys never go in this file: quarry reads the key from the environment
+# variable named by api_key_env, or from the output of api_key_cmd.
+
+# The profile used when neither --profile nor QUARRY_PROFILE chooses one
+# (profiles are at the end of this file).
+# profile = "local"
+
+`)
+	for _, s := range settings {
+		writeComment(&b, s.Help)
+		var env []string
+		env = append(env, s.Env...)
+		if len(env) > 0 || s.Flag != "" {
+			line := ""
+			if len(env) > 0 {
+				line = "Environment: " + strings.Join(env, ", ") + "."
+			}
+			if s.Flag != "" {
+				line = strings.TrimSpace(line + " Flag: --" + s.Flag + ".")
+			}
+			writeComment(&b, line)
+		}
+		fmt.Fprintf(&b, "# %s = %s\n\n", s.Key, s.Example)
+	}
+	b.WriteString("# Prices in US dollars per million tokens, for the cost shown after each answer.\n")
+	names := make([]string, 0)
+	for n := range builtinPrices() {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	writeComment(&b, "Built in: "+strings.Join(names, ", ")+". Add or override models here; quote names that contain dots.")
+	b.WriteString(`# [prices."my-model"]
+# input = 0.50
+# output = 1.50
+
+# Profiles override any setting above for one provider; choose one with
+# --profile NAME, QUARRY_PROFILE=NAME or profile = "NAME" at the top.
+#
+# [profiles.azure]
+# provider = "azure"
+# base_url = "https://YOUR-RESOURCE.openai.azure.com"
+# model = "YOUR-DEPLOYMENT"
+# api_key_env = "AZURE_OPENAI_API_KEY"
+# azure_api_version = "` + DefaultAzureAPIVersion + `"
+#
+# [profiles.local]
+# provider = "ollama"
+# base_url = "http://127.0.0.1:11434/v1"
+# model = "qwen2.5-coder:7b"
+#
+# [profiles.openrouter]
+# provider = "compatible"
+# base_url = "https://openrouter.ai/api/v1"
+# model = "qwen/qwen-2.5-coder-32b-instruct"
+# api_key_env = "OPENROUTER_API_KEY"
+`)
+	return b.String()
+}
+
+func writeComment(b *strings.Builder, text string) {
+	line := "#"
+	for _, w := range strings.Fields(text) {
+		if len(line)+1+len(w) > 80 && line != "#" {
+			b.WriteString(line + "\n")
+			line = "#"
+		}
+		line += " " + w
+	}
+	if line != "#" {
+		b.WriteString(line + "\n")
+	}
+}
+
+// ErrExists is returned by WriteTemplate when the file is already there.
+var ErrExists = errors.New("config file already exists")
+
+// WriteTemplate writes Template to path, creating its folder; it never
+// overwrites an existing file.
+func WriteTemplate(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("config init: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("%w: %s\n  fix: edit it, or move it away first to write a fresh template", ErrExists, path)
+	}
+	if err != nil {
+		return fmt.Errorf("config init: %w", err)
+	}
+	if _, err := f.WriteString(Template()); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("config init: %w", err)
+	}
+	return f.Close()
+}
