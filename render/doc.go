@@ -2,4 +2,72 @@
 // for both front ends: the terminal sanitizer, Markdown through glamour,
 // tables through lipgloss, and figures as kitty, iTerm2, Sixel or half-block
 // images. It must not import agent, sandbox, session, ui or headless.
+//
+// Rule: every string that came from the model, the sandbox, a file name or a
+// CSV header goes through Sanitize or SanitizeLine before it reaches a
+// terminal. The other functions below sanitize their inputs themselves; the
+// escapes they return (colours, hyperlinks, image protocols) are quarry's own
+// and must not be sanitized again.
+//
+// API summary (for ui and headless):
+//
+//	// sanitize.go — all untrusted text
+//	func Sanitize(s string) string     // multi-line: keeps \n and \t, "\r\n"→"\n", a lone \r keeps what is
+//	                                   // written after it on that line (progress bars); strips every escape
+//	                                   // sequence (CSI incl. SGR, OSC, DCS, APC, PM, SOS, 7- and 8-bit), other
+//	                                   // C0/C1 controls, DEL, bidi overrides, kitty placeholders;
+//	                                   // invalid UTF-8 → U+FFFD
+//	func SanitizeLine(s string) string // one line (file names, column names, chips): \n \r \t become spaces
+//
+//	// markdown.go, stream.go — glamour; NOT safe for concurrent use (one per goroutine / tea.Model)
+//	type Style string                  // StyleDark, StyleLight, StyleNoTTY (no escapes at all), StyleASCII
+//	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR, TERM=dumb → StyleNoTTY
+//	func NewMarkdown() *Markdown       // glamour renderers cached per (width, style)
+//	func (m *Markdown) Render(text string, width int, style Style) (string, error) // sanitizes text first
+//	func (m *Markdown) NewStream(width int, style Style) *Stream // one growing answer
+//	func (s *Stream) Render(full string) (string, error) // full = the whole answer so far (not a delta);
+//	                                   // re-renders only the last stable block + tail; bytes == Markdown.Render
+//	func (s *Stream) Resize(width int) // drops the cache when the width changes
+//	Glamour's OSC 8 links are removed (the URL stays visible as text). An answer
+//	with a link reference definition ("[x]: url") is rendered whole on every update.
+//
+//	// table.go — kernel.Table
+//	type TableOptions struct{ Width, MaxRows int; Color bool } // Width 0 = 80; MaxRows 0 = all of Head
+//	func Table(t *kernel.Table, opt TableOptions) string  // lipgloss table fitted to Width: text cells cut
+//	                                   // with "…" (numbers never), "+N columns not shown", "⋯" row before
+//	                                   // Tail, footer "1,234 rows × 12 columns"; no trailing newline
+//	func TableMarkdown(t *kernel.Table) string            // GitHub pipe table: pipes and the model
+//
+//	// image*.go — figures (PNG files harvested onto the host)
+//	type Protocol string // ProtocolAuto, ProtocolKitty, ProtocolITerm, ProtocolSixel, ProtocolBlocks, ProtocolOff
+//	func ParseProtocol(s string) (Protocol, error)                          // the `images =` setting
+//	func ResolveProtocol(setting Protocol, getenv func(string) string) Protocol // auto → DetectProtocol
+//	func DetectProtocol(getenv func(string) string) Protocol    // env only; tmux/screen → blocks
+//	type ColorDepth int // ColorNone, Color256, ColorTrue
+//	func DetectColorDepth(getenv func(string) string) ColorDepth // NO_COLOR, COLORTERM, TERM, TERM_PROGRAM
+//	const KittyQuery, DA1Query                                   // TUI: write both, in this order
+//	func ParseTerminalReply(b []byte) TerminalCaps               // TerminalCaps{Kitty, Sixel bool}
+//	func (c TerminalCaps) Upgrade(p Protocol) Protocol           // blocks → kitty/sixel if the terminal said so
+//	func CheckPNG(data []byte) (w, h int, err error)             // signature + DecodeConfig + caps, no pixels
+//	func DecodePNG(data []byte) (image.Image, error)             // CheckPNG, then decode
+//	func LoadPNG(path string) (data []byte, w, h int, err error) // regular file ≤ 32 MB, then CheckPNG
+//	func ImageCells(w, h, cols, rows int) (c, r int)             // cells a figure will occupy (reserve rows)
+//	type ImageOptions struct{ Protocol; Cols, Rows int; Depth ColorDepth; Name string; Tmux bool }
+//	func Image(data []byte, opt ImageOptions) (string, error)    // checks, then draws; off/auto → ""
+//	func Kitty(data []byte, cols, rows int) string               // a=T,f=100,q=2, base64 chunks ≤ 4096
+//	func KittyUnicode(data []byte, id uint32, cols, rows int) KittyImage // for Bubble Tea: send .Transmit
+//	                                   // once with tea.Raw, print .Lines (placeholder text) in the View
+//	func KittyDelete(id uint32) string                           // free an image sent with KittyUnicode
+//	func ITerm(data []byte, name string, cols, rows int) string  // OSC 1337 File=inline=1
+//	func Sixel(img image.Image, cols, rows int) string           // ≤ 256 colours; 10×20 px cells assumed
+//	func HalfBlocks(img image.Image, cols, rows int, depth ColorDepth) string // ▀ lines, no trailing \n
+//	func Hyperlink(path, text string) string                     // OSC 8 file:// link; both sanitized
+//	func FileURL(path string) string                             // file:// + percent-encoding
+//
+//	// result.go — one cell's outcome, compact
+//	type ResultOptions struct{ Width, MaxLines int; Color, Links bool } // MaxLines 0 = 8 per stream
+//	func Result(r *kernel.Result, opt ResultOptions) string // output folded, value/table, error, files
+//	func ResultSummary(r *kernel.Result) string             // "ok · 1.2s · 1 figure" or the error, one line
+//	func FoldLines(s string, n int) string                  // first n lines + "… N more lines" (sanitize first)
+//	func HumanSize(n int64) string                          // 1.2 MB
 package render

@@ -1,0 +1,112 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+
+	"charm.land/glamour/v2"
+)
+
+// Style is a glamour style name quarry uses.
+type Style string
+
+const (
+	StyleDark  Style = "dark"
+	StyleLight Style = "light"
+	StyleNoTTY Style = "notty" // no colour or escapes at all: NO_COLOR, dumb terminals
+	StyleASCII Style = "ascii"
+)
+
+// DetectStyle picks the style for a terminal: NO_COLOR (any value) or
+// TERM=dumb means no colour; otherwise the background decides.
+func DetectStyle(getenv func(string) string, darkBackground bool) Style {
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return StyleNoTTY
+	}
+	if darkBackground {
+		return StyleDark
+	}
+	return StyleLight
+}
+
+const maxRenderers = 8
+
+type rendererKey struct {
+	width int
+	style Style
+}
+
+// Markdown renders Markdown with glamour, keeping one renderer per (width,
+// style) because building one is costly. It is NOT safe for concurrent use:
+// glamour renderers are not, and neither is the cache. Give each goroutine
+// (or each tea.Model) its own.
+type Markdown struct {
+	renderers map[rendererKey]*glamour.TermRenderer
+}
+
+// NewMarkdown returns an empty renderer cache.
+func NewMarkdown() *Markdown {
+	return &Markdown{
+		renderers: map[rendererKey]*glamour.TermRenderer{},
+	}
+}
+
+func (m *Markdown) renderer(width int, style Style) (*glamour.TermRenderer, error) {
+	if width < 10 {
+		width = 10
+	}
+	key := rendererKey{width, style}
+	if r, ok := m.renderers[key]; ok {
+		return r, nil
+	}
+	if len(m.renderers) >= maxRenderers {
+		// A window dragged wider and narrower would otherwise keep one
+		// renderer per width it ever had.
+		clear(m.renderers)
+	}
+	r, err := glamour.NewTermRenderer(
+		glamour.WithStandardStyle(string(style)),
+		glamour.WithWordWrap(width),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("markdown renderer %q: %w", style, err)
+	}
+	m.renderers[key] = r
+	return r, nil
+}
+
+// Render sanitizes text and renders it at width columns.
+func (m *Markdown) Render(text string, width int, style Style) (string, error) {
+	return m.renderClean(Sanitize(text), width, style)
+}
+
+func (m *Markdown) renderClean(text string, width int, style Style) (string, error) {
+	r, err := m.renderer(width, style)
+	if err != nil {
+		return "", err
+	}
+	out, err := r.Render(text)
+	if err != nil {
+		return "", fmt.Errorf("markdown render: %w", err)
+	}
+	return stripOSC(out), nil
+}
+
+// stripOSC removes glamour's OSC 8 hyperlinks (the only OSC it writes). The
+// URL came from the model and stays visible as text; a clickable link whose
+// target differs from its label is exactly what the sanitizer guards against.
+func stripOSC(s string) string {
+	if !strings.Contains(s, "\x1b]") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "\x1b]")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[skipString(s, i+2):]
+	}
+}

@@ -1,0 +1,297 @@
+package render
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"charm.land/lipgloss/v2"
+	"charm.land/lipgloss/v2/table"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// TableOptions fit a table to the screen.
+type TableOptions struct {
+	Width   int  // columns available; 0 means 80
+	MaxRows int  // head rows shown; 0 means all of Head
+	Color   bool // bold header, dim borders and gap row
+}
+
+const (
+	maxCellWidth = 32 // a column never grows wider than this
+	minCellWidth = 8  // a text column is not squeezed below this (or its natural width)
+	gapMark      = "⋯"
+)
+
+// frame is a kernel.Table made ready to lay out: sanitized, index first,
+// the rows to show, and which columns are numeric.
+type frame struct {
+	header  []string
+	rows    [][]string
+	gap     int // index in rows before which the "⋯" row goes; -1 for none
+	numeric []bool
+	hidden  int  // columns of the frame not shown
+	indexed bool // the first column is the index
+}
+
+func newFrame(t *kernel.Table, maxRows int) frame {
+	f := frame{gap: -1}
+	hasIndex := len(t.Index) > 0
+	if hasIndex {
+		f.indexed = true
+		f.header = append(f.header, SanitizeLine(t.IndexName))
+		f.numeric = append(f.numeric, false)
+	}
+	for i, c := range t.Columns {
+		f.header = append(f.header, SanitizeLine(c))
+		dtype := ""
+		if i < len(t.Dtypes) {
+			dtype = t.Dtypes[i]
+		}
+		f.numeric = append(f.numeric, isNumericDtype(dtype))
+	}
+	row := func(i int, cells []string) []string {
+		out := make([]string, 0, len(f.header))
+		if hasIndex {
+			label := ""
+			if i < len(t.Index) {
+				label = t.Index[i]
+			}
+			out = append(out, SanitizeLine(label))
+		}
+		for j := range t.Columns {
+			cell := ""
+			if j < len(cells) {
+				cell = cells[j]
+			}
+			out = append(out, SanitizeLine(cell))
+		}
+		return out
+	}
+	head := t.Head
+	if maxRows > 0 && len(head) > maxRows {
+		head = head[:maxRows]
+	}
+	for i, r := range head {
+		f.rows = append(f.rows, row(i, r))
+	}
+	if len(head) < len(t.Head) || len(t.Tail) > 0 {
+		f.gap = len(f.rows)
+	}
+	for i, r := range t.Tail {
+		f.rows = append(f.rows, row(len(t.Head)+i, r))
+	}
+	f.hidden = max(0, t.Cols-len(t.Columns))
+	return f
+}
+
+func isNumericDtype(d string) bool {
+	d = strings.ToLower(d)
+	return strings.HasPrefix(d, "int") || strings.HasPrefix(d, "uint") ||
+		strings.HasPrefix(d, "float") || strings.HasPrefix(d, "complex")
+}
+
+// fit chooses which columns to show and how wide, for a bordered table
+// whose every column costs its width plus three (padding and a rule).
+func (f frame) fit(width int) (keep int, widths []int) {
+	natural := make([]int, len(f.header))
+	for j, h := range f.header {
+		natural[j] = ansi.StringWidth(h)
+	}
+	for _, r := range f.rows {
+		for j, c := range r {
+			natural[j] = max(natural[j], ansi.StringWidth(c))
+		}
+	}
+	for j := range natural {
+		natural[j] = max(1, min(natural[j], maxCellWidth))
+	}
+	// Numbers and index labels are never cut: a truncated number misleads.
+	least := make([]int, len(natural))
+	for j := range least {
+		least[j] = min(natural[j], minCellWidth)
+		if f.numeric[j] || (j == 0 && f.indexed) {
+			least[j] = natural[j]
+		}
+	}
+	budget := width - 1 // left border
+	used := 0
+	for keep < len(natural) {
+		need := least[keep] + 3
+		if used+need > budget && keep > 0 {
+			break
+		}
+		used += need
+		keep++
+	}
+	widths = make([]int, keep)
+	copy(widths, least)
+	// Hand the remaining space out one cell at a time, so that narrow
+	// columns reach their natural width before wide ones eat everything.
+	spare := budget - used
+	for spare > 0 {
+		grew := false
+		for j := range widths {
+			if spare > 0 && widths[j] < natural[j] {
+				widths[j]++
+				spare--
+				grew = true
+			}
+		}
+		if !grew {
+			break
+		}
+	}
+	return keep, widths
+}
+
+// Table renders a DataFrame as an aligned table fitted to opt.Width: text
+// cells cut with "…" (numbers never), columns that do not fit dropped and
+// counted in the footer, a "⋯" row between head and tail, and a
+// "rows × columns" footer. No trailing newline.
+func Table(t *kernel.Table, opt TableOptions) string {
+	if t == nil {
+		return ""
+	}
+	width := opt.Width
+	if width <= 0 {
+		width = 80
+	}
+	f := newFrame(t, opt.MaxRows)
+	keep, widths := f.fit(width)
+	dropped := len(f.header) - keep
+	cut := func(cells []string) []string {
+		out := make([]string, keep)
+		for j := range out {
+			out[j] = ansi.Truncate(cells[j], widths[j], "…")
+		}
+		return out
+	}
+	var rows [][]string
+	for i, r := range f.rows {
+		if i == f.gap {
+			rows = append(rows, gapRow(keep))
+		}
+		rows = append(rows, cut(r))
+	}
+	if f.gap == len(f.rows) {
+		rows = append(rows, gapRow(keep))
+	}
+	gapAt := -1
+	if f.gap >= 0 {
+		gapAt = f.gap
+	}
+	dim := lipgloss.NewStyle()
+	head := lipgloss.NewStyle()
+	if opt.Color {
+		dim = dim.Foreground(lipgloss.BrightBlack)
+		head = head.Bold(true)
+	}
+	tb := table.New().
+		Border(lipgloss.RoundedBorder()).
+		BorderStyle(dim).
+		Headers(cut(f.header)...).
+		Rows(rows...).
+		StyleFunc(func(row, col int) lipgloss.Style {
+			s := lipgloss.NewStyle().Padding(0, 1).Width(widths[col] + 2)
+			switch {
+			case row == table.HeaderRow:
+				s = s.Inherit(head)
+			case row == gapAt:
+				s = s.Inherit(dim).Align(lipgloss.Center)
+			case f.numeric[col]:
+				s = s.Align(lipgloss.Right)
+			}
+			return s
+		})
+	return tb.String() + "\n" + tableFooter(t, dropped+f.hidden, width, dim)
+}
+
+func gapRow(n int) []string {
+	r := make([]string, n)
+	for j := range r {
+		r[j] = gapMark
+	}
+	return r
+}
+
+func tableFooter(t *kernel.Table, hidden, width int, dim lipgloss.Style) string {
+	s := fmt.Sprintf("%s rows × %s columns", thousands(t.Rows), thousands(t.Cols))
+	if hidden > 0 {
+		note := fmt.Sprintf("+%d %s not shown", hidden, plural(hidden, "column"))
+		if ansi.StringWidth(s)+len(note)+3 <= width {
+			s += " (" + note + ")"
+		} else {
+			s += "\n" + note
+		}
+	}
+	return dim.Render(s)
+}
+
+// thousands formats 1234567 as 1,234,567.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
+// TableMarkdown renders a DataFrame as a GitHub pipe table with the same
+// rows, a "⋯" row between head and tail and a footer line: for piped output
+// and for the model. Cells are sanitized and pipes escaped.
+func TableMarkdown(t *kernel.Table) string {
+	if t == nil {
+		return ""
+	}
+	f := newFrame(t, 0)
+	var b strings.Builder
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" ")
+			b.WriteString(strings.ReplaceAll(c, "|", `\|`))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	line(f.header)
+	b.WriteString("|")
+	for j := range f.header {
+		if f.numeric[j] {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for i, r := range f.rows {
+		if i == f.gap {
+			line(gapRow(len(f.header)))
+		}
+		line(r)
+	}
+	if f.gap == len(f.rows) {
+		line(gapRow(len(f.header)))
+	}
+	fmt.Fprintf(&b, "\n%s rows × %s columns", thousands(t.Rows), thousands(t.Cols))
+	if f.hidden > 0 {
+		fmt.Fprintf(&b, " (+%d %s not shown)", f.hidden, plural(f.hidden, "column"))
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

@@ -1,0 +1,122 @@
+package render
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+func sampleTable() *kernel.Table {
+	return &kernel.Table{
+		Columns:   []string{"department", "quarter", "budget", "actual", "variance", "comment"},
+		Dtypes:    []string{"object", "object", "int64", "int64", "float64", "object"},
+		IndexName: "",
+		Index:     []string{"0", "1", "2", "3", "98", "99"},
+		Head: [][]string{
+			{"Marketing", "Q1", "120000", "132400", "12400.0", "campaign overrun in March"},
+			{"IT", "Q1", "80000", "76800", "-3200.0", "licence renewal delayed"},
+			{"Sales", "Q1", "95000", "95000", "0.0", ""},
+			{"東京 office", "Q1", "40000", "41000", "1000.0", "wide characters"},
+		},
+		Tail: [][]string{
+			{"Finance", "Q2", "60000", "59000", "-1000.0", "a very long comment that will certainly need to be truncated somewhere"},
+			{"HR", "Q2", "30000", "30500", "500.0", "ok"},
+		},
+		Rows: 100,
+		Cols: 6,
+	}
+}
+
+func TestTableGolden(t *testing.T) {
+	for _, width := range []int{40, 60, 100} {
+		t.Run(fmt.Sprint(width), func(t *testing.T) {
+			out := Table(sampleTable(), TableOptions{Width: width})
+			for i, line := range strings.Split(out, "\n") {
+				if w := ansi.StringWidth(line); w > width {
+					t.Errorf("line %d is %d wide, more than %d: %q", i, w, width, line)
+				}
+			}
+			golden.RequireEqual(t, out)
+		})
+	}
+}
+
+func TestTableStructure(t *testing.T) {
+	out := Table(sampleTable(), TableOptions{Width: 60})
+	if !strings.Contains(out, "⋯") {
+		t.Error("no gap row between head and tail")
+	}
+	if !strings.Contains(out, "100 rows × 6 columns") {
+		t.Errorf("footer missing: %q", out)
+	}
+	if !strings.Contains(out, "+1 column not shown") {
+		t.Errorf("dropped columns not counted at width 60: %q", out)
+	}
+	if !strings.Contains(Table(sampleTable(), TableOptions{Width: 100}), "will c…") {
+		t.Error("long cell not truncated")
+	}
+	wide := Table(sampleTable(), TableOptions{Width: 200})
+	if strings.Contains(wide, "not shown") {
+		t.Errorf("columns dropped at width 200: %q", wide)
+	}
+	if strings.IndexByte(out, 0x1b) >= 0 {
+		t.Error("escape sequences without Color")
+	}
+	colored := Table(sampleTable(), TableOptions{Width: 60, Color: true})
+	if strings.IndexByte(colored, 0x1b) < 0 {
+		t.Error("no styling with Color")
+	}
+}
+
+func TestTableMaxRowsAndNoTail(t *testing.T) {
+	tb := sampleTable()
+	tb.Tail = nil
+	tb.Rows = 4
+	out := Table(tb, TableOptions{Width: 100})
+	if strings.Contains(out, "⋯") {
+		t.Errorf("gap row without a tail: %q", out)
+	}
+	out = Table(tb, TableOptions{Width: 100, MaxRows: 2})
+	if !strings.Contains(out, "⋯") || strings.Contains(out, "Sales") {
+		t.Errorf("MaxRows 2 not applied: %q", out)
+	}
+}
+
+func TestTableSanitizesCells(t *testing.T) {
+	tb := &kernel.Table{
+		Columns: []string{"name\x1b]0;pwned\x07", "x\x1b[2J"},
+		Dtypes:  []string{"object", "int64"},
+		Index:   []string{"0\x1b[31m"},
+		Head:    [][]string{{"\x1b]52;c;AAAA\x07evil\nline", "1\u009b6n"}},
+		Rows:    1, Cols: 2,
+	}
+	for _, out := range []string{Table(tb, TableOptions{Width: 80}), TableMarkdown(tb)} {
+		assertClean(t, strings.ReplaceAll(out, "\n", ""), true)
+		if !strings.Contains(out, "evil line") || !strings.Contains(out, "name") {
+			t.Errorf("text lost: %q", out)
+		}
+	}
+}
+
+func TestTableMarkdown(t *testing.T) {
+	tb := sampleTable()
+	tb.Head[0][5] = "a|b"
+	golden.RequireEqual(t, TableMarkdown(tb))
+}
+
+func TestTableNarrowAndEmpty(t *testing.T) {
+	// Must not panic, whatever the width or shape.
+	for _, w := range []int{1, 5, 12} {
+		Table(sampleTable(), TableOptions{Width: w})
+	}
+	Table(&kernel.Table{}, TableOptions{})
+	Table(&kernel.Table{Columns: []string{"a"}, Head: [][]string{{}}, Rows: 1, Cols: 1}, TableOptions{})
+	if Table(nil, TableOptions{}) != "" || TableMarkdown(nil) != "" {
+		t.Error("nil table rendered")
+	}
+}
