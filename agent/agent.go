@@ -40,6 +40,10 @@ type Config struct {
 	SendExamples    bool   // include example values from file profiles in the prompt
 	Prices          map[string]Price
 	HTTPClient      *http.Client // nil means a default client
+	// Confirm, when set, is asked before each cell runs (--confirm): it
+	// returns the code to run (possibly edited by the user) and whether to
+	// run it; an error (the context ended) cancels the cell.
+	Confirm func(ctx context.Context, cell int, code string) (string, bool, error)
 	// MaxRetries and MaxRetryTime bound retries of one request; zero means 5
 	// attempts within 2 minutes. MaxRetries counts the tries after the
 	// first; a negative value turns retries off.

@@ -90,6 +90,20 @@ func (t *turn) answerAll(calls []*wireCall, content string) {
 // runCell runs code and says what the model should see of it. A non-nil
 // error means the sandbox broke (not that the code failed).
 func (t *turn) runCell(code string) (string, error) {
+	if confirm := t.a.cfg.Confirm; confirm != nil {
+		edited, run, err := confirm(t.ctx, t.a.cells+1, code)
+		switch {
+		case err != nil:
+			return "Cancelled by the user: not run.", nil
+		case !run:
+			t.steps++
+			t.emit(Event{Kind: EventWarning, Text: "cell skipped: the user chose not to run it"})
+			return "The user reviewed this code and chose not to run it. Do not run it again unchanged; ask the user or try another way.", nil
+		}
+		if edited != code {
+			code = edited
+		}
+	}
 	res, err := t.exec(code)
 	switch {
 	case err != nil && t.ctx.Err() != nil:
