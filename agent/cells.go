@@ -21,6 +21,8 @@ func (t *turn) runCalls(calls []*wireCall, cutOff bool) error {
 		switch {
 		case t.ctx.Err() != nil:
 			content = "Cancelled by the user: not run."
+		case t.confirmErr != nil:
+			content = "Cancelled by the user: not run."
 		case broken != nil:
 			content = "Not run: the sandbox failed (see the previous result)."
 		case t.steps >= t.a.maxSteps():
@@ -54,6 +56,8 @@ func (t *turn) runBlocks(codes []string) error {
 		switch {
 		case t.ctx.Err() != nil:
 			content = "Cancelled by the user: not run."
+		case t.confirmErr != nil:
+			content = "Cancelled by the user: not run."
 		case broken != nil:
 			content = "Not run: the sandbox failed."
 		case t.steps >= t.a.maxSteps():
@@ -71,6 +75,10 @@ func (t *turn) runBlocks(codes []string) error {
 func (t *turn) afterCells(broken error) error {
 	if t.ctx.Err() != nil {
 		return t.ctx.Err()
+	}
+	if t.confirmErr != nil {
+		return &Error{Kind: KindConfirm, Message: fmt.Sprintf(
+			"stopped: the cell could not be shown for confirmation (%s); the conversation is kept", clip(t.confirmErr.Error(), 200))}
 	}
 	if broken != nil {
 		return &Error{Kind: KindSandbox, Message: fmt.Sprintf(
@@ -94,6 +102,11 @@ func (t *turn) runCell(code string) (string, error) {
 		edited, run, err := confirm(t.ctx, t.a.cells+1, code)
 		switch {
 		case err != nil:
+			if t.ctx.Err() == nil {
+				// The prompt failed while the turn goes on: asking the
+				// model again would only meet the same failure, forever.
+				t.confirmErr = err
+			}
 			return "Cancelled by the user: not run.", nil
 		case !run:
 			t.steps++

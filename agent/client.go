@@ -3,6 +3,7 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -32,10 +33,15 @@ func (x *exchange) Do(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	x.header = resp.Header.Clone()
-	if resp.StatusCode < 300 {
-		x.body = &doneWatcher{ReadCloser: resp.Body}
-		resp.Body = x.body
+	if resp.StatusCode < 200 || resp.StatusCode >= 400 {
+		// go-openai reads an error body whole: keep only its head.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		return resp, nil
 	}
+	x.body = &doneWatcher{ReadCloser: resp.Body}
+	resp.Body = x.body
 	return resp, nil
 }
 
@@ -67,21 +73,30 @@ func (a *Agent) client(x *exchange) *openai.Client {
 }
 
 // doneWatcher passes the body through and reads its lines on the side: it
-// notes "data: [DONE]", and keeps an error sent inside the stream, which
-// go-openai loses when SSE comments (": ping") came before it.
+// notes "data: [DONE]", keeps an error sent inside the stream, which
+// go-openai loses when SSE comments (": ping") came before it, and fails the
+// read when a line or the non-data lines outgrow their limits (go-openai
+// would buffer them whole).
 type doneWatcher struct {
 	io.ReadCloser
-	line    []byte // the current, unfinished line
+	line    []byte // the head of the current, unfinished line
+	lineLen int    // its full length
+	extra   int    // bytes of non-data lines so far
 	done    bool
 	errLine []byte // the JSON of a data: {"error":…} line
 }
 
 func (d *doneWatcher) Read(p []byte) (int, error) {
 	n, err := d.ReadCloser.Read(p)
-	for _, b := range p[:n] {
+	for i, b := range p[:n] {
+		// On a limit, only the bytes before i are passed on: the caller
+		// must not see the end of the line that broke it.
 		if b != '\n' {
 			if len(d.line) < 1<<16 {
 				d.line = append(d.line, b)
+			}
+			if d.lineLen++; d.lineLen > maxStreamLine {
+				return i, &malformedError{err: fmt.Errorf("a stream line is longer than %d MB", maxStreamLine>>20)}
 			}
 			continue
 		}
@@ -94,8 +109,10 @@ func (d *doneWatcher) Read(p []byte) (int, error) {
 			case bytes.HasPrefix(data, []byte(`{"error"`)):
 				d.errLine = append([]byte(nil), data...)
 			}
+		} else if d.extra += d.lineLen; d.extra > maxStreamExtra {
+			return i, &malformedError{err: fmt.Errorf("the stream sent more than %d MB outside data lines", maxStreamExtra>>20)}
 		}
-		d.line = d.line[:0]
+		d.line, d.lineLen = d.line[:0], 0
 	}
 	return n, err
 }

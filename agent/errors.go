@@ -25,6 +25,7 @@ const (
 	KindBadRequest ErrorKind = "bad_request" // other 4xx
 	KindSandbox    ErrorKind = "sandbox"     // the kernel broke
 	KindStepLimit  ErrorKind = "step_limit"  // the model kept calling tools
+	KindConfirm    ErrorKind = "confirm"     // the --confirm prompt failed (the front end went away)
 )
 
 // Error is a failed turn, in words a person can act on. It never contains
@@ -171,11 +172,16 @@ func (a *Agent) keySource() string {
 	return "OPENAI_API_KEY"
 }
 
+// baseURL is the endpoint for messages: a password in it is masked.
 func (a *Agent) baseURL() string {
 	if a.cfg.BaseURL == "" {
 		return "https://api.openai.com/v1"
 	}
-	return strings.TrimRight(a.cfg.BaseURL, "/")
+	base := a.cfg.BaseURL
+	if u, err := url.Parse(base); err == nil {
+		base = u.Redacted()
+	}
+	return strings.TrimRight(base, "/")
 }
 
 func isUserCancel(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }

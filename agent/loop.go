@@ -17,7 +17,8 @@ type turn struct {
 	usage Tokens
 	steps int // cells run (or refused) in this turn
 
-	trimNoted bool
+	trimNoted  bool
+	confirmErr error // the --confirm hook failed while the turn went on
 }
 
 const maxContinuations = 2 // answers cut off by the length limit
@@ -160,7 +161,8 @@ func (t *turn) fail(err error) error {
 	if !errors.As(err, &ae) {
 		ae = t.a.classify(err).err
 	}
-	t.emit(Event{Kind: EventError, Text: t.a.redact(ae.Message)})
+	ae = &Error{Kind: ae.Kind, Status: ae.Status, Message: t.a.redact(ae.Message)}
+	t.emit(Event{Kind: EventError, Text: ae.Message})
 	return ae
 }
 

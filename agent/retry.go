@@ -93,7 +93,7 @@ func retryAfter(err error) (time.Duration, bool) {
 	}
 	h := http.Header(ae.header)
 	if ms, e := strconv.ParseFloat(strings.TrimSpace(h.Get("retry-after-ms")), 64); e == nil && ms >= 0 {
-		return time.Duration(ms * float64(time.Millisecond)), true
+		return seconds(ms / 1000), true
 	}
 	return parseRetryAfter(h.Get("Retry-After"), time.Now())
 }
@@ -104,12 +104,18 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return seconds(s), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(t.Sub(now), 0), true
 	}
 	return 0, false
+}
+
+// seconds converts a server's number of seconds, capped at a day: a huge
+// value would overflow time.Duration into a negative wait.
+func seconds(s float64) time.Duration {
+	return time.Duration(min(s, 24*3600) * float64(time.Second))
 }
 
 func plural(n int, word string) string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -15,6 +16,7 @@ type response struct {
 	calls  []*wireCall
 	finish string
 	usage  *openai.Usage
+	size   int // bytes of text, tool names and arguments, for maxResponseBytes
 }
 
 type wireCall struct {
@@ -82,43 +84,12 @@ func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest
 		if err != nil {
 			return resp, &attemptError{err: err, header: x.header}
 		}
-		var c wireChunk
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return resp, &malformedError{err: err}
+		if err := resp.add(raw); err != nil {
+			return resp, err
 		}
-		if c.Usage != nil {
-			resp.usage = c.Usage
-		}
-		for _, ch := range c.Choices {
-			if ch.Index != 0 {
-				continue
-			}
-			if b, err := unquoteRaw(ch.Delta.Content); err != nil {
-				return resp, &malformedError{err: err}
-			} else if len(b) > 0 {
-				resp.text = append(resp.text, b...)
-				if k := completePrefix(resp.text); k > shown {
-					emit(Event{Kind: EventText, Text: joinSurrogates(resp.text[shown:k])})
-					shown = k
-				}
-			}
-			for _, tc := range ch.Delta.ToolCalls {
-				call := resp.callFor(tc.Index, tc.ID)
-				if tc.ID != "" {
-					call.id = tc.ID
-				}
-				if tc.Function.Name != "" {
-					call.name += tc.Function.Name
-				}
-				b, err := unquoteRaw(tc.Function.Arguments)
-				if err != nil {
-					return resp, &malformedError{err: err}
-				}
-				call.args = append(call.args, b...)
-			}
-			if ch.FinishReason != nil && *ch.FinishReason != "" {
-				resp.finish = *ch.FinishReason
-			}
+		if k := completePrefix(resp.text); k > shown {
+			emit(Event{Kind: EventText, Text: joinSurrogates(resp.text[shown:k])})
+			shown = k
 		}
 	}
 	if shown < len(resp.text) {
@@ -127,23 +98,95 @@ func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest
 	return resp, nil
 }
 
+// add applies one chunk's JSON: text and argument fragments are appended
+// as raw bytes, tool-call fragments go to their call.
+func (r *response) add(raw []byte) error {
+	var c wireChunk
+	if err := json.Unmarshal(raw, &c); err != nil {
+		return &malformedError{err: err}
+	}
+	if c.Usage != nil {
+		r.usage = c.Usage
+	}
+	for _, ch := range c.Choices {
+		if ch.Index != 0 {
+			continue
+		}
+		b, err := unquoteRaw(ch.Delta.Content)
+		if err != nil {
+			return &malformedError{err: err}
+		}
+		if err := r.grow(len(b)); err != nil {
+			return err
+		}
+		r.text = append(r.text, b...)
+		for _, tc := range ch.Delta.ToolCalls {
+			call, err := r.callFor(tc.Index, tc.ID)
+			if err != nil {
+				return err
+			}
+			if tc.ID != "" {
+				call.id = tc.ID
+			}
+			b, err := unquoteRaw(tc.Function.Arguments)
+			if err != nil {
+				return &malformedError{err: err}
+			}
+			if err := r.grow(len(tc.Function.Name) + len(b)); err != nil {
+				return err
+			}
+			call.name += tc.Function.Name
+			call.args = append(call.args, b...)
+		}
+		if ch.FinishReason != nil && *ch.FinishReason != "" {
+			r.finish = *ch.FinishReason
+		}
+	}
+	return nil
+}
+
 // callFor finds the call a fragment belongs to: by index when the server
 // sends one, else a new id starts a call and fragments without one continue
-// the last.
-func (r *response) callFor(index *int, id string) *wireCall {
+// the last. The index is the server's number: it is checked before use.
+func (r *response) callFor(index *int, id string) (*wireCall, error) {
 	if index != nil {
+		if *index < 0 || *index >= maxToolCalls {
+			return nil, &malformedError{err: fmt.Errorf("tool call index %d is outside 0..%d", *index, maxToolCalls-1)}
+		}
 		for len(r.calls) <= *index {
 			r.calls = append(r.calls, &wireCall{})
 		}
-		return r.calls[*index]
+		return r.calls[*index], nil
 	}
 	if len(r.calls) == 0 || (id != "" && r.calls[len(r.calls)-1].id != "" && r.calls[len(r.calls)-1].id != id) {
+		if len(r.calls) >= maxToolCalls {
+			return nil, &malformedError{err: fmt.Errorf("more than %d tool calls in one response", maxToolCalls)}
+		}
 		r.calls = append(r.calls, &wireCall{})
 	}
-	return r.calls[len(r.calls)-1]
+	return r.calls[len(r.calls)-1], nil
+}
+
+// grow counts n more bytes of the response against maxResponseBytes.
+func (r *response) grow(n int) error {
+	r.size += n
+	if r.size > maxResponseBytes {
+		return &malformedError{err: fmt.Errorf("the response is larger than %d MB", maxResponseBytes>>20)}
+	}
+	return nil
 }
 
 // malformedError is a chunk that is not the JSON the API documents.
 type malformedError struct{ err error }
 
 func (e *malformedError) Error() string { return "malformed stream chunk: " + e.err.Error() }
+
+// Limits on what a model server may send. It is untrusted: beyond them the
+// response is refused instead of held in memory.
+const (
+	maxToolCalls     = 64       // parallel calls in one response
+	maxResponseBytes = 4 << 20  // text, tool names and arguments of one response
+	maxStreamLine    = 8 << 20  // one SSE line (a chunk's JSON)
+	maxStreamExtra   = 4 << 20  // comments and other non-data lines, in total: go-openai keeps them all
+	maxErrorBody     = 64 << 10 // an error response's body
+)

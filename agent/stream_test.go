@@ -105,10 +105,12 @@ func TestCompletePrefixHoldsBackUnfinished(t *testing.T) {
 
 func TestToolCallsWithoutIndexOrID(t *testing.T) {
 	r := &response{}
-	c := r.callFor(nil, "call_a")
+	c, _ := r.callFor(nil, "call_a")
 	c.id, c.args = "call_a", []byte("1")
-	r.callFor(nil, "").args = append(r.calls[0].args, '2')
-	r.callFor(nil, "call_b").id = "call_b"
+	c, _ = r.callFor(nil, "")
+	c.args = append(c.args, '2')
+	c, _ = r.callFor(nil, "call_b")
+	c.id = "call_b"
 	if len(r.calls) != 2 || string(r.calls[0].args) != "12" {
 		t.Errorf("calls = %d, args %q", len(r.calls), r.calls[0].args)
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // ErrNoModelList means the endpoint does not list its models (Azure, or a
@@ -86,9 +87,18 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	}
 	names := make([]string, 0, len(list.Data))
 	for _, m := range list.Data {
-		names = append(names, m.ID)
+		if printableName(m.ID) {
+			names = append(names, m.ID)
+		}
 	}
 	return names, nil
+}
+
+// printableName reports whether a model name from a server can be shown
+// and used as is: config cannot reach the terminal sanitizer, and a name
+// with escapes or bidi controls is no model anyone typed.
+func printableName(s string) bool {
+	return s != "" && len(s) <= 256 && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) })
 }
 
 // CheckModel reports whether the endpoint answers and offers c.Model; an

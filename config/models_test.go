@@ -85,3 +85,23 @@ func TestServerErrorIsShortAndSafe(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// Model names come from the endpoint: ones a terminal would act on are
+// never offered, suggested or chosen.
+func TestModelNamesWithControlsAreDropped(t *testing.T) {
+	evil := "gpt-4o-mni\x1b]52;c;QUJD\x07"
+	srv := openaitest.New(t)
+	srv.SetModels("gpt-4o", evil, "gpt\u202e-4o-mini")
+	names, err := ListModels(context.Background(), modelConfig(srv.URL, "gpt-4o", ""))
+	if err != nil || len(names) != 1 || names[0] != "gpt-4o" {
+		t.Errorf("ListModels = %q, %v", names, err)
+	}
+	if err := CheckModel(context.Background(), modelConfig(srv.URL, "gpt-4o-mini", "")); err == nil || strings.ContainsAny(err.Error(), "\x1b\a\u202e") {
+		t.Errorf("CheckModel error %q", err)
+	}
+	host := fakeOllama(t, `coder\u001b[2J`, "llama3.2:3b")
+	models, err := ollamaModels(context.Background(), host)
+	if err != nil || len(models) != 1 || models[0] != "llama3.2:3b" {
+		t.Errorf("ollamaModels = %q, %v", models, err)
+	}
+}

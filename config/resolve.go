@@ -106,7 +106,7 @@ func ollamaModels(ctx context.Context, host string) ([]string, error) {
 	}
 	var names []string
 	for _, m := range tags.Models {
-		if m.Name != "" && !strings.Contains(strings.ToLower(m.Name), "embed") {
+		if printableName(m.Name) && !strings.Contains(strings.ToLower(m.Name), "embed") {
 			names = append(names, m.Name)
 		}
 	}

@@ -28,7 +28,8 @@
 //	func (s *Stream) Render(full string) (string, error) // full = the whole answer so far (not a delta);
 //	                                   // re-renders only the last stable block + tail; bytes == Markdown.Render
 //	func (s *Stream) Resize(width int) // drops the cache when the width changes
-//	Glamour's OSC 8 links are removed (the URL stays visible as text). An answer
+//	Glamour's output is cleaned again (SGR only: "&#27;" entities decode to controls),
+//	its OSC 8 links are removed (the URL stays visible as text). An answer
 //	with a link reference definition ("[x]: url") is rendered whole on every update.
 //
 //	// table.go — kernel.Table

@@ -2,7 +2,6 @@ package render
 
 import (
 	"fmt"
-	"strings"
 
 	"charm.land/glamour/v2"
 )
@@ -89,24 +88,5 @@ func (m *Markdown) renderClean(text string, width int, style Style) (string, err
 	if err != nil {
 		return "", fmt.Errorf("markdown render: %w", err)
 	}
-	return stripOSC(out), nil
-}
-
-// stripOSC removes glamour's OSC 8 hyperlinks (the only OSC it writes). The
-// URL came from the model and stays visible as text; a clickable link whose
-// target differs from its label is exactly what the sanitizer guards against.
-func stripOSC(s string) string {
-	if !strings.Contains(s, "\x1b]") {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.Index(s, "\x1b]")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String()
-		}
-		b.WriteString(s[:i])
-		s = s[skipString(s, i+2):]
-	}
+	return sanitizeRendered(out), nil
 }

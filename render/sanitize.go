@@ -13,14 +13,30 @@ import "unicode/utf8"
 // written after it on that line, as a terminal would show a progress bar's
 // final state, so a thousand tqdm updates do not become a thousand lines.
 func Sanitize(s string) string {
-	return sanitize(s, false)
+	return sanitize(s, multiLine)
 }
 
 // SanitizeLine is Sanitize for text shown on one line (file names, column
 // names, chips): \n, \r and \t become single spaces.
 func SanitizeLine(s string) string {
-	return sanitize(s, true)
+	return sanitize(s, oneLine)
 }
+
+// sanitizeRendered cleans glamour's output, which is made from sanitized
+// text but not safe: Markdown decodes character references, so "&#27;[2J"
+// becomes a live escape after Sanitize ran. Only SGR (glamour's colours)
+// survives; its OSC 8 links go too, since the model chose their targets.
+func sanitizeRendered(s string) string {
+	return sanitize(s, rendered)
+}
+
+type sanitizeMode uint8
+
+const (
+	multiLine sanitizeMode = iota
+	oneLine
+	rendered // multi-line, keeps SGR sequences, drops \r
+)
 
 const (
 	esc = 0x1b
@@ -42,8 +58,8 @@ const (
 
 // sanitize walks runes (so raw 8-bit bytes are already U+FFFD and a C1
 // control can only arrive as its UTF-8 encoding) and writes what is safe.
-func sanitize(s string, oneLine bool) string {
-	if isPlain(s, oneLine) {
+func sanitize(s string, mode sanitizeMode) string {
+	if isPlain(s, mode == oneLine) {
 		return s
 	}
 	b := make([]byte, 0, len(s))
@@ -67,6 +83,13 @@ func sanitize(s string, oneLine bool) string {
 		}
 		switch {
 		case r == esc:
+			if mode == rendered {
+				if end := sgrEnd(s, i); end > 0 {
+					b = append(b, s[i:end]...)
+					i = end
+					continue
+				}
+			}
 			i = skipEscape(s, i+1)
 			continue
 		case r == c1CSI:
@@ -76,22 +99,25 @@ func sanitize(s string, oneLine bool) string {
 			i = skipString(s, i+size)
 			continue
 		case r == '\n':
-			if oneLine {
+			if mode == oneLine {
 				b = append(b, ' ')
 			} else {
 				b = append(b, '\n')
 				lineStart = len(b)
 			}
 		case r == '\t':
-			if oneLine {
+			if mode == oneLine {
 				b = append(b, ' ')
 			} else {
 				b = append(b, '\t')
 			}
 		case r == '\r':
-			if oneLine {
+			if mode == oneLine {
 				b = append(b, ' ')
 				break
+			}
+			if mode == rendered {
+				break // glamour writes none: it came from a decoded "&#13;"
 			}
 			next := i + 1
 			for next < len(s) && s[next] == '\r' {
@@ -133,6 +159,23 @@ func isPlain(s string, oneLine bool) bool {
 
 func isBidiControl(r rune) bool {
 	return (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x061c
+}
+
+// sgrEnd returns the end of the SGR sequence (ESC [ digits ; : m) that
+// starts at s[i], or 0 when there is none.
+func sgrEnd(s string, i int) int {
+	if i+1 >= len(s) || s[i+1] != '[' {
+		return 0
+	}
+	for j := i + 2; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == 'm':
+			return j + 1
+		case c != ';' && c != ':' && (c < '0' || c > '9'):
+			return 0
+		}
+	}
+	return 0
 }
 
 // skipEscape is called just after an ESC at s[i-1] and returns where normal

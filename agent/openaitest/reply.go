@@ -7,7 +7,7 @@ import (
 )
 
 // Reply is one scripted answer of the fake server. Build it with Text,
-// ToolCalls, Call, Error, RateLimited, Drop, Truncate or Hang, then adjust
+// ToolCalls, Call, Error, RateLimited, Drop, Truncate, Raw or Hang, then adjust
 // the fields if needed.
 type Reply struct {
 	// Text is the assistant content, streamed in pieces of ChunkSize bytes
@@ -56,6 +56,10 @@ type Reply struct {
 	Hang bool
 	// Delay waits before each data chunk (to let a test cancel mid-stream).
 	Delay time.Duration
+
+	// RawStream, when set, is the whole body of a 200 text/event-stream
+	// answer, sent as is: for hostile or malformed streams.
+	RawStream string
 }
 
 // ToolCall is one function call in a Reply.
@@ -136,6 +140,9 @@ func StreamError(r Reply, n int, typ, message string) Reply {
 	r.ErrorAfter, r.ErrType, r.ErrMessage = n, typ, message
 	return r
 }
+
+// Raw answers 200 text/event-stream with body as is.
+func Raw(body string) Reply { return Reply{RawStream: body} }
 
 // Hang starts a stream and never finishes it.
 func Hang() Reply { return Reply{Hang: true} }

@@ -158,6 +158,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case reply.Status != 0:
 			writeError(w, reply)
+		case reply.RawStream != "":
+			w.Header().Set("Content-Type", "text/event-stream")
+			io.WriteString(w, reply.RawStream)
 		case req.Chat.Stream:
 			s.writeStream(w, r, req, reply)
 		default:

@@ -219,3 +219,14 @@ func TestStartWithoutT(t *testing.T) {
 		t.Error("the server still answers after Close")
 	}
 }
+
+func TestRawStreamIsSentAsIs(t *testing.T) {
+	body := "data: {\"choices\":[]}\n\n: odd\ndata: [DONE]\n\n"
+	srv := New(t, Raw(body))
+	resp := post(t, srv.URL, `{"model":"m","stream":true,"messages":[]}`)
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(got) != body || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Errorf("status %d, type %q, body %q", resp.StatusCode, resp.Header.Get("Content-Type"), got)
+	}
+}
