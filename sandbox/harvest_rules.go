@@ -1,0 +1,110 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"fmt"
+	"image/png"
+	"strings"
+	"unicode/utf8"
+)
+
+// The rules the harvest applies to what the container claims: entry names,
+// entry types and PNG headers. All of it is untrusted input.
+
+// tarRel maps an entry name "output/<rel>" to <rel>. isRoot is true for the
+// output folder's own entry.
+func tarRel(name string) (rel string, isRoot, ok bool) {
+	first, rest, found := strings.Cut(name, "/")
+	if first != "output" {
+		return "", false, false
+	}
+	if !found || rest == "" {
+		return "", true, true
+	}
+	return strings.TrimSuffix(rest, "/"), false, true
+}
+
+// validName accepts a slash-separated relative name of printable characters,
+// with no empty, "." or ".." component, at most maxDepth components deep.
+func validName(rel string, maxDepth int) error {
+	switch {
+	case rel == "":
+		return errors.New("empty name")
+	case len(rel) > maxNameBytes:
+		return fmt.Errorf("name longer than %d bytes", maxNameBytes)
+	case !utf8.ValidString(rel):
+		return errors.New("name is not valid UTF-8")
+	case strings.HasPrefix(rel, "/"):
+		return errors.New("absolute name")
+	}
+	for _, c := range rel {
+		if unsafeRune(c) {
+			return fmt.Errorf("name contains control or formatting character %U", c)
+		}
+	}
+	parts := strings.Split(rel, "/")
+	if len(parts) > maxDepth {
+		return fmt.Errorf("more than %d folders deep", maxDepth)
+	}
+	for _, p := range parts {
+		switch {
+		case p == "" || p == ".":
+			return errors.New("empty or '.' path component")
+		case p == "..":
+			return errors.New("'..' path component")
+		case len(p) > maxComponentBytes:
+			return fmt.Errorf("path component longer than %d bytes", maxComponentBytes)
+		case strings.HasPrefix(p, tmpPrefix):
+			return errors.New("reserved name")
+		}
+	}
+	return nil
+}
+
+// unsafeRune reports characters a terminal or a file manager could act on or
+// be fooled by: C0, DEL, C1, backslash (a separator elsewhere) and bidi controls.
+func unsafeRune(c rune) bool {
+	switch {
+	case c < 0x20, c == 0x7f, c >= 0x80 && c <= 0x9f, c == '\\':
+		return true
+	case c >= 0x202a && c <= 0x202e, c >= 0x2066 && c <= 0x2069, c == 0x200e, c == 0x200f, c == 0xfeff:
+		return true
+	}
+	return false
+}
+
+var pngSignature = []byte("\x89PNG\r\n\x1a\n")
+
+// checkPNG validates signature and dimensions (image.DecodeConfig, each side <= 10000, area
+// <= 40e6) and returns width, height. Only the header is parsed: no pixels are decoded.
+func checkPNG(data []byte) (int, int, error) {
+	if !bytes.HasPrefix(data, pngSignature) {
+		return 0, 0, errors.New("not a PNG (bad signature)")
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil {
+		return 0, 0, fmt.Errorf("not a valid PNG: %v", err)
+	}
+	w, h := cfg.Width, cfg.Height
+	if w <= 0 || h <= 0 || w > maxPNGSide || h > maxPNGSide || float64(w)*float64(h) > maxPNGArea {
+		return 0, 0, fmt.Errorf("PNG of %d×%d pixels is over the %d×%d cap", w, h, maxPNGSide, maxPNGSide)
+	}
+	return w, h, nil
+}
+
+func typeName(t byte) string {
+	switch t {
+	case tar.TypeSymlink:
+		return "symlink"
+	case tar.TypeLink:
+		return "hard link"
+	case tar.TypeChar, tar.TypeBlock:
+		return "device"
+	case tar.TypeFifo:
+		return "FIFO"
+	default:
+		return fmt.Sprintf("entry type %q", t)
+	}
+}
