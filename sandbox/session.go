@@ -2,8 +2,17 @@ package sandbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
@@ -42,46 +51,246 @@ type Options struct {
 	SessionID string // empty means a fresh random id
 }
 
+// DefaultTimeout is the per-cell wall-clock limit when Options.Timeout is 0.
+const DefaultTimeout = 120 * time.Second
+
+// interruptGrace is how long an interrupted cell may take to come back
+// before the kernel is killed and replaced.
+var interruptGrace = 3 * time.Second
+
+// readyTimeout bounds a kernel start (container start, imports).
+const readyTimeout = 90 * time.Second
+
 // Session is one container with one live Python kernel.
 type Session struct {
-	id string
+	id      string
+	e       *Engine
+	opts    Options
+	lim     Limits
+	cid     string // container id
+	harvest *harvester
+
+	mu             sync.Mutex // one request (cell, profile, restart) at a time
+	kmu            sync.Mutex // guards k, which Close reads without waiting for mu
+	k              *kconn
+	closing        atomic.Bool
+	seq            int64
+	closed         bool
+	info           frame         // the ready frame: versions
+	lastKernelTime time.Duration // kernel-side time of the last cell's code
+
+	intr      chan struct{} // Interrupt() for the running cell
+	closeOnce sync.Once
+	closeErr  error
 }
 
-var errTODO = errors.New("sandbox: not implemented yet")
+// ErrClosed is returned by a Session used after Close.
+var ErrClosed = errors.New("sandbox: session closed")
+
+var validID = regexp.MustCompile(`^[a-zA-Z0-9][a-zA-Z0-9_.-]{0,63}$`)
+
+func newSessionID() string {
+	b := make([]byte, 6)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
 
 // Start creates and starts a container and returns once the kernel is ready
 // with pandas, numpy and matplotlib imported.
 func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
-	return nil, errTODO
+	if opts.SessionID == "" {
+		opts.SessionID = newSessionID()
+	} else if !validID.MatchString(opts.SessionID) {
+		return nil, fmt.Errorf("sandbox start: session id %q: use letters, digits, '.', '_' or '-' (at most 64)", opts.SessionID)
+	}
+	if opts.Image == "" {
+		opts.Image = ImageRef()
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
+	}
+	if opts.OutputDir == "" {
+		return nil, errors.New("sandbox start: no output folder given (Options.OutputDir)")
+	}
+	lim := opts.Limits.withDefaults()
+	h, err := newHarvester(opts.OutputDir, harvestLimits{MaxFiles: lim.OutputFiles, MaxBytes: lim.OutputSize})
+	if err != nil {
+		return nil, fmt.Errorf("sandbox start: %w", err)
+	}
+	s := &Session{id: opts.SessionID, e: e, opts: opts, lim: lim, harvest: h, intr: make(chan struct{}, 1)}
+	if err := s.create(ctx); err != nil {
+		cleanup, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		h.Close()
+		return nil, errors.Join(err, e.removeSessionObjects(cleanup, s.cid, s.id))
+	}
+	return s, nil
+}
+
+func (s *Session) create(ctx context.Context) error {
+	if err := s.e.createVolumes(ctx, s.id, s.lim); err != nil {
+		return err
+	}
+	res, err := s.e.cli.ContainerCreate(ctx, s.e.containerOptions(s.id, s.opts.Image, s.lim))
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return fmt.Errorf("container create: %w", err)
+		}
+		return fmt.Errorf("container create: %w (is the sandbox image %s built? run `quarry sandbox build`)", err, s.opts.Image)
+	}
+	s.cid = res.ID
+	return s.startKernel(ctx)
+}
+
+// startKernel attaches to the stopped container, starts it, sends the kernel
+// source and waits for the kernel's ready frame.
+func (s *Session) startKernel(ctx context.Context) error {
+	hj, err := s.e.cli.ContainerAttach(ctx, s.cid, client.ContainerAttachOptions{
+		Stream: true, Stdin: true, Stdout: true, Stderr: true,
+	})
+	if err != nil {
+		return fmt.Errorf("container attach: %w", err)
+	}
+	k := newKconn(hj)
+	if _, err := s.e.cli.ContainerStart(ctx, s.cid, client.ContainerStartOptions{}); err != nil {
+		k.Close()
+		return fmt.Errorf("container start: %w", err)
+	}
+	if err := k.sendRaw(kernelPayload()); err != nil {
+		k.Close()
+		return fmt.Errorf("kernel start: %w", err)
+	}
+	timer := time.NewTimer(readyTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case f := <-k.frames:
+			if f.T != "ready" {
+				continue
+			}
+			s.setK(k)
+			s.info = f
+			return nil
+		case <-k.done:
+			k.Close()
+			msg := s.e.exitSummary(s.cid)
+			if se := k.stderr.String(); se != "" {
+				msg += ": " + lastLines(se, 8)
+			}
+			return fmt.Errorf("kernel start: the kernel exited before it was ready (%s)", msg)
+		case <-timer.C:
+			k.Close()
+			return fmt.Errorf("kernel start: not ready after %s", readyTimeout)
+		case <-ctx.Done():
+			k.Close()
+			return fmt.Errorf("kernel start: %w", ctx.Err())
+		}
+	}
+}
+
+// restartKernel kills the container (and every process the code left in
+// it) and starts it again: /data survives, /output (a tmpfs) starts empty.
+func (s *Session) restartKernel(ctx context.Context) error {
+	if k := s.getK(); k != nil {
+		k.Close()
+		s.setK(nil)
+	}
+	if _, err := s.e.cli.ContainerKill(ctx, s.cid, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil &&
+		!isNotRunning(err) {
+		return fmt.Errorf("container kill: %w", err)
+	}
+	wait := s.e.cli.ContainerWait(ctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	select {
+	case <-wait.Result:
+	case err := <-wait.Error:
+		return fmt.Errorf("container wait: %w", err)
+	case <-ctx.Done():
+		return fmt.Errorf("container wait: %w", ctx.Err())
+	}
+	return s.startKernel(ctx)
 }
 
 // ID is the session id carried in the container's labels.
 func (s *Session) ID() string { return s.id }
+
+// ContainerID is the engine's id of the session's container.
+func (s *Session) ContainerID() string { return s.cid }
+
+// OutputDir is the host folder harvested files and figures are written to.
+func (s *Session) OutputDir() string { return s.harvest.Dir() }
+
+// PythonVersion reports the kernel's Python and pandas versions.
+func (s *Session) PythonVersion() (python, pandas string) { return s.info.Python, s.info.Pandas }
+
+// Interrupt sends KeyboardInterrupt to the running cell, if any.
+func (s *Session) Interrupt() error {
+	select {
+	case s.intr <- struct{}{}:
+	default:
+	}
+	return nil
+}
+
+// Restart replaces the kernel with a fresh one; attached files are kept.
+func (s *Session) Restart(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if err := s.restartKernel(ctx); err != nil {
+		return fmt.Errorf("kernel restart: %w", err)
+	}
+	return nil
+}
+
+// Close removes the container and everything created for it. Safe to call
+// more than once and after the engine went away.
+func (s *Session) Close() error {
+	if s == nil {
+		return nil
+	}
+	s.closeOnce.Do(func() {
+		// Closing the stream first unblocks a running Exec; it then finds
+		// the session closed.
+		s.closing.Store(true)
+		if k := s.getK(); k != nil {
+			k.Close()
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.closed = true
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		s.closeErr = s.e.removeSessionObjects(ctx, s.cid, s.id)
+		if s.harvest != nil {
+			s.harvest.Close()
+		}
+	})
+	return s.closeErr
+}
 
 // Exec runs one cell. onChunk (may be nil) receives output as it happens.
 // Cancelling ctx interrupts the cell: the result then has Error.Kind
 // ErrInterrupted and the kernel's variables survive when it can be done.
 // A non-nil error means the sandbox itself failed (engine gone), not the code.
 func (s *Session) Exec(ctx context.Context, code string, onChunk func(kernel.Chunk)) (kernel.Result, error) {
-	return kernel.Result{}, errTODO
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return kernel.Result{}, ErrClosed
+	}
+	return s.exec(ctx, code, onChunk)
 }
 
-// AddFile makes a host file readable (read-only) at /data/<base name> and
-// profiles it inside the sandbox. The host file is never modified.
-func (s *Session) AddFile(ctx context.Context, hostPath string) (kernel.Profile, error) {
-	return kernel.Profile{}, errTODO
+func (s *Session) getK() *kconn {
+	s.kmu.Lock()
+	defer s.kmu.Unlock()
+	return s.k
 }
 
-// Interrupt sends KeyboardInterrupt to the running cell, if any.
-func (s *Session) Interrupt() error { return errTODO }
-
-// Restart replaces the kernel with a fresh one; attached files are kept.
-func (s *Session) Restart(ctx context.Context) error { return errTODO }
-
-// Close removes the container and everything created for it. Safe to call
-// more than once and after the engine went away.
-func (s *Session) Close() error { return nil }
-
-// Sweep removes containers and volumes whose owning quarry process no longer
-// exists, and returns how many objects it removed.
-func (e *Engine) Sweep(ctx context.Context) (int, error) { return 0, nil }
+func (s *Session) setK(k *kconn) {
+	s.kmu.Lock()
+	defer s.kmu.Unlock()
+	s.k = k
+}

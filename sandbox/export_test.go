@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"context"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// SetInterruptGrace shortens the grace for tests and returns a restore func.
+func SetInterruptGrace(d time.Duration) func() {
+	old := interruptGrace
+	interruptGrace = d
+	return func() { interruptGrace = old }
+}
+
+// CopyIn exposes the file transfer without the profile, for benchmarks.
+func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.copyIn(ctx, hostPath)
+}
+
+// SessionObjects counts the containers and volumes labelled with a session id.
+func (e *Engine) SessionObjects(ctx context.Context, sessionID string) (containers, volumes int, err error) {
+	f := make(client.Filters).Add("label", labelSession+"="+sessionID)
+	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, 0, err
+	}
+	vs, err := e.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(cs.Items), len(vs.Items), nil
+}
+
+// ImportSeconds is how long the kernel took to import its libraries.
+func (s *Session) ImportSeconds() float64 { return s.info.Imports }
+
+// RemoveSession removes a session's container and volumes by its id.
+func (e *Engine) RemoveSession(ctx context.Context, sessionID string) error {
+	return e.removeSessionObjects(ctx, "quarry-"+sessionID, sessionID)
+}
+
+// LastKernelTime is how long the last cell's code ran inside the kernel.
+func (s *Session) LastKernelTime() time.Duration { return s.lastKernelTime }

@@ -1,0 +1,98 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// AddFile makes a host file readable (read-only) at /data/<base name> and
+// profiles it inside the sandbox. The host file is never modified.
+func (s *Session) AddFile(ctx context.Context, hostPath string) (kernel.Profile, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return kernel.Profile{}, ErrClosed
+	}
+	name, err := s.copyIn(ctx, hostPath)
+	if err != nil {
+		return kernel.Profile{}, err
+	}
+	return s.profile(ctx, dataDir+"/"+name)
+}
+
+// copyIn streams one host file into /data as a one-entry tar built on the
+// fly: memory use does not depend on the file's size. The entry is
+// root-owned and 0444 in a root-owned folder, so the code can read it but
+// not change, replace or delete it.
+func (s *Session) copyIn(ctx context.Context, hostPath string) (string, error) {
+	f, err := os.Open(hostPath)
+	if err != nil {
+		return "", fmt.Errorf("add file: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("add file: %w", err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
+	}
+	name := filepath.Base(hostPath)
+	if err := checkDataName(name); err != nil {
+		return "", fmt.Errorf("add file %q: %w", hostPath, err)
+	}
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		hdr := &tar.Header{
+			Typeflag: tar.TypeReg, Name: name, Size: st.Size(), Mode: 0o444,
+			Uid: 0, Gid: 0, ModTime: st.ModTime().Truncate(time.Second), Format: tar.FormatPAX,
+		}
+		err := tw.WriteHeader(hdr)
+		if err == nil {
+			var n int64
+			n, err = io.CopyN(tw, f, st.Size())
+			if err == io.EOF || (err == nil && n < st.Size()) {
+				err = fmt.Errorf("%s shrank while being copied", hostPath)
+			}
+		}
+		if err == nil {
+			err = tw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	_, err = s.e.cli.CopyToContainer(ctx, s.cid, client.CopyToContainerOptions{
+		DestinationPath: dataDir, Content: pr, AllowOverwriteDirWithFile: false,
+	})
+	pr.CloseWithError(io.ErrClosedPipe) // stop the writer if the engine gave up early
+	if err != nil {
+		return "", s.engineError(fmt.Errorf("add file %s: copy into the sandbox: %w", name, err))
+	}
+	return name, nil
+}
+
+// checkDataName refuses names that cannot be a single file in /data or
+// would carry control characters into prompts and terminals.
+func checkDataName(name string) error {
+	if name == "." || name == ".." || name == "/" || name == "" {
+		return fmt.Errorf("not a file name")
+	}
+	if len(name) > 255 {
+		return fmt.Errorf("file name longer than 255 bytes: rename the file")
+	}
+	if strings.ContainsFunc(name, func(r rune) bool { return unicode.IsControl(r) || r == unicode.ReplacementChar }) {
+		return fmt.Errorf("file name contains control characters or invalid UTF-8: rename the file")
+	}
+	return nil
+}

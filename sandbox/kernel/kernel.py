@@ -1,0 +1,252 @@
+# quarry's Python kernel. The host sends this source (after output.py and
+# values.py, as one program) over the container's stdin right after start
+# (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
+# It runs with two globals set by the bootstrap:
+#   QIN  - buffered binary reader on the private protocol input (host -> kernel,
+#          one JSON object per line)
+#   QOUT - private fd for frames to the host (4-byte big-endian length + JSON)
+# fd 0 is /dev/null; fds 1 and 2 become pipes that kernel threads drain, so
+# code writing straight to them (os.system, C extensions) cannot corrupt
+# the protocol.
+import ast
+import builtins
+import json
+import linecache
+import os
+import queue
+import signal
+import struct
+import sys
+import threading
+import time
+import traceback
+import types
+
+
+_send_lock = threading.Lock()
+
+
+def send(obj):
+    data = json.dumps(obj, ensure_ascii=True, default=str).encode('ascii')
+    frame = struct.pack('>I', len(data)) + data
+    with _send_lock:
+        view = memoryview(frame)
+        while view:
+            n = os.write(QOUT, view)
+            view = view[n:]
+
+
+class State:
+    cell = None        # id of the running cell, None between cells
+    running = False    # user code is executing (SIGINT raises only then)
+    interrupted = False  # the host interrupted the running cell
+    main_ident = threading.main_thread().ident
+
+
+state = State()
+
+
+out_cap, err_cap = Cap('stdout'), Cap('stderr')
+
+
+def flusher():
+    while True:
+        time.sleep(0.05)
+        for c in (out_cap, err_cap):
+            with c.lock:
+                if c.pending and time.monotonic() - c.last_flush > FLUSH_SECS:
+                    c.flush()
+
+
+def on_sigint(signum, frame):
+    if state.running:
+        raise KeyboardInterrupt
+
+
+# ---- the user's namespace ------------------------------------------------
+
+main_mod = types.ModuleType('__main__')
+main_mod.__dict__['__builtins__'] = builtins
+user_ns = main_mod.__dict__
+
+
+def cell_name(cid):
+    return '<cell-%s>' % cid
+
+
+def execute(code, cid):
+    """Runs code like IPython: the value of a final expression is returned."""
+    name = cell_name(cid)
+    linecache.cache[name] = (len(code), None, code.splitlines(True), name)
+    tree = ast.parse(code, name, 'exec')
+    last = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr) and not code.rstrip().endswith(';'):
+        last = ast.Expression(tree.body.pop().value)
+    exec(compile(tree, name, 'exec'), user_ns)
+    if last is not None:
+        value = eval(compile(last, name, 'eval'), user_ns)
+        if value is not None:
+            user_ns['_'] = value
+        return value
+    return None
+
+
+def error_of(exc):
+    tb = exc.__traceback__
+    frames = [f for f in traceback.extract_tb(tb) if f.filename != '<quarry-kernel>']
+    keep = [f for f in frames if f.filename.startswith('<cell-')]
+    # The innermost library frame says where it failed; keep just that one.
+    if keep and not frames[-1].filename.startswith('<cell-'):
+        keep.append(frames[-1])
+    lines = traceback.format_list(keep)
+    lines += traceback.format_exception_only(type(exc), exc)
+    text = ''.join(lines)
+    if len(text) > 8000:
+        text = text[:2000] + '\n...\n' + text[-6000:]
+    msg = str(exc)
+    if isinstance(exc, SyntaxError):
+        msg = ''.join(traceback.format_exception_only(type(exc), exc)).strip()
+    return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text}
+
+
+def run_cell(msg):
+    cid = msg['id']
+    code = msg['code']
+    out_cap.reset(cid)
+    err_cap.reset(cid)
+    try:
+        before = scan_output()
+    except Exception:
+        before = {}
+    signal.signal(signal.SIGINT, on_sigint)
+    sys.stdout, sys.stderr = out_stream, err_stream  # a previous cell may have swapped them
+    value = err = None
+    t0 = time.monotonic()
+    state.cell = cid
+    try:
+        state.running = True
+        try:
+            value = execute(code, cid)
+        finally:
+            state.running = False
+    except BaseException as e:  # SystemExit and KeyboardInterrupt included
+        state.running = False
+        err = error_of(e)
+    duration = time.monotonic() - t0
+    notes = []
+    if state.interrupted:
+        state.interrupted = False
+        n = kill_others()
+        if n:
+            notes.append('stopped %d background process%s the cell had started' % (n, '' if n == 1 else 'es'))
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except Exception:
+        pass
+    for d in drains:
+        d.sync()
+    rendered = None
+    try:
+        rendered = value_of(value)
+    except BaseException as e:
+        notes.append('the value could not be shown: %s' % e)
+    try:
+        figs, fnotes = figures()
+        notes += fnotes
+    except BaseException as e:
+        figs = []
+        notes.append('figures could not be saved: %s' % e)
+    try:
+        files, nfiles = changed_files(before)
+        if nfiles > len(files):
+            notes.append('%d files changed in /output; only %d reported' % (nfiles, len(files)))
+    except Exception:
+        files = []
+    dropped_out = out_cap.finish()
+    dropped_err = err_cap.finish()
+    state.cell = None
+    send({'t': 'result', 'id': cid, 'value': rendered, 'error': err, 'figures': figs,
+          'files': files, 'dropped': dropped_out + dropped_err, 'notes': notes,
+          'seconds': duration})
+
+
+def run_profile(msg):
+    signal.signal(signal.SIGINT, on_sigint)
+    state.cell = msg['id']
+    try:
+        state.running = True
+        try:
+            prof = profile_mod.profile(msg['path'])
+        finally:
+            state.running = False
+    except KeyboardInterrupt:
+        prof = {'error': 'profiling interrupted'}
+    except BaseException as e:
+        prof = {'error': '%s: %s' % (type(e).__name__, str(e)[:500])}
+    state.cell = None
+    send({'t': 'profile', 'id': msg['id'], 'profile': prof})
+
+
+def reader(q):
+    for line in QIN:
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            continue
+        if msg.get('op') == 'interrupt':
+            if state.running and msg.get('id') == state.cell:
+                state.interrupted = True
+                signal.pthread_kill(state.main_ident, signal.SIGINT)
+            continue
+        q.put(msg)
+    os._exit(0)  # the host went away: nothing left to serve
+
+
+def main():
+    global drains, profile_mod
+    sys.path[:] = [p for p in sys.path if p not in ('', '.', os.getcwd())]
+    drains = [FdDrain(1, out_cap), FdDrain(2, err_cap)]
+    global out_stream, err_stream
+    out_stream = sys.stdout = CapStream(out_cap, 1)
+    err_stream = sys.stderr = CapStream(err_cap, 2)
+    signal.signal(signal.SIGINT, on_sigint)
+    threading.Thread(target=flusher, daemon=True).start()
+    sys.modules['__main__'] = main_mod
+    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    t0 = time.monotonic()
+    try:
+        import warnings
+        warnings.filterwarnings('ignore', message='.*non-interactive.*')
+        import numpy as np
+        import pandas as pd
+        import matplotlib
+        matplotlib.use('Agg')
+        import matplotlib.pyplot as plt
+        plt.show = lambda *a, **k: None  # figures are collected at cell end
+        user_ns.update(np=np, pd=pd, plt=plt, matplotlib=matplotlib)
+        ready.update(pandas=pd.__version__, numpy=np.__version__, matplotlib=matplotlib.__version__)
+    except ImportError as e:
+        ready['warning'] = 'import failed: %s' % e
+    ready['import_seconds'] = round(time.monotonic() - t0, 3)
+    profile_mod = types.ModuleType('quarry_profile')
+    exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
+    q = queue.Queue()
+    threading.Thread(target=reader, args=(q,), daemon=True).start()
+    send(ready)
+    while True:
+        msg = q.get()
+        try:
+            op = msg.get('op')
+            if op == 'exec':
+                run_cell(msg)
+            elif op == 'profile':
+                run_profile(msg)
+        except KeyboardInterrupt:
+            # A late interrupt hit kernel code between cells: the host gets a
+            # result anyway so it never waits on a lost reply.
+            state.running = False
+            send({'t': 'result', 'id': msg.get('id'), 'error': {'type': 'KeyboardInterrupt', 'message': ''}})
+
+
+main()

@@ -1,0 +1,156 @@
+# Cell results for quarry's kernel (sent together with kernel.py): values
+# as IPython shows them, tables, figures, changed output files, and the
+# cleanup of processes an interrupted cell left behind.
+import base64
+import io
+import os
+import signal
+import sys
+import time
+
+
+def cap_text(s, n=REPR_CHARS):
+    if len(s) > n:
+        return s[:n] + '\n[... %d characters cut ...]' % (len(s) - n)
+    return s
+
+
+def cell_str(v):
+    s = str(v)
+    return s if len(s) <= CELL_CHARS else s[:CELL_CHARS - 1] + '\u2026'
+
+
+def table_of(value):
+    pd = sys.modules.get('pandas')
+    if pd is None:
+        return None
+    if isinstance(value, pd.Series):
+        df = value.to_frame(name=value.name if value.name is not None else 0)
+    elif isinstance(value, pd.DataFrame):
+        df = value
+    else:
+        return None
+    rows, cols = df.shape
+    sub = df.iloc[:, :50]
+
+    def rows_of(part):
+        return [[cell_str(v) for v in r] for r in part.itertuples(index=False, name=None)]
+
+    if rows <= TABLE_ALL:
+        head, tail = sub, sub.iloc[0:0]
+    else:
+        head, tail = sub.iloc[:TABLE_HEAD], sub.iloc[rows - TABLE_TAIL:]
+    index = [cell_str(i) for i in list(head.index) + list(tail.index)]
+    return {
+        'columns': [str(c) for c in sub.columns],
+        'dtypes': [str(t) for t in sub.dtypes],
+        'index_name': '' if df.index.name is None else str(df.index.name),
+        'index': index,
+        'head': rows_of(head),
+        'tail': rows_of(tail),
+        'rows': int(rows),
+        'cols': int(cols),
+    }
+
+
+def value_of(value):
+    if value is None:
+        return None
+    try:
+        r = repr(value)
+    except Exception as e:  # a broken __repr__ is the code's problem, not ours
+        r = '<repr failed: %s: %s>' % (type(e).__name__, e)
+    out = {'repr': cap_text(r)}
+    try:
+        t = table_of(value)
+        if t is not None:
+            out['table'] = t
+    except Exception:
+        pass
+    return out
+
+
+def figures():
+    plt = sys.modules.get('matplotlib.pyplot')
+    if plt is None:
+        return [], []
+    figs, notes, total = [], [], 0
+    for i, num in enumerate(plt.get_fignums()):
+        fig = plt.figure(num)
+        try:
+            if i < MAX_FIGURES:
+                buf = io.BytesIO()
+                fig.savefig(buf, format='png', dpi=100)
+                data = buf.getvalue()
+                if len(data) > MAX_PNG:
+                    notes.append('figure %d skipped: PNG larger than %d MB' % (num, MAX_PNG >> 20))
+                elif total + len(data) > MAX_PNG_TOTAL:
+                    notes.append('figure %d skipped: the figures of one cell are capped at %d MB' % (num, MAX_PNG_TOTAL >> 20))
+                else:
+                    total += len(data)
+                    figs.append(base64.b64encode(data).decode('ascii'))
+            elif i == MAX_FIGURES:
+                notes.append('only the first %d figures of a cell are kept' % MAX_FIGURES)
+        except Exception as e:
+            notes.append('figure %d could not be drawn: %s: %s' % (num, type(e).__name__, str(e)[:200]))
+        finally:
+            plt.close(fig)
+    return figs, notes
+
+
+def scan_output():
+    seen = {}
+    count = 0
+    for root, dirs, files in os.walk(OUTPUT):
+        for f in files:
+            count += 1
+            if count > MAX_OUTPUT_SCAN:
+                return seen
+            p = os.path.join(root, f)
+            try:
+                st = os.lstat(p)
+            except OSError:
+                continue
+            seen[os.path.relpath(p, OUTPUT)] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
+    return seen
+
+
+def changed_files(before):
+    after = scan_output()
+    names = sorted(k for k, v in after.items() if before.get(k) != v)
+    return names[:MAX_FILES_REPORTED], len(names)
+
+
+def kill_others():
+    """After an interrupt, processes the cell started (subprocesses,
+    setsid children) would keep spinning: kill everything but init and us,
+    and wait (briefly) until they are really gone."""
+    me, killed = os.getpid(), []
+    for name in os.listdir('/proc'):
+        if not name.isdigit() or int(name) in (1, me):
+            continue
+        try:
+            os.kill(int(name), signal.SIGKILL)
+            killed.append(int(name))
+        except OSError:
+            pass
+    total = len(killed)
+    deadline = time.monotonic() + 2
+    while killed and time.monotonic() < deadline:
+        try:
+            while os.waitpid(-1, os.WNOHANG)[0] != 0:
+                pass
+        except ChildProcessError:
+            pass
+        killed = [p for p in killed if alive(p)]
+        if killed:
+            time.sleep(0.01)
+    return total
+
+
+def alive(pid):
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
+    except (OSError, IndexError):
+        return False

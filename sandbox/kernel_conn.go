@@ -1,0 +1,231 @@
+package sandbox
+
+import (
+	_ "embed"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moby/moby/api/pkg/stdcopy"
+	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// The kernel protocol. The container's command is a tiny bootstrap that
+// moves the protocol onto private fds (fd 0 becomes /dev/null, fds 1 and 2
+// pipes the kernel drains), reads the kernel source from the host and runs
+// it. Host to kernel: one JSON object per line. Kernel to host: frames of a
+// 4-byte big-endian length and a JSON object, on the container's stdout.
+// Everything from the kernel is untrusted (user code can write to the
+// protocol fd): frames are size-capped and a bad frame ends the kernel.
+
+//go:embed kernel/kernel.py
+var kernelSource string
+
+//go:embed kernel/profile.py
+var profileSource string
+
+//go:embed kernel/output.py
+var outputSource string
+
+//go:embed kernel/values.py
+var valuesSource string
+
+const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
+
+const (
+	maxFrame      = 64 << 20 // figures travel base64 in one frame
+	maxStartError = 16 << 10 // container stderr kept for start diagnostics
+)
+
+// kernelPayload is what the bootstrap reads: a length line, then the source.
+func kernelPayload() []byte {
+	p, _ := json.Marshal(profileSource) // a JSON string is a valid Python literal
+	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + kernelSource
+	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
+}
+
+// frame is one message from the kernel; T says which fields are set.
+type frame struct {
+	T       string          `json:"t"`
+	ID      int64           `json:"id"`
+	Name    string          `json:"name"`
+	Text    string          `json:"text"`
+	Value   *kernel.Value   `json:"value"`
+	Error   *pyError        `json:"error"`
+	Figures [][]byte        `json:"figures"` // base64 in JSON
+	Files   []string        `json:"files"`
+	Dropped int64           `json:"dropped"`
+	Notes   []string        `json:"notes"`
+	Seconds float64         `json:"seconds"`
+	Profile *kernel.Profile `json:"profile"`
+	Python  string          `json:"python"`
+	Pandas  string          `json:"pandas"`
+	Warning string          `json:"warning"`
+	Imports float64         `json:"import_seconds"`
+}
+
+type pyError struct {
+	Type      string `json:"type"`
+	Message   string `json:"message"`
+	Traceback string `json:"traceback"`
+}
+
+// kconn is one live kernel process: the attached stream of one container
+// start. It is replaced, never reused, when the kernel restarts.
+type kconn struct {
+	hj     client.ContainerAttachResult
+	frames chan frame
+	done   chan struct{} // closed when the stream ends; err says why
+	err    error
+	want   atomic.Int64 // request id frames are accepted for
+	stderr limitedBuffer
+
+	writeMu sync.Mutex
+	close   sync.Once
+}
+
+func newKconn(hj client.ContainerAttachResult) *kconn {
+	k := &kconn{hj: hj, frames: make(chan frame, 64), done: make(chan struct{})}
+	k.stderr.max = maxStartError
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := stdcopy.StdCopy(pw, &k.stderr, hj.Reader)
+		if err == nil {
+			err = io.EOF
+		}
+		pw.CloseWithError(err)
+	}()
+	go k.readFrames(pr)
+	return k
+}
+
+func (k *kconn) readFrames(r io.Reader) {
+	defer close(k.done)
+	var hdr [4]byte
+	for {
+		if _, err := io.ReadFull(r, hdr[:]); err != nil {
+			k.err = err
+			return
+		}
+		n := binary.BigEndian.Uint32(hdr[:])
+		if n > maxFrame {
+			k.err = fmt.Errorf("kernel protocol: frame of %d bytes exceeds the %d MiB cap", n, maxFrame>>20)
+			return
+		}
+		buf := make([]byte, n)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			k.err = err
+			return
+		}
+		var f frame
+		if err := json.Unmarshal(buf, &f); err != nil {
+			k.err = fmt.Errorf("kernel protocol: bad frame: %v", err)
+			return
+		}
+		if f.T != "ready" && f.ID != k.want.Load() {
+			continue // late output of a finished cell or a background thread
+		}
+		k.deliver(f)
+	}
+}
+
+// deliver blocks while a request is being served (its reader is draining),
+// but drops frames once the request they belong to is over.
+func (k *kconn) deliver(f frame) {
+	for {
+		select {
+		case k.frames <- f:
+			return
+		case <-time.After(50 * time.Millisecond):
+			if f.T != "ready" && f.ID != k.want.Load() {
+				return
+			}
+		}
+	}
+}
+
+func (k *kconn) send(msg any) error {
+	b, err := json.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	if _, err := k.hj.Conn.Write(b); err != nil {
+		return fmt.Errorf("kernel write: %w", err)
+	}
+	return nil
+}
+
+func (k *kconn) sendRaw(b []byte) error {
+	k.writeMu.Lock()
+	defer k.writeMu.Unlock()
+	_, err := k.hj.Conn.Write(b)
+	return err
+}
+
+func (k *kconn) dead() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (k *kconn) Close() {
+	k.close.Do(func() { k.hj.Close() })
+}
+
+// limitedBuffer keeps the first max bytes written and discards the rest.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	max int
+	b   []byte
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := l.max - len(l.b); room > 0 {
+		l.b = append(l.b, p[:min(room, len(p))]...)
+	}
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return string(l.b)
+}
+
+// outputBuf assembles one stream of a cell on the host. The kernel caps
+// output already; this cap holds even if user code forges frames.
+type outputBuf struct {
+	b       []byte
+	dropped int64
+}
+
+const maxHostStream = 1 << 20
+
+func (o *outputBuf) add(s string) (string, bool) {
+	room := maxHostStream - len(o.b)
+	if room <= 0 {
+		o.dropped += int64(len(s))
+		return "", false
+	}
+	if len(s) > room {
+		p := validPrefix(s, room)
+		o.dropped += int64(len(s) - len(p))
+		s = p
+	}
+	o.b = append(o.b, s...)
+	return s, true
+}

@@ -1,0 +1,84 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// profile asks the kernel to profile a file in /data. It runs in the
+// kernel's own namespace, not the user's, and is bounded like a cell.
+func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, error) {
+	var res kernel.Result
+	if err := s.ensureKernel(ctx, &res); err != nil {
+		return kernel.Profile{}, err
+	}
+	k := s.getK()
+	s.seq++
+	id := s.seq
+	k.want.Store(id)
+	defer k.want.Store(0)
+	fallback := kernel.Profile{Name: path[len(dataDir)+1:], Path: path, HeaderRow: -1}
+	if err := k.send(map[string]any{"op": "profile", "id": id, "path": path}); err != nil {
+		return fallback, s.engineError(err)
+	}
+	timer := time.NewTimer(s.opts.Timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case f := <-k.frames:
+			if f.T != "profile" {
+				continue
+			}
+			if f.Profile == nil {
+				fallback.Error = "the kernel returned no profile"
+				return fallback, nil
+			}
+			p := *f.Profile
+			p.Name, p.Path = fallback.Name, path // the host knows the name; the kernel's copy is untrusted
+			return p, nil
+		case <-k.done:
+			// Profiling is not the user's code: replace the kernel, keep the file.
+			var r kernel.Result
+			if _, err := s.afterDeath(&r, time.Now(), ""); err != nil {
+				return fallback, err
+			}
+			fallback.Error = "profiling stopped the kernel (" + r.Error.Message + ")"
+			return fallback, nil
+		case <-timer.C:
+			return s.abandonProfile(k, id, fallback, fmt.Sprintf("profiling took longer than %s", s.opts.Timeout))
+		case <-ctx.Done():
+			return s.abandonProfile(k, id, fallback, "profiling cancelled")
+		}
+	}
+}
+
+// abandonProfile interrupts a profile that runs too long; if the kernel
+// does not come back within the grace it is replaced.
+func (s *Session) abandonProfile(k *kconn, id int64, p kernel.Profile, why string) (kernel.Profile, error) {
+	k.send(map[string]any{"op": "interrupt", "id": id})
+	grace := time.NewTimer(interruptGrace)
+	defer grace.Stop()
+	for {
+		select {
+		case f := <-k.frames:
+			if f.T == "profile" {
+				p.Error = why
+				return p, nil
+			}
+			continue
+		case <-k.done:
+		case <-grace.C:
+		}
+		break
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	if err := s.restartKernel(ctx); err != nil {
+		return p, s.engineError(fmt.Errorf("kernel restart: %w", err))
+	}
+	p.Error = why + "; the kernel was restarted and earlier variables are lost"
+	return p, nil
+}

@@ -1,0 +1,143 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// TestRemoteEngineOverTCP reaches the same engine through a loopback TCP
+// port (a proxy to the local socket opened by the test), so nothing can be
+// bind-mounted: files must go in and come out over the API.
+func TestRemoteEngineOverTCP(t *testing.T) {
+	sandboxtest.Engine(t) // skip/fail rules and the image check
+	sock := localSocket(t)
+	p := startProxy(t, sock)
+	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if !e.Remote() {
+		t.Fatalf("engine at %s not seen as remote", e.Host())
+	}
+	s := sandboxtest.Session(t, e, sandbox.Options{})
+	in := filepath.Join(t.TempDir(), "in put.csv")
+	os.WriteFile(in, []byte("a;b\n1,5;2\n"), 0o644)
+	prof, err := s.AddFile(ctx, in)
+	if err != nil || prof.Rows != 1 || prof.Delimiter != ";" {
+		t.Fatalf("profile %+v, %v", prof, err)
+	}
+	res := cell(t, s, "import pandas as pd\npd.read_csv('/data/in put.csv', sep=';', decimal=',').to_csv('out.csv', index=False)\nimport matplotlib.pyplot as plt\nplt.bar([1], [2])")
+	cellOK(t, res)
+	if len(res.Files) != 1 || len(res.Figures) != 1 {
+		t.Fatalf("files %+v figures %+v notes %v", res.Files, res.Figures, res.Notes)
+	}
+	if b, _ := os.ReadFile(res.Files[0].Path); string(b) != "a,b\n1.5,2\n" {
+		t.Fatalf("harvested %q", b)
+	}
+}
+
+func localSocket(t *testing.T) string {
+	sock := "/var/run/docker.sock"
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		p, ok := strings.CutPrefix(h, "unix://")
+		if !ok {
+			t.Skip("DOCKER_HOST is already not a Unix socket")
+		}
+		sock = p
+	}
+	return sock
+}
+
+// proxy forwards a loopback TCP port to the engine's Unix socket; cut
+// drops every connection and stops listening, as if the engine went away.
+type proxy struct {
+	ln    net.Listener
+	mu    sync.Mutex
+	conns []net.Conn
+}
+
+func startProxy(t *testing.T, sock string) *proxy {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{ln: ln}
+	t.Cleanup(p.cut) // after the session's cleanup, which needs the proxy
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			u, err := net.Dial("unix", sock)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, u)
+			p.mu.Unlock()
+			go func() { io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
+			go func() { io.Copy(c, u); c.Close() }()
+		}
+	}()
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+func (p *proxy) cut() {
+	p.ln.Close()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range p.conns {
+		c.Close()
+	}
+}
+
+// TestEngineGoneMidCell cuts the connection to the engine while a cell
+// runs: Exec returns an error that says so (ErrNoEngine), nothing hangs or
+// panics, and Close is safe.
+func TestEngineGoneMidCell(t *testing.T) {
+	local := sandboxtest.Engine(t)
+	p := startProxy(t, localSocket(t))
+	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s, err := e.Start(ctx, sandbox.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer local.RemoveSession(context.Background(), s.ID()) // the engine is back for the test's own engine
+	time.AfterFunc(time.Second, p.cut)
+	res, err := s.Exec(ctx, "import time\ntime.sleep(30)", nil)
+	if !errors.Is(err, sandbox.ErrNoEngine) || !strings.Contains(err.Error(), "went away") {
+		t.Fatalf("exec: %v (result %+v)", err, res)
+	}
+	if err := s.Close(); err == nil {
+		t.Log("close reported no error although the engine is unreachable")
+	}
+	if err := s.Close(); err != nil && !strings.Contains(err.Error(), "127.0.0.1") {
+		t.Fatalf("second close: %v", err)
+	}
+}

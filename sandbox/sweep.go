@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/moby/moby/client"
+)
+
+// Sweep removes containers and volumes whose owning quarry process no longer
+// exists, and returns how many objects it removed. Only objects labelled with
+// this host's name are considered, and an object is removed only when its
+// owner pid is provably gone: a live process's sandbox is never touched.
+func (e *Engine) Sweep(ctx context.Context) (int, error) {
+	host := hostName()
+	f := make(client.Filters).Add("label", labelHost+"="+host).Add("label", labelSession).Add("label", labelPID)
+	removed := 0
+	var errs []error
+
+	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		return 0, fmt.Errorf("sweep: container list: %w", err)
+	}
+	for _, c := range cs.Items {
+		if !orphaned(c.Labels, host) {
+			continue
+		}
+		_, err := e.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		switch {
+		case err == nil:
+			removed++
+		case !gone(err):
+			errs = append(errs, fmt.Errorf("sweep: container remove: %w", err))
+		}
+	}
+
+	vs, err := e.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		return removed, errors.Join(append(errs, fmt.Errorf("sweep: volume list: %w", err))...)
+	}
+	for _, v := range vs.Items {
+		if !orphaned(v.Labels, host) {
+			continue
+		}
+		if err := e.removeVolume(ctx, v.Name); err != nil {
+			errs = append(errs, fmt.Errorf("sweep: %w", err))
+			continue
+		}
+		removed++
+	}
+	return removed, errors.Join(errs...)
+}
+
+// orphaned reports whether an object's owner was a process on this host
+// that has exited. Anything unparsable is left alone.
+func orphaned(l map[string]string, host string) bool {
+	if l[labelHost] != host || l[labelSession] == "" {
+		return false
+	}
+	pid, err := strconv.Atoi(l[labelPID])
+	if err != nil || pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	return !processAlive(pid)
+}
