@@ -2,15 +2,36 @@
 // configuration, the sandbox (started in the background), the agent and the
 // session's output folder and transcript, and adapts the sandbox to the
 // agent's Kernel interface. It must not import ui, headless or render.
+//
+// Life of a session:
+//
+//	s := session.New(opts)          // no I/O; s.State() reports a bad model config
+//	go s.Start(ctx)                 // engine, orphan sweep, image, container
+//	s.Attach(ctx, "q1.csv")         // waits for Start, uploads and profiles
+//	s.Ask(ctx, "variance?", emit)   // one agent turn; events also go to the transcript
+//	s.Close()                       // removes the container; safe twice
+//
+// Output folder: Options.OutputDir when set (used exactly as given, e.g. from
+// --output-dir), otherwise <Config.OutputDir>/<session id>. It receives the
+// harvested figures and files and transcript.jsonl.
 package session
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // CONTRACT (lead): the exported shapes below are what ui and headless build
@@ -22,29 +43,339 @@ type Options struct {
 	// OutputDir is this session's own output folder; empty means
 	// <Config.OutputDir>/<session id>.
 	OutputDir string
+	// Progress receives one line per start-up phase and the image build's
+	// output (first run only). Nil discards them.
+	Progress io.Writer
+	// Engine, when set, is used instead of connecting; the session then does
+	// not close it. Tests and doctor share one engine this way.
+	Engine *sandbox.Engine
+	// Agent overrides fields of the agent configuration derived from Config
+	// (HTTP client, retry limits); nil keeps AgentConfig(Config).
+	Agent func(*agent.Config)
 }
+
+// State is what a front end shows about the session.
+type State string
+
+const (
+	StateNew        State = "new"        // Start not called yet
+	StateStarting   State = "starting"   // engine, image, container
+	StateReady      State = "ready"      // idle, waiting for a prompt
+	StateBusy       State = "busy"       // a turn or an upload is running
+	StateRestarting State = "restarting" // Reset: a fresh kernel is coming up
+	StateFailed     State = "failed"     // see the error State returns
+	StateClosed     State = "closed"
+)
 
 // Session is one conversation with its sandbox.
 type Session struct {
-	opts Options
+	opts   Options
+	id     string
+	outDir string
+
+	mu       sync.Mutex
+	state    State
+	err      error // why StateFailed
+	started  bool
+	closed   bool
+	ready    chan struct{} // closed when Start has finished, either way
+	startErr error
+	cancel   context.CancelFunc // aborts a Start in progress
+
+	engine     *sandbox.Engine
+	ownEngine  bool
+	sb         *sandbox.Session
+	ag         *agent.Agent
+	files      []kernel.Profile
+	transcript *transcript
+	op         chan struct{} // one kernel operation at a time (Attach, Ask, Reset)
+	busyCount  int
 }
 
-// New prepares a session without any I/O.
-func New(opts Options) *Session { return &Session{opts: opts} }
-
-// Start connects to the engine, makes sure the image exists, sweeps orphans
-// and starts the sandbox. Front ends call it in the background at launch.
-func (s *Session) Start(ctx context.Context) error { return errors.New("session: not implemented yet") }
-
-// Attach uploads a host file into the running sandbox and profiles it.
-func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, error) {
-	return kernel.Profile{}, errors.New("session: not implemented yet")
+// New prepares a session without any I/O. A model configuration the agent
+// rejects leaves the session in StateFailed with that error.
+func New(opts Options) *Session {
+	s := &Session{
+		opts:  opts,
+		id:    newID(),
+		state: StateNew,
+		ready: make(chan struct{}),
+		op:    make(chan struct{}, 1),
+	}
+	s.outDir = opts.OutputDir
+	if s.outDir == "" {
+		parent := opts.Config.OutputDir
+		if parent == "" {
+			parent = "quarry-output"
+		}
+		s.outDir = filepath.Join(parent, s.id)
+	}
+	if abs, err := filepath.Abs(s.outDir); err == nil {
+		s.outDir = abs
+	}
+	cfg := AgentConfig(opts.Config)
+	if opts.Agent != nil {
+		opts.Agent(&cfg)
+	}
+	ag, err := agent.New(cfg, kernelFunc(s.exec))
+	if err != nil {
+		s.state, s.err = StateFailed, fmt.Errorf("model settings: %w", err)
+	}
+	s.ag = ag
+	return s
 }
 
-// Ask runs one agent turn; events go to emit and to the transcript.
-func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error) {
-	return "", errors.New("session: not implemented yet")
+// newID is sortable by start time and unique enough for labels and folders.
+func newID() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102-150405") + "-" + hex.EncodeToString(b[:])
 }
 
-// Close removes the sandbox and closes the transcript. Safe to call twice.
-func (s *Session) Close() error { return nil }
+// ID is the session id: the output folder's default name and the value of
+// the container's io.quarry.session label.
+func (s *Session) ID() string { return s.id }
+
+// OutputDir is the host folder of this session's figures, files and
+// transcript (absolute).
+func (s *Session) OutputDir() string { return s.outDir }
+
+// State reports the session's state and, for StateFailed, why.
+func (s *Session) State() (State, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state, s.err
+}
+
+// Err is the configuration error found by New, or nil.
+func (s *Session) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == StateFailed && !s.started {
+		return s.err
+	}
+	return nil
+}
+
+func (s *Session) setState(st State, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed && st != StateClosed {
+		return
+	}
+	s.state, s.err = st, err
+}
+
+// Start connects to the engine, sweeps orphans of dead quarry processes,
+// makes sure the image exists and starts the sandbox. Front ends call it in
+// the background at launch; Attach and Ask wait for it. Calling it again
+// waits for the first call's outcome. Close aborts a Start in progress.
+func (s *Session) Start(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return errClosed
+	}
+	if s.started {
+		s.mu.Unlock()
+		return s.wait(ctx)
+	}
+	s.started = true
+	if s.state == StateFailed { // bad model settings: no container for nothing
+		s.startErr = s.err
+		close(s.ready)
+		s.mu.Unlock()
+		return s.startErr
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	s.cancel = cancel
+	s.state = StateStarting
+	s.mu.Unlock()
+
+	err := s.start(ctx)
+	cancel()
+	s.mu.Lock()
+	s.startErr = err
+	if err != nil && !s.closed {
+		s.state, s.err = StateFailed, err
+	} else if !s.closed {
+		s.state = StateReady
+	}
+	close(s.ready)
+	s.mu.Unlock()
+	return err
+}
+
+var errClosed = errors.New("session closed")
+
+func (s *Session) start(ctx context.Context) error {
+	progress := s.opts.Progress
+	if progress == nil {
+		progress = io.Discard
+	}
+	if s.opts.Engine != nil {
+		s.engine = s.opts.Engine
+	} else {
+		fmt.Fprintln(progress, "connecting to the Docker engine")
+		e, err := sandbox.Connect(ctx)
+		if err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.engine, s.ownEngine = e, true
+		s.mu.Unlock()
+	}
+	if n, err := s.engine.Sweep(ctx); err == nil && n > 0 {
+		fmt.Fprintf(progress, "removed %d sandbox objects left by earlier runs\n", n)
+	}
+	if s.opts.Config.Image == "" { // a custom image is the user's to build
+		if ok, err := s.engine.ImagePresent(ctx); err == nil && !ok {
+			fmt.Fprintln(progress, "building the sandbox image (first run only; this takes a few minutes)")
+		}
+		if err := s.engine.EnsureImage(ctx, progress); err != nil {
+			return fmt.Errorf("sandbox image: %w", err)
+		}
+	}
+	// The sandbox creates the output folder itself and wants it new or
+	// empty (it never overwrites what it did not write), so only the
+	// parent is made here and the transcript comes after.
+	if err := os.MkdirAll(filepath.Dir(s.outDir), 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
+	fmt.Fprintln(progress, "starting the sandbox")
+	c := s.opts.Config
+	sb, err := s.engine.Start(ctx, sandbox.Options{
+		Image:     c.Image,
+		OutputDir: s.outDir,
+		Timeout:   c.Timeout,
+		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
+		SessionID: s.id,
+	})
+	if err != nil {
+		return err // already says "sandbox start: ..."
+	}
+	s.mu.Lock()
+	s.sb = sb
+	s.mu.Unlock()
+	tr, err := openTranscript(filepath.Join(s.outDir, transcriptName), s.opts.Config.APIKey)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.transcript = tr
+	s.mu.Unlock()
+	tr.header(s.id, s.ag.Model())
+	return nil
+}
+
+// wait blocks until Start has finished or ctx ends. Start may not have
+// been called yet: front ends launch it in a goroutine and may call Attach
+// right after.
+func (s *Session) wait(ctx context.Context) error {
+	select {
+	case <-s.ready:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return errClosed
+	}
+	return s.startErr
+}
+
+// acquire waits for Start and for any other kernel operation to finish.
+func (s *Session) acquire(ctx context.Context) error {
+	if err := s.wait(ctx); err != nil {
+		return err
+	}
+	select {
+	case s.op <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		<-s.op
+		return errClosed
+	}
+	s.busyCount++
+	s.mu.Unlock()
+	return nil
+}
+
+func (s *Session) release(st State, err error) {
+	s.mu.Lock()
+	s.busyCount--
+	if !s.closed {
+		s.state, s.err = st, err
+	}
+	s.mu.Unlock()
+	<-s.op
+}
+
+// Close removes the sandbox (container and everything created for it),
+// aborting a Start in progress, and closes the transcript. Safe to call
+// twice; it does not depend on any caller's context.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	started, cancel := s.started, s.cancel
+	if !started { // release anyone waiting for a Start that will not come
+		s.started, s.startErr = true, errClosed
+		close(s.ready)
+	}
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+	if started {
+		<-s.ready // the container, if one was made, is now in s.sb
+	}
+	s.mu.Lock()
+	sb, e, own, tr := s.sb, s.engine, s.ownEngine, s.transcript
+	s.state, s.err = StateClosed, nil
+	s.mu.Unlock()
+	var errs []error
+	if sb != nil {
+		if err := sb.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("sandbox close: %w", err))
+		}
+	}
+	if e != nil && own {
+		errs = append(errs, e.Close())
+	}
+	if tr != nil {
+		errs = append(errs, tr.Close())
+	}
+	if s.opts.OutputDir == "" {
+		os.Remove(s.outDir) // only when empty: a start that never got going leaves no clutter
+	}
+	return errors.Join(errs...)
+}
+
+// kernelFunc adapts the session's current sandbox to agent.Kernel; the
+// sandbox.Session itself satisfies it, but it only exists after Start.
+type kernelFunc func(ctx context.Context, code string, onChunk func(kernel.Chunk)) (kernel.Result, error)
+
+func (f kernelFunc) Exec(ctx context.Context, code string, onChunk func(kernel.Chunk)) (kernel.Result, error) {
+	return f(ctx, code, onChunk)
+}
+
+var _ agent.Kernel = (*sandbox.Session)(nil)
+
+func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chunk)) (kernel.Result, error) {
+	s.mu.Lock()
+	sb := s.sb
+	s.mu.Unlock()
+	if sb == nil {
+		return kernel.Result{}, errors.New("sandbox not running")
+	}
+	return sb.Exec(ctx, code, onChunk)
+}

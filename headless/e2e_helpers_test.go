@@ -1,0 +1,186 @@
+package headless_test
+
+// Helpers of the end-to-end tests: the binary built once, one run of it,
+// and the engine query that proves no container was left behind.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+const testKey = "sk-e2e-secret-0123456789abcdef"
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	binDir    string
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// quarryBin builds the binary once per test run.
+func quarryBin(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		binDir, buildErr = os.MkdirTemp("", "quarry-e2e-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "quarry")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/quarry-cli/quarry").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+// run is one invocation of the binary.
+type run struct {
+	t      *testing.T
+	args   []string
+	env    []string
+	stdin  io.Reader
+	dir    string
+	cmd    *exec.Cmd
+	stdout bytes.Buffer
+	stderr syncBuffer
+}
+
+func newRun(t *testing.T, baseURL string, args ...string) *run {
+	t.Helper()
+	home := t.TempDir()
+	env := []string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
+		"OPENAI_API_KEY=" + testKey,
+		"QUARRY_MODEL=gpt-fake",
+		"OPENAI_BASE_URL=" + baseURL,
+		"NO_COLOR=1",
+	}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h)
+	}
+	return &run{t: t, args: args, env: env, dir: t.TempDir()}
+}
+
+func (r *run) start() {
+	r.t.Helper()
+	r.cmd = exec.Command(quarryBin(r.t), r.args...)
+	r.cmd.Env = r.env
+	r.cmd.Dir = r.dir
+	r.cmd.Stdin = r.stdin
+	r.cmd.Stdout = &r.stdout
+	r.cmd.Stderr = &r.stderr
+	if err := r.cmd.Start(); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+// wait returns the exit status, failing the test after limit.
+func (r *run) wait(limit time.Duration) int {
+	r.t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- r.cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+		r.cmd.Process.Kill()
+		<-done
+		r.t.Fatalf("quarry %q still running after %s\nstderr:\n%s", r.args, limit, r.stderr.String())
+	}
+	return r.cmd.ProcessState.ExitCode()
+}
+
+func (r *run) exec(limit time.Duration) int {
+	r.t.Helper()
+	r.start()
+	code := r.wait(limit)
+	r.t.Logf("quarry %q → %d\nstderr:\n%s", r.args, code, r.stderr.String())
+	return code
+}
+
+// syncBuffer is a bytes.Buffer safe to read while the child writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// requireNoContainers fails when the engine still has a container or
+// volume labelled with the process id of the finished quarry run.
+func requireNoContainers(t *testing.T, pid int) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f := client.Filters{}.Add("label", fmt.Sprintf("io.quarry.pid=%d", pid))
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatalf("container list: %v", err)
+	}
+	for _, c := range list.Items {
+		t.Errorf("container %s (%s) left behind by quarry pid %d", c.ID[:12], c.State, pid)
+	}
+	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		t.Fatalf("volume list: %v", err)
+	}
+	for _, v := range vols.Items {
+		t.Errorf("volume %s left behind by quarry pid %d", v.Name, pid)
+	}
+}
+
+// waitFor polls the child's stderr for a line containing s.
+func waitFor(t *testing.T, b *syncBuffer, s string, limit time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		sc := bufio.NewScanner(strings.NewReader(b.String()))
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), s) {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no %q on stderr after %s:\n%s", s, limit, b.String())
+}

@@ -1,0 +1,212 @@
+package headless
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+func TestDetectType(t *testing.T) {
+	cases := map[string]string{
+		"department,budget\nSales,1\n":     "csv",
+		"\xEF\xBB\xBFa;b\n1;2\n":           "csv",
+		"a\tb\tc\n1\t2\t3\n":               "tsv",
+		"  [{\"a\": 1}]":                   "json",
+		"{\"a\": 1}\n{\"a\": 2}\n":         "json",
+		"just some notes\nmore notes\n":    "txt",
+		"PK\x03\x04\x14\x00":               "xlsx",
+		"PAR1\x15\x04":                     "parquet",
+		"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1": "xls",
+	}
+	for in, want := range cases {
+		got, err := detectType([]byte(in))
+		if err != nil || got != want {
+			t.Errorf("detectType(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	if _, err := detectType([]byte("\x00\x01garbage")); err == nil || !strings.Contains(err.Error(), "standard input") {
+		t.Errorf("binary stdin: err = %v", err)
+	}
+}
+
+func TestSaveStdinNamesByType(t *testing.T) {
+	path, cleanup, err := saveStdin(strings.NewReader("a\tb\n1\t2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if filepath.Base(path) != "stdin.tsv" {
+		t.Errorf("path = %s", path)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a\tb\n1\t2\n" {
+		t.Errorf("content = %q", b)
+	}
+	cleanup()
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("cleanup left %s", path)
+	}
+	path, cleanup, err = saveStdin(strings.NewReader(""))
+	defer cleanup()
+	if err != nil || path != "" {
+		t.Errorf("empty stdin: %q, %v", path, err)
+	}
+}
+
+func TestHasPipedData(t *testing.T) {
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devnull.Close()
+	if hasPipedData(devnull) {
+		t.Error("/dev/null counted as piped data")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	w.Close()
+	if !hasPipedData(r) {
+		t.Error("a pipe is not counted as piped data")
+	}
+	if hasPipedData(nil) {
+		t.Error("nil counted")
+	}
+}
+
+func TestReadPrompt(t *testing.T) {
+	if p, err := readPrompt("-", strings.NewReader("\n  what changed?  \n")); err != nil || p != "what changed?" {
+		t.Errorf("readPrompt(-) = %q, %v", p, err)
+	}
+	if _, err := readPrompt("-", strings.NewReader(" \n")); err == nil {
+		t.Error("empty stdin prompt accepted")
+	}
+	if p, err := readPrompt("variance", nil); err != nil || p != "variance" {
+		t.Errorf("readPrompt(text) = %q, %v", p, err)
+	}
+}
+
+// Bad input ends with exit 2 before any container: Run never reaches the
+// session's Start (no Docker needed for this test).
+func TestRunBadInputExit2(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "q9.csv")
+	var stdout, stderr bytes.Buffer
+	code := Run(context.Background(), Options{
+		Prompt: "x", Files: []string{missing}, Config: config.Config{Model: "m", OutputDir: dir},
+		Stdout: &stdout, Stderr: &stderr,
+	})
+	if code != ExitUsage || !strings.Contains(stderr.String(), missing) || stdout.Len() != 0 {
+		t.Fatalf("code %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("output folder created: %v", entries)
+	}
+}
+
+const evil = "\x1b]52;c;cHduZWQ=\x07\x1b]0;title\x07\x1b[2J\u009b31m"
+
+func TestOutputIsSanitized(t *testing.T) {
+	c := newCollector()
+	c.Event(agent.Event{Kind: agent.EventCellDone, Cell: 1, Code: "print('x')" + evil, Result: &kernel.Result{
+		Stdout:   "out" + evil,
+		Value:    &kernel.Value{Repr: "42" + evil},
+		Error:    &kernel.Error{Kind: kernel.ErrException, Type: "KeyError", Message: "boom" + evil},
+		Figures:  []kernel.File{{Name: "a.png", Path: "/out/a.png"}},
+		Files:    []kernel.File{{Name: "a.csv", Path: "/out/a.csv"}, {Name: "a.png", Path: "/out/a.png"}},
+		Duration: 1500 * time.Millisecond,
+	}})
+	c.Event(agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Turn: agent.Tokens{Prompt: 10, Completion: 5, CostUSD: 0.01}}})
+	res := c.Finish("**Answer**"+evil, "gpt-fake", "s1", "/out")
+
+	var md bytes.Buffer
+	if err := writeMarkdown(&md, res, mdStyle{}); err != nil {
+		t.Fatal(err)
+	}
+	var js bytes.Buffer
+	if err := writeJSON(&js, res); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"markdown": md.String(), "json": js.String()} {
+		if strings.ContainsAny(out, "\x1b\x07\u009b") || strings.Contains(out, `\u001b`) || strings.Contains(out, `\u0007`) {
+			t.Errorf("%s output keeps control sequences: %q", name, out)
+		}
+	}
+	if want := "**Answer**\n\nFiles:\n\n- /out/a.png\n- /out/a.csv\n"; md.String() != want {
+		t.Errorf("markdown = %q, want %q", md.String(), want)
+	}
+	var doc Result
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cell := doc.Cells[0]
+	if cell.DurationMS != 1500 || *cell.Value != "42" || cell.Error.Type != "KeyError" ||
+		len(cell.Figures) != 1 || len(cell.Files) != 2 || len(doc.Files) != 2 {
+		t.Errorf("cell = %+v, files %v", cell, doc.Files)
+	}
+	if doc.Usage != (UsageResult{PromptTokens: 10, CompletionTokens: 5, CostUSD: 0.01}) {
+		t.Errorf("usage = %+v", doc.Usage)
+	}
+}
+
+func TestProgressPlainLines(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&b, false, false)
+	p.Phase("starting the sandbox")
+	p.Event(agent.Event{Kind: agent.EventCellStart, Cell: 1})
+	p.Event(agent.Event{Kind: agent.EventCellOutput, Cell: 1, Chunk: &kernel.Chunk{Text: "noise"}})
+	p.Event(agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Duration: time.Second,
+		Error: &kernel.Error{Kind: kernel.ErrException, Type: "KeyError" + evil}}})
+	p.Event(agent.Event{Kind: agent.EventText, Text: "a"})
+	p.Event(agent.Event{Kind: agent.EventText, Text: "b"})
+	p.Event(agent.Event{Kind: agent.EventRetry, Text: "HTTP 503" + evil, Attempt: 2, Wait: 2 * time.Second})
+	p.Stop()
+	want := []string{
+		"quarry: starting the sandbox",
+		"quarry: cell 1 running",
+		"quarry: cell 1 failed (KeyError]52;c;cHduZWQ=]0;title31m) in 1s",
+	}
+	got := strings.Split(b.String(), "\n")
+	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") {
+		t.Errorf("progress keeps control sequences: %q", b.String())
+	}
+	if len(got) < 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], "quarry: cell 1 failed (KeyError") {
+		t.Errorf("progress =\n%s", b.String())
+	}
+	if strings.Count(b.String(), "writing the answer") != 1 || !strings.Contains(b.String(), "retry 2 in 2s") {
+		t.Errorf("progress =\n%s", b.String())
+	}
+	var q bytes.Buffer
+	quiet := newProgress(&q, true, false)
+	quiet.Phase("x")
+	quiet.Event(agent.Event{Kind: agent.EventCellStart, Cell: 1})
+	quiet.Stop()
+	if q.Len() != 0 {
+		t.Errorf("quiet progress wrote %q", q.String())
+	}
+}
+
+func TestMarkdownRenderedForTerminal(t *testing.T) {
+	res := Result{Answer: "## Variance\n\n**Sales** is up" + evil, Files: []string{"/out/variance.png"}}
+	var b bytes.Buffer
+	if err := writeMarkdown(&b, res, mdStyle{render: true, width: 60, style: render.StyleDark}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.Contains(out, "**Sales**") || !strings.Contains(out, "Sales") || !strings.Contains(out, "/out/variance.png") {
+		t.Errorf("not rendered as Markdown:\n%s", out)
+	}
+	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") || strings.Contains(out, "\u009b") {
+		t.Errorf("untrusted escapes survived: %q", out)
+	}
+}

@@ -1,0 +1,187 @@
+package headless
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+// Result is the --json document. Every string from the model or the
+// sandbox is sanitized, as on a terminal: scripts often print it.
+type Result struct {
+	Answer string       `json:"answer"` // Markdown
+	Cells  []CellResult `json:"cells"`
+	Files  []string     `json:"files"` // host paths of figures and files, in order
+	Usage  UsageResult  `json:"usage"`
+	Model  string       `json:"model"`
+	// Session is the session id (the default output folder's name).
+	Session string `json:"session"`
+	// OutputDir is the host folder of the files and the transcript.
+	OutputDir string `json:"output_dir"`
+}
+
+// CellResult is one executed cell.
+type CellResult struct {
+	Code       string        `json:"code"`
+	Stdout     string        `json:"stdout"`
+	Stderr     string        `json:"stderr"`
+	Value      *string       `json:"value"` // repr of the last expression, null when none
+	Error      *kernel.Error `json:"error"` // null when the cell finished normally
+	Figures    []string      `json:"figures"`
+	Files      []string      `json:"files"`
+	DurationMS int64         `json:"duration_ms"`
+}
+
+// UsageResult is the token usage of the turn.
+type UsageResult struct {
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	CostUSD          float64 `json:"cost_usd"`
+}
+
+// collector gathers a turn's cells and usage from the event stream.
+type collector struct {
+	cells []CellResult
+	files []string
+	seen  map[string]bool
+	usage UsageResult
+	steps int
+}
+
+func newCollector() *collector { return &collector{seen: map[string]bool{}} }
+
+func (c *collector) Event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventCellDone:
+		c.steps++
+		if e.Result != nil {
+			c.addCell(e.Code, e.Result)
+		}
+	case agent.EventUsage:
+		if e.Usage != nil {
+			t := e.Usage.Turn
+			c.usage = UsageResult{PromptTokens: t.Prompt, CompletionTokens: t.Completion, CostUSD: t.CostUSD}
+		}
+	}
+}
+
+func (c *collector) addCell(code string, r *kernel.Result) {
+	cell := CellResult{
+		Code:       render.Sanitize(code),
+		Stdout:     render.Sanitize(r.Stdout),
+		Stderr:     render.Sanitize(r.Stderr),
+		Figures:    []string{},
+		Files:      []string{},
+		DurationMS: r.Duration.Milliseconds(),
+	}
+	if r.Value != nil {
+		v := render.Sanitize(r.Value.Repr)
+		cell.Value = &v
+	}
+	if r.Error != nil {
+		e := *r.Error
+		e.Type = render.SanitizeLine(e.Type)
+		e.Message = render.Sanitize(e.Message)
+		e.Traceback = render.Sanitize(e.Traceback)
+		cell.Error = &e
+	}
+	for _, f := range r.Figures {
+		cell.Figures = append(cell.Figures, c.addFile(f))
+	}
+	for _, f := range r.Files {
+		cell.Files = append(cell.Files, c.addFile(f))
+	}
+	c.cells = append(c.cells, cell)
+}
+
+func (c *collector) addFile(f kernel.File) string {
+	p := render.SanitizeLine(f.Path)
+	if !c.seen[p] {
+		c.seen[p] = true
+		c.files = append(c.files, p)
+	}
+	return p
+}
+
+// Finish builds the document from the final answer.
+func (c *collector) Finish(answer, model, session, outDir string) Result {
+	r := Result{
+		Answer:    render.Sanitize(answer),
+		Cells:     c.cells,
+		Files:     c.files,
+		Usage:     c.usage,
+		Model:     render.SanitizeLine(model),
+		Session:   session,
+		OutputDir: outDir,
+	}
+	if r.Cells == nil {
+		r.Cells = []CellResult{}
+	}
+	if r.Files == nil {
+		r.Files = []string{}
+	}
+	return r
+}
+
+func writeJSON(w io.Writer, r Result) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// answerMarkdown is the answer followed by the files it produced, by host path.
+func answerMarkdown(r Result) string {
+	var b strings.Builder
+	b.WriteString(strings.TrimRight(r.Answer, "\n"))
+	b.WriteString("\n")
+	if len(r.Files) > 0 {
+		b.WriteString("\nFiles:\n\n")
+		for _, f := range r.Files {
+			fmt.Fprintf(&b, "- %s\n", f)
+		}
+	}
+	return b.String()
+}
+
+// mdStyle says how to print Markdown: plain for pipes, glamour on terminals.
+type mdStyle struct {
+	render bool
+	width  int
+	style  render.Style
+}
+
+func writeMarkdown(w io.Writer, r Result, st mdStyle) error {
+	if st.render {
+		// Only the answer goes through glamour: it would wrap long paths,
+		// which must stay whole to be copied.
+		out, err := render.NewMarkdown().Render(r.Answer, st.width, st.style)
+		if err == nil {
+			var b strings.Builder
+			b.WriteString(out)
+			if len(r.Files) > 0 {
+				b.WriteString("\n  Files:\n")
+				for _, f := range r.Files {
+					fmt.Fprintf(&b, "  • %s\n", f)
+				}
+			}
+			_, err = io.WriteString(w, b.String())
+			return err
+		}
+		// glamour failed: the plain text is still the answer
+	}
+	_, err := io.WriteString(w, answerMarkdown(r))
+	return err
+}
+
+func markdownStyle(o Options) mdStyle {
+	if !isTerminal(o.Stdout) {
+		return mdStyle{}
+	}
+	dark := o.Config.Theme != "light"
+	return mdStyle{render: true, width: terminalWidth(o.Stdout), style: render.DetectStyle(o.Getenv, dark)}
+}

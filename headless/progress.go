@@ -1,0 +1,211 @@
+package headless
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+// progress reports what the run is doing on stderr: an animated status
+// line on a terminal, one plain "quarry: ..." line per event otherwise, and
+// nothing when quiet. Events arrive from one goroutine; the spinner ticks in
+// another, hence the mutex.
+type progress struct {
+	w       io.Writer
+	off     bool
+	animate bool
+
+	mu      sync.Mutex
+	status  string
+	since   time.Time
+	start   time.Time
+	drawn   bool // a status line is on screen
+	writing bool // answer text is streaming (reported once per response)
+	stop    chan struct{}
+	stopped bool
+	done    sync.WaitGroup
+}
+
+func newProgress(w io.Writer, quiet, terminal bool) *progress {
+	p := &progress{w: w, off: quiet || w == nil, animate: terminal, start: time.Now(), stop: make(chan struct{})}
+	if !p.off && p.animate {
+		p.done.Add(1)
+		go p.spin()
+	}
+	return p
+}
+
+var spinFrames = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
+
+func (p *progress) spin() {
+	defer p.done.Done()
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for i := 0; ; i++ {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+		}
+		p.mu.Lock()
+		if p.status != "" && !p.stopped {
+			fmt.Fprintf(p.w, "\r\x1b[2K%s %s %s", spinFrames[i%len(spinFrames)], p.status,
+				time.Since(p.since).Round(time.Second))
+			p.drawn = true
+		}
+		p.mu.Unlock()
+	}
+}
+
+// Phase sets the current activity (already sanitized).
+func (p *progress) Phase(text string) {
+	if p.off {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	if p.animate {
+		p.status, p.since = text, time.Now()
+		return
+	}
+	fmt.Fprintf(p.w, "quarry: %s\n", text)
+}
+
+// Status sets the animated status without a plain line: states between
+// events ("waiting for the model") are not events themselves.
+func (p *progress) Status(text string) {
+	if p.off || !p.animate {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.status, p.since = text, time.Now()
+}
+
+// Note prints a line that stays (a finished cell, a retry, a warning).
+func (p *progress) Note(text string) {
+	if p.off {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[2K")
+		p.drawn = false
+	}
+	fmt.Fprintf(p.w, "quarry: %s\n", text)
+}
+
+// Event turns an agent event into progress.
+func (p *progress) Event(e agent.Event) {
+	switch e.Kind {
+	case agent.EventCellStart:
+		p.writing = false
+		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
+	case agent.EventCellDone:
+		p.Note(cellLine(e.Cell, e.Result))
+		p.Status("waiting for the model")
+	case agent.EventText:
+		if !p.writing {
+			p.writing = true
+			p.Phase("writing the answer")
+		}
+	case agent.EventRetry:
+		p.writing = false // the unfinished response is void
+		p.Note(fmt.Sprintf("model request failed (%s); retry %d in %s",
+			render.SanitizeLine(e.Text), e.Attempt, e.Wait.Round(100*time.Millisecond)))
+		p.Status("waiting to retry")
+	case agent.EventWarning:
+		p.Note("warning: " + render.SanitizeLine(e.Text))
+	}
+}
+
+func cellLine(n int, r *kernel.Result) string {
+	if r == nil {
+		return fmt.Sprintf("cell %d done", n)
+	}
+	d := r.Duration.Round(100 * time.Millisecond)
+	if r.Error == nil {
+		return fmt.Sprintf("cell %d done in %s", n, d)
+	}
+	switch r.Error.Kind {
+	case kernel.ErrTimeout:
+		return fmt.Sprintf("cell %d stopped at the time limit (%s)", n, d)
+	case kernel.ErrInterrupted:
+		return fmt.Sprintf("cell %d interrupted after %s", n, d)
+	}
+	what := render.SanitizeLine(r.Error.Type)
+	if what == "" {
+		what = string(r.Error.Kind)
+	}
+	return fmt.Sprintf("cell %d failed (%s) in %s", n, what, d)
+}
+
+// Summary prints the turn's totals.
+func (p *progress) Summary(c *collector) {
+	u := c.usage
+	cells := "cells"
+	if c.steps == 1 {
+		cells = "cell"
+	}
+	line := fmt.Sprintf("done in %s: %d %s, %d prompt + %d completion tokens",
+		time.Since(p.start).Round(100*time.Millisecond), c.steps, cells, u.PromptTokens, u.CompletionTokens)
+	if u.CostUSD > 0 {
+		line += fmt.Sprintf(", $%.4f", u.CostUSD)
+	}
+	p.Note(line)
+}
+
+// Stop ends the animation and clears the status line; safe twice.
+func (p *progress) Stop() {
+	p.mu.Lock()
+	if p.stopped {
+		p.mu.Unlock()
+		return
+	}
+	p.stopped = true
+	if p.drawn {
+		io.WriteString(p.w, "\r\x1b[2K")
+		p.drawn = false
+	}
+	p.mu.Unlock()
+	close(p.stop)
+	p.done.Wait()
+}
+
+// LineWriter turns written lines (the session's start-up phases, the image
+// build's output) into phases.
+func (p *progress) LineWriter() io.Writer { return &lineWriter{p: p} }
+
+type lineWriter struct {
+	p   *progress
+	buf bytes.Buffer
+}
+
+func (l *lineWriter) Write(b []byte) (int, error) {
+	l.buf.Write(b)
+	for {
+		i := bytes.IndexByte(l.buf.Bytes(), '\n')
+		if i < 0 {
+			break
+		}
+		line := strings.TrimSpace(render.SanitizeLine(string(l.buf.Next(i + 1))))
+		if line != "" {
+			l.p.Phase(line)
+		}
+	}
+	return len(b), nil
+}

@@ -1,0 +1,136 @@
+package headless
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/quarry-cli/quarry/session"
+)
+
+// hasPipedData reports whether stdin may carry data to attach: a pipe or a
+// redirected file, not a terminal or /dev/null. Readers that are not files
+// (tests) count as data.
+func hasPipedData(stdin io.Reader) bool {
+	if stdin == nil {
+		return false
+	}
+	f, ok := stdin.(*os.File)
+	if !ok {
+		return true
+	}
+	info, err := f.Stat()
+	if err != nil {
+		return false
+	}
+	m := info.Mode()
+	return m&os.ModeNamedPipe != 0 || m.IsRegular()
+}
+
+// saveStdin copies stdin into a temporary stdin.<type> file named after the
+// detected content. It returns "" when stdin was empty; cleanup removes the
+// temporary folder and is always safe to call.
+func saveStdin(stdin io.Reader) (path string, cleanup func(), err error) {
+	cleanup = func() {}
+	dir, err := os.MkdirTemp("", "quarry-stdin-")
+	if err != nil {
+		return "", cleanup, fmt.Errorf("standard input: %v", err)
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	tmp := filepath.Join(dir, "stdin.data")
+	f, err := os.Create(tmp)
+	if err != nil {
+		return "", cleanup, fmt.Errorf("standard input: %v", err)
+	}
+	n, err := io.Copy(f, stdin)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", cleanup, fmt.Errorf("reading standard input: %v", err)
+	}
+	if n == 0 {
+		return "", cleanup, nil
+	}
+	head, err := readHead(tmp)
+	if err != nil {
+		return "", cleanup, fmt.Errorf("standard input: %v", err)
+	}
+	ext, err := detectType(head)
+	if err != nil {
+		return "", cleanup, err
+	}
+	path = filepath.Join(dir, "stdin."+ext)
+	if err := os.Rename(tmp, path); err != nil {
+		return "", cleanup, fmt.Errorf("standard input: %v", err)
+	}
+	return path, cleanup, nil
+}
+
+func readHead(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	head := make([]byte, 8<<10)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return head[:n], nil
+}
+
+// detectType names piped data by its content: xlsx, xls, parquet, json, tsv,
+// csv or txt.
+func detectType(head []byte) (string, error) {
+	switch {
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "xlsx", nil
+	case bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}):
+		return "xls", nil
+	case bytes.HasPrefix(head, []byte("PAR1")):
+		return "parquet", nil
+	case session.LooksBinary(head):
+		return "", errors.New("standard input: binary data of an unknown type: save it to a file with the right extension (.csv, .xlsx, .parquet) and pass the file instead")
+	}
+	text := bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF"))
+	trimmed := bytes.TrimLeft(text, " \t\r\n")
+	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+		return "json", nil
+	}
+	line := trimmed
+	if i := bytes.IndexByte(line, '\n'); i >= 0 {
+		line = line[:i]
+	}
+	tabs, commas, semis := bytes.Count(line, []byte("\t")), bytes.Count(line, []byte(",")), bytes.Count(line, []byte(";"))
+	switch {
+	case tabs > 0 && tabs >= commas && tabs >= semis:
+		return "tsv", nil
+	case commas > 0 || semis > 0:
+		return "csv", nil
+	}
+	return "txt", nil
+}
+
+// isTerminal reports whether w is a terminal.
+func isTerminal(w any) bool {
+	f, ok := w.(*os.File)
+	return ok && isTerminalFile(f)
+}
+
+func isTerminalFile(f *os.File) bool { return term.IsTerminal(f.Fd()) }
+
+// terminalWidth is w's width in columns, or 80.
+func terminalWidth(w any) int {
+	if f, ok := w.(*os.File); ok {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			return cols
+		}
+	}
+	return 80
+}

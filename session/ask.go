@@ -1,0 +1,78 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/quarry-cli/quarry/agent"
+)
+
+// Ask runs one agent turn; events go to emit and to the transcript. It waits
+// for Start and for a running Attach or Reset (select on ctx). Cancelling ctx
+// interrupts the running cell; the files harvested so far stay in the output
+// folder.
+func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error) {
+	if err := s.acquire(ctx); err != nil {
+		return "", err
+	}
+	s.setState(StateBusy, nil)
+	s.mu.Lock()
+	tr := s.transcript
+	s.mu.Unlock()
+	tr.user(prompt)
+	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) {
+		tr.event(e)
+		if emit != nil {
+			emit(e)
+		}
+	})
+	s.release(StateReady, nil)
+	return answer, err
+}
+
+// Reset gives the session a fresh kernel with the same files attached and
+// makes the agent forget the conversation.
+func (s *Session) Reset(ctx context.Context) error {
+	if err := s.acquire(ctx); err != nil {
+		return err
+	}
+	s.setState(StateRestarting, nil)
+	s.mu.Lock()
+	sb, tr := s.sb, s.transcript
+	s.mu.Unlock()
+	err := sb.Restart(ctx)
+	if err != nil {
+		err = fmt.Errorf("kernel restart: %w", err)
+		s.release(StateFailed, err)
+		return err
+	}
+	s.ag.Reset()
+	tr.note("reset", "fresh kernel; conversation forgotten")
+	s.release(StateReady, nil)
+	return nil
+}
+
+// SetModel switches the model for the following turns.
+func (s *Session) SetModel(name string) error {
+	if name == "" {
+		return errors.New("model name is empty")
+	}
+	if s.ag == nil {
+		return s.Err()
+	}
+	s.ag.SetModel(name)
+	s.mu.Lock()
+	tr := s.transcript
+	s.mu.Unlock()
+	tr.note("model", name)
+	return nil
+}
+
+// Model is the model in use.
+func (s *Session) Model() string {
+	if s.ag == nil {
+		return s.opts.Config.Model
+	}
+	return s.ag.Model()
+}

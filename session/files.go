@@ -1,0 +1,187 @@
+package session
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// SupportedExts are the file types quarry attaches.
+var SupportedExts = []string{".csv", ".tsv", ".txt", ".json", ".parquet", ".xlsx", ".xls", ".xlsm"}
+
+// sniffSize is how much of a file CheckFile reads to judge its content.
+const sniffSize = 8 << 10
+
+// CheckFile tells whether path can be attached, without any container or
+// request: it must exist, be a readable, non-empty regular file of a
+// supported type whose content matches its name. Each error names the file
+// and says what to do.
+func CheckFile(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: no such file: check the name and the folder you run quarry from", path)
+	case errors.Is(err, fs.ErrPermission):
+		return fmt.Errorf("%s: cannot be reached (permission denied): check the folder's permissions", path)
+	case err != nil:
+		return fmt.Errorf("%s: %v", path, err)
+	case info.IsDir():
+		return fmt.Errorf("%s: is a folder, not a file: name the files inside it, e.g. %s", path, filepath.Join(path, "*.csv"))
+	case !info.Mode().IsRegular():
+		return fmt.Errorf("%s: is not a regular file (a pipe or device): save the data to a file first, or pipe it on standard input", path)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if !supported(ext) {
+		what := "no extension"
+		if ext != "" {
+			what = "type " + ext
+		}
+		return fmt.Errorf("%s: unsupported file (%s): quarry reads %s; export it as CSV or Excel", path, what, strings.Join(SupportedExts, " "))
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrPermission) {
+			return fmt.Errorf("%s: cannot be read (permission denied): check its permissions, e.g. chmod u+r %s", path, path)
+		}
+		return fmt.Errorf("%s: cannot be read: %v", path, err)
+	}
+	defer f.Close()
+	head := make([]byte, sniffSize)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("%s: cannot be read: %v", path, err)
+	}
+	head = head[:n]
+	if n == 0 {
+		return fmt.Errorf("%s: is empty: there is nothing to analyse; check that the export finished", path)
+	}
+	return checkContent(path, ext, head)
+}
+
+func supported(ext string) bool {
+	for _, e := range SupportedExts {
+		if e == ext {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	zipMagic     = []byte("PK\x03\x04")
+	oleMagic     = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
+	parquetMagic = []byte("PAR1")
+)
+
+// checkContent checks that the first bytes match the extension, so a
+// mislabelled file fails here with advice rather than deep in pandas.
+func checkContent(path, ext string, head []byte) error {
+	switch ext {
+	case ".xlsx", ".xlsm":
+		if !bytes.HasPrefix(head, zipMagic) {
+			if bytes.HasPrefix(head, oleMagic) {
+				return fmt.Errorf("%s: is an old-style Excel workbook named %s: rename it to .xls", path, ext)
+			}
+			return fmt.Errorf("%s: is not an Excel workbook (no zip signature): if it is text, rename it to .csv; otherwise open and re-save it in Excel", path)
+		}
+	case ".xls":
+		if !bytes.HasPrefix(head, oleMagic) && !bytes.HasPrefix(head, zipMagic) {
+			return fmt.Errorf("%s: is not an Excel workbook: many systems export text or HTML with an .xls name; if it is text, rename it to .csv or .tsv", path)
+		}
+	case ".parquet":
+		if !bytes.HasPrefix(head, parquetMagic) {
+			return fmt.Errorf("%s: is not a Parquet file (no PAR1 signature): check the export", path)
+		}
+	default: // text types
+		if LooksBinary(head) {
+			return fmt.Errorf("%s: looks binary, not %s text (NUL bytes near the start): check that it is the file you meant, or export it as CSV", path, strings.TrimPrefix(ext, "."))
+		}
+	}
+	return nil
+}
+
+// LooksBinary reports NUL bytes in head, except in UTF-16 text, which
+// Excel's "Unicode text" export writes with a byte-order mark.
+func LooksBinary(head []byte) bool {
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return false
+	}
+	return bytes.IndexByte(head, 0) >= 0
+}
+
+// CheckOutputDir tells whether dir can be a session's output folder before
+// anything starts: it must not exist yet, or be an empty folder, so that
+// files from the sandbox never replace files already there.
+func CheckOutputDir(dir string) error {
+	info, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("output folder %s: %v", dir, err)
+	case !info.IsDir():
+		return fmt.Errorf("output folder %s exists and is not a folder: choose a new folder", dir)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("output folder %s: %v", dir, err)
+	}
+	if len(entries) > 0 {
+		return fmt.Errorf("output folder %s is not empty: choose a new or empty folder, so no file of yours is replaced", dir)
+	}
+	return nil
+}
+
+// Attach checks a host file, uploads it into the running sandbox (read-only
+// at /data/<base name>) and profiles it; the agent is told about it for the
+// following turns. It waits for Start.
+func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, error) {
+	if err := CheckFile(path); err != nil {
+		return kernel.Profile{}, err
+	}
+	base := filepath.Base(path)
+	s.mu.Lock()
+	for _, p := range s.files {
+		if p.Name == base {
+			s.mu.Unlock()
+			return kernel.Profile{}, fmt.Errorf("%s: a file named %s is already attached: rename one of them", path, base)
+		}
+	}
+	s.mu.Unlock()
+	if err := s.acquire(ctx); err != nil {
+		return kernel.Profile{}, err
+	}
+	s.setState(StateBusy, nil)
+	s.mu.Lock()
+	sb := s.sb
+	s.mu.Unlock()
+	p, err := sb.AddFile(ctx, path)
+	if err != nil {
+		s.release(StateReady, nil)
+		return kernel.Profile{}, fmt.Errorf("attach %s: %w", path, err)
+	}
+	s.mu.Lock()
+	s.files = append(s.files, p)
+	files := append([]kernel.Profile(nil), s.files...)
+	tr := s.transcript
+	s.mu.Unlock()
+	s.ag.SetFiles(files)
+	tr.note("attach", p.Path)
+	s.release(StateReady, nil)
+	return p, nil
+}
+
+// Files are the profiles of the attached files, in attach order.
+func (s *Session) Files() []kernel.Profile {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]kernel.Profile(nil), s.files...)
+}
