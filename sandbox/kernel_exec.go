@@ -27,6 +27,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	}
 	k := s.getK()
 	s.seq++
+	s.cells++
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
@@ -107,7 +108,7 @@ func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind
 		res.Error = e
 	}
 	for i, png := range f.Figures {
-		file, err := s.harvest.writeFile(fmt.Sprintf("figures/cell%d-%d.png", f.ID, i+1), png)
+		file, err := s.harvest.writeFile(fmt.Sprintf("figures/cell%d-%d.png", s.cells, i+1), png)
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("figure %d not saved: %v", i+1, err))
 			continue

@@ -74,7 +74,8 @@ type Session struct {
 	kmu            sync.Mutex // guards k, which Close reads without waiting for mu
 	k              *kconn
 	closing        atomic.Bool
-	seq            int64
+	seq            int64 // protocol request ids (cells and profiles)
+	cells          int   // cells run, for figure names that match the user's cell numbers
 	closed         bool
 	info           frame         // the ready frame: versions
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
