@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// The chat, end to end: the real binary in tmux, the fake model server, the
+// real sandbox. It asks a question and sees the streamed answer, a table and
+// a figure thumbnail; pastes a file path and sees it attached; presses
+// Ctrl+C mid-cell and sees the run cancelled with the chat and the kernel's
+// variables intact; quits with Ctrl+C twice.
+
+const revenueCode = `import pandas as pd
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+df = pd.read_csv("/data/sales.csv")
+by = df.groupby("region", as_index=False)["revenue"].sum()
+by.plot.bar(x="region", y="revenue")
+by`
+
+func TestChatTUIEndToEnd(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required for the chat end-to-end test")
+		}
+		t.Skip("tmux not installed")
+	}
+	sandboxtest.Engine(t) // skips (or fails in CI) without an engine and image
+
+	srv := openaitest.New(t)
+	srv.Handle(func(r openaitest.Request) openaitest.Reply {
+		msgs := r.Messages()
+		last := msgs[len(msgs)-1]
+		user := r.LastUser()
+		if last.Role == openai.ChatMessageRoleTool {
+			if strings.Contains(user, "revenue") {
+				return openaitest.Reply{Text: "The revenue is highest in the **East** region, well ahead of the others.", ChunkSize: 4, Delay: 20 * time.Millisecond}
+			}
+			return openaitest.Text("Still here: " + strings.TrimSpace(last.Content))
+		}
+		switch {
+		case strings.Contains(user, "revenue"):
+			return openaitest.ToolCalls(revenueCode)
+		case strings.Contains(user, "sleep"):
+			return openaitest.ToolCalls("import time\nprint('sleeping now', flush=True)\ntime.sleep(300)")
+		case strings.Contains(user, "still"):
+			return openaitest.ToolCalls("print('rows', len(df), 'groups', len(by))")
+		}
+		return openaitest.Text("ok")
+	})
+
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "quarry")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(data, 0o755)
+	sales := "region,revenue,units\nNorth,1200.5,10\nSouth,980.25,32\nEast,15000,7\nWest,77.7,120\nEast,300,3\n"
+	if err := os.WriteFile(filepath.Join(data, "sales.csv"), []byte(sales), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	second := filepath.Join(data, "second file.csv")
+	if err := os.WriteFile(second, []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	sock := filepath.Join(dir, "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	env := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8",
+		"OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + srv.URL, "QUARRY_MODEL=gpt-4o-mini"}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h)
+	}
+	cmd := append(env, bin, "--output-dir", filepath.Join(dir, "out"), "data/sales.csv")
+	tmux(append([]string{"new-session", "-d", "-x", "120", "-y", "60", "-s", "q", "-c", dir}, cmd...)...)
+	tmux("set-option", "-t", "q", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+
+	screen := func() string { return tmux("capture-pane", "-p", "-t", "q") }
+	waitFor := func(what string, timeout time.Duration, ok func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	has := func(subs ...string) func(string) bool {
+		return func(s string) bool {
+			for _, x := range subs {
+				if !strings.Contains(s, x) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	// The sandbox starts in the background; the file is uploaded and profiled.
+	waitFor("the attached file's chip", 3*time.Minute, has("sales.csv", "× 3", "sandbox ready"))
+
+	// A question: streamed answer, table, figure thumbnail with its link.
+	tmux("send-keys", "-t", "q", "-l", "What is the revenue by region?")
+	tmux("send-keys", "-t", "q", "Enter")
+	s := waitFor("the answer", 2*time.Minute, has("revenue is highest in the East"))
+	t.Logf("screen after the answer:\n%s", s)
+	for _, want := range []string{"cell 1 · done", "rows × 2 columns", "▀", "figure ", ".png"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+
+	// The latest table full screen, sorted by a column.
+	tmux("send-keys", "-t", "q", "C-t")
+	waitFor("the table viewer", 10*time.Second, has("s sort · q close", "4 rows × 2 columns"))
+	tmux("send-keys", "-t", "q", "Right", "s")
+	waitFor("the sorted table", 10*time.Second, has("revenue ↑"))
+	tmux("send-keys", "-t", "q", "q")
+	waitFor("the chat again", 10*time.Second, has("well ahead of the others."))
+
+	// Idle means idle: no ticking while nothing runs.
+	waitFor("the end of the turn", time.Minute, has("sandbox ready", "well ahead of the others."))
+	pid := strings.TrimSpace(tmux("display-message", "-p", "-t", "q", "#{pane_pid}"))
+	before := cpuTicks(t, pid)
+	time.Sleep(10 * time.Second)
+	// quarry itself does nothing; Bubble Tea's 30 fps frame ticker costs
+	// about 1% of a core; a ticking component would cost far more.
+	if used := cpuTicks(t, pid) - before; used > 20 {
+		t.Errorf("the idle chat used %d CPU ticks (1/100 s) in 10 s; want under 2%%", used)
+	} else {
+		t.Logf("idle chat: %d CPU ticks (1/100 s) in 10 s", used)
+	}
+
+	// Dropping a file pastes its path (bracketed); it is attached, not typed.
+	tmux("set-buffer", "-b", "drop", "'"+second+"'")
+	tmux("paste-buffer", "-p", "-d", "-b", "drop", "-t", "q")
+	s = waitFor("the pasted file's chip", time.Minute, has("second file.csv", "× 2"))
+	if strings.Contains(s, "› '") {
+		t.Errorf("the pasted path went into the input:\n%s", s)
+	}
+
+	// Ctrl+C mid-cell cancels the run; the chat and the variables stay.
+	tmux("send-keys", "-t", "q", "-l", "please sleep")
+	tmux("send-keys", "-t", "q", "Enter")
+	waitFor("the running cell", time.Minute, has("cell 2 · running", "sleeping now"))
+	tmux("send-keys", "-t", "q", "C-c")
+	s = waitFor("the interruption", time.Minute, has("cell 2 · interrupted", "Interrupted. The chat"))
+	t.Logf("screen after Ctrl+C:\n%s", s)
+	if !strings.Contains(s, "please sleep") {
+		t.Errorf("the chat was not kept:\n%s", s)
+	}
+	tmux("send-keys", "-t", "q", "-l", "are you still there?")
+	tmux("send-keys", "-t", "q", "Enter")
+	waitFor("the variables after the interruption", time.Minute, has("Still here", "rows 5 groups 4"))
+
+	// Ctrl+C twice at idle quits and removes the sandbox.
+	tmux("send-keys", "-t", "q", "C-c")
+	waitFor("the quit hint", 10*time.Second, has("Press Ctrl+C again to quit."))
+	tmux("send-keys", "-t", "q", "C-c")
+	deadline := time.Now().Add(time.Minute)
+	for strings.TrimSpace(tmux("display-message", "-p", "-t", "q", "#{pane_dead}")) != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("quarry did not exit; screen:\n%s", screen())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if s := tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q"); !strings.Contains(s, "figures and files of this session are in") {
+		t.Errorf("exit message missing:\n%s", s)
+	}
+}
+
+// cpuTicks is the user+system CPU time of a process, in clock ticks.
+func cpuTicks(t *testing.T, pid string) int {
+	t.Helper()
+	b, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+2:]))
+	var u, s int
+	fmt.Sscan(f[11], &u)
+	fmt.Sscan(f[12], &s)
+	return u + s
+}

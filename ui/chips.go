@@ -1,0 +1,109 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+// chip is one attached file above the input.
+type chip struct {
+	path    string
+	profile *kernel.Profile // nil while uploading
+}
+
+// chips are the attachments, in the order they were asked for.
+type chips struct {
+	items []chip
+}
+
+func (c *chips) adding(path string) {
+	for i := range c.items {
+		if c.items[i].path == path {
+			c.items[i] = chip{path: path}
+			return
+		}
+	}
+	c.items = append(c.items, chip{path: path})
+}
+
+// done records an upload's outcome; a failed one leaves the chips (the
+// error is shown in the transcript instead).
+func (c *chips) done(path string, p kernel.Profile, err error) {
+	for i := range c.items {
+		if c.items[i].path == path {
+			if err != nil {
+				c.items = append(c.items[:i], c.items[i+1:]...)
+			} else {
+				c.items[i].profile = &p
+			}
+			return
+		}
+	}
+}
+
+func (c *chips) attached() []kernel.Profile {
+	var out []kernel.Profile
+	for _, it := range c.items {
+		if it.profile != nil {
+			out = append(out, *it.profile)
+		}
+	}
+	return out
+}
+
+func (c chip) label() string {
+	name := sanitizeLine(filepath.Base(c.path))
+	if c.profile == nil {
+		return name + " …"
+	}
+	p := c.profile
+	s := name + " " + render.HumanSize(p.Size)
+	if p.Rows > 0 || len(p.Columns) > 0 {
+		s += fmt.Sprintf(" · %s × %d", groupDigits(p.Rows), len(p.Columns))
+	}
+	if p.Error != "" {
+		s += " · not profiled"
+	}
+	return s
+}
+
+// Render lays the chips out on as many lines as they need.
+func (c *chips) Render(width int, th *theme) string {
+	if len(c.items) == 0 {
+		return ""
+	}
+	var lines []string
+	cur, curW := "", 0
+	for _, it := range c.items {
+		st := th.chip
+		if it.profile == nil {
+			st = th.chipBusy
+		}
+		s := truncate(st.Render(it.label()), width)
+		w := lipglossWidth(s)
+		if curW > 0 && curW+1+w > width {
+			lines = append(lines, cur)
+			cur, curW = "", 0
+		}
+		if curW > 0 {
+			cur += " "
+			curW++
+		}
+		cur += s
+		curW += w
+	}
+	lines = append(lines, cur)
+	return strings.Join(lines, "\n")
+}
+
+func groupDigits(n int) string {
+	s := fmt.Sprint(n)
+	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}

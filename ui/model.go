@@ -1,0 +1,225 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+// Backend is what the chat needs from a session (*session.Session has it).
+type Backend interface {
+	Start(ctx context.Context) error
+	Attach(ctx context.Context, path string) (kernel.Profile, error)
+	Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error)
+	Reset(ctx context.Context) error
+	SetModel(name string) error
+	Model() string
+}
+
+// Options configure the chat.
+type Options struct {
+	Backend Backend
+	Inbox   *Inbox   // nil: a new one (no progress lines, no confirm hook)
+	Files   []string // attached at launch, already checked
+	Images  string   // auto, kitty, iterm, sixel, blocks, off
+	Theme   string   // auto, dark, light
+	// Notices are shown in the transcript as the chat opens (e.g. config's
+	// "using Ollama" notice).
+	Notices []string
+	// CheckFile tells whether a path can be attached (session.CheckFile);
+	// nil accepts every existing regular file.
+	CheckFile func(string) error
+	Getenv    func(string) string // nil: os.Getenv
+	Now       func() time.Time    // nil: time.Now
+	// Open returns the command that shows a file in the system viewer; nil
+	// uses xdg-open (open on macOS).
+	Open func(path string) *exec.Cmd
+}
+
+// Model is the chat: the one tea.Model of the package.
+type Model struct {
+	opts   Options
+	ctx    context.Context
+	cancel context.CancelFunc
+	inbox  *Inbox
+
+	th     *theme
+	md     *render.Markdown
+	style  render.Style
+	depth  render.ColorDepth
+	images render.Protocol
+	// Kitty graphics (kitty.go): on when the protocol is kitty and the
+	// terminal has true colour; ids of the images sent, freed at exit.
+	kittyOn    bool
+	probeKitty bool // images = auto and the environment did not tell
+	kittyID    func() uint32
+	kittyIDs   []uint32
+
+	width, height int
+
+	tr       transcript
+	in       input
+	chips    chips
+	st       status
+	tv       *tableView
+	confirm  *confirmPrompt
+	expanded bool
+
+	turn       int
+	running    bool
+	cancelTurn context.CancelFunc
+	turnErr    bool // an EventError was shown for this turn
+	cur        *block
+	cells      map[int]*block
+	lastTable  *kernel.Table
+	lastFigure string
+
+	attaching  int
+	pending    []pendingAttach // asked for before the sandbox started
+	started    bool            // Start returned (either way)
+	quitArmed  bool
+	streamTick bool // a stream tick is scheduled
+	cellTick   bool // an elapsed-time tick is scheduled
+	quitting   bool
+}
+
+// New builds the chat model; ctx bounds every session call it makes.
+func New(ctx context.Context, opts Options) *Model {
+	if opts.Inbox == nil {
+		opts.Inbox = NewInbox()
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.CheckFile == nil {
+		opts.CheckFile = regularFile
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	m := &Model{opts: opts, ctx: ctx, cancel: cancel, inbox: opts.Inbox, md: render.NewMarkdown(), cells: map[int]*block{}}
+	dark := opts.Theme != "light"
+	m.setDark(dark)
+	m.images, _ = render.ParseProtocol(opts.Images)
+	m.depth = render.DetectColorDepth(opts.Getenv)
+	if m.images == "" || m.images == render.ProtocolAuto {
+		m.images = render.DetectProtocol(opts.Getenv)
+		term := opts.Getenv("TERM")
+		inMux := opts.Getenv("TMUX") != "" || strings.HasPrefix(term, "screen") || strings.HasPrefix(term, "tmux")
+		m.probeKitty = m.images == render.ProtocolBlocks && m.depth == render.ColorTrue && !inMux
+	}
+	m.kittyOn = m.images == render.ProtocolKitty && m.depth == render.ColorTrue
+	m.kittyID = newKittyIDs()
+	m.st = status{model: opts.Backend.Model(), sandbox: "starting"}
+	for _, f := range opts.Files {
+		m.chips.adding(f)
+	}
+	for _, n := range opts.Notices {
+		m.notice(levelInfo, n)
+	}
+	return m
+}
+
+func (m *Model) setDark(dark bool) {
+	m.th = newTheme(dark)
+	m.style = render.DetectStyle(m.opts.Getenv, dark)
+	if m.in.ta.Width() == 0 {
+		m.in = newInput(m.th)
+	} else {
+		m.in.setTheme(m.th)
+	}
+}
+
+// Init starts the sandbox, the launch attachments and the inbox reader.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.inbox.wait(), m.startCmd()}
+	if m.probeKitty {
+		// Terminals that speak kitty graphics answer this query (others
+		// ignore it); the reply upgrades figures from half-blocks.
+		cmds = append(cmds, tea.Raw(render.KittyQuery))
+	}
+	if m.opts.Theme == "" || m.opts.Theme == "auto" {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	for _, f := range m.opts.Files {
+		m.attaching++
+		cmds = append(cmds, m.attachCmd(f, false))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) rc() renderCtx {
+	return renderCtx{width: max(m.width, 20), th: m.th, now: m.opts.Now(), expanded: m.expanded,
+		md: m.md, style: m.style, depth: m.depth, images: m.images}
+}
+
+// View lays out transcript, chips, input (or the confirm prompt) and status.
+func (m *Model) View() tea.View {
+	var v tea.View
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "quarry"
+	if m.width <= 0 || m.height <= 0 || m.quitting {
+		return v
+	}
+	if m.tv != nil {
+		v.SetContent(m.tv.Render(m.width, m.height, m.th))
+		return v
+	}
+	content, cur := m.render()
+	v.SetContent(content)
+	v.Cursor = cur
+	return v
+}
+
+// render draws the main screen; it is View without the tea.View wrapping.
+func (m *Model) render() (string, *tea.Cursor) {
+	rc := m.rc()
+	now := rc.now
+	bottom := m.st.Render(m.width, now, m.th, m.running)
+	var mid string
+	var cur *tea.Cursor
+	if m.confirm != nil {
+		mid = m.confirm.Render(rc)
+	} else {
+		mid = m.in.Render()
+		cur = m.in.cursor()
+	}
+	if ch := m.chips.Render(m.width, m.th); ch != "" {
+		mid = ch + "\n" + mid
+	}
+	sep := m.th.dim.Render(strings.Repeat("─", m.width))
+	fixed := lipgloss.Height(mid) + lipgloss.Height(bottom) + 1
+	th := max(m.height-fixed, 0)
+	body := m.tr.Render(rc, th)
+	if cur != nil {
+		cur.Y += th + 1 + lipgloss.Height(mid) - lipgloss.Height(m.in.Render())
+	}
+	parts := []string{}
+	if th > 0 {
+		parts = append(parts, body)
+	}
+	parts = append(parts, sep, mid, bottom)
+	return strings.Join(parts, "\n"), cur
+}
+
+// transcriptHeight is the rows the transcript gets in the current layout.
+func (m *Model) transcriptHeight() int {
+	mid := lipgloss.Height(m.in.Render())
+	if m.confirm != nil {
+		mid = lipgloss.Height(m.confirm.Render(m.rc()))
+	}
+	if ch := m.chips.Render(m.width, m.th); ch != "" {
+		mid += lipgloss.Height(ch)
+	}
+	return max(m.height-mid-3, 1)
+}

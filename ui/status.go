@@ -1,0 +1,58 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/quarry-cli/quarry/agent"
+)
+
+func lipglossWidth(s string) int { return lipgloss.Width(s) }
+
+// status is what the bottom bar shows.
+type status struct {
+	model    string
+	sandbox  string // starting, ready, busy, restarting, failed
+	progress string // the latest start-up line
+	usage    agent.Usage
+	running  int       // cell number running, 0 for none
+	since    time.Time // when it started
+	hint     string    // a one-off message (e.g. "press Ctrl+C again to quit")
+}
+
+// Render draws the status line and the key help line.
+func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
+	parts := []string{th.statusKey.Render(" " + sanitizeLine(s.model))}
+	sb := "sandbox " + s.sandbox
+	if s.sandbox == "starting" && s.progress != "" {
+		sb += ": " + sanitizeLine(s.progress)
+	}
+	parts = append(parts, sb)
+	if t := s.usage.Total; t.Prompt+t.Completion > 0 {
+		u := fmt.Sprintf("%s tok", groupDigits(t.Prompt+t.Completion))
+		if t.CostUSD > 0 {
+			u += fmt.Sprintf(" · $%.4f", t.CostUSD)
+		}
+		parts = append(parts, u)
+	}
+	switch {
+	case s.running > 0:
+		parts = append(parts, fmt.Sprintf("cell %d %s", s.running, fmtElapsed(now.Sub(s.since))))
+	case busy:
+		parts = append(parts, "answering…")
+	}
+	line := strings.Join(parts, th.status.Render(" · "))
+	line = th.status.Width(width).MaxWidth(width).Render(ansi.Truncate(line, width, "…"))
+
+	help := "enter send · alt+enter newline · pgup/pgdn scroll · ctrl+o expand · ctrl+t table · ctrl+f figure · /help"
+	if busy {
+		help = "esc/ctrl+c cancel · pgup/pgdn scroll · ctrl+o expand · ctrl+t table · ctrl+f figure"
+	}
+	if s.hint != "" {
+		help = sanitizeLine(s.hint) // may hold file names from completion
+	}
+	return line + "\n" + th.help.Render(truncate(help, width))
+}

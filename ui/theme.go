@@ -1,0 +1,56 @@
+package ui
+
+import (
+	"image/color"
+
+	"charm.land/lipgloss/v2"
+)
+
+// theme holds every style of the chat for one background. Colours are picked
+// for light or dark backgrounds; NO_COLOR is honoured by Bubble Tea's renderer,
+// which downsamples styles to the terminal's colour profile.
+type theme struct {
+	dark bool
+
+	user      lipgloss.Style // the "you" gutter
+	assistant lipgloss.Style // the "quarry" gutter
+	dim       lipgloss.Style
+	accent    lipgloss.Style
+	ok        lipgloss.Style
+	warn      lipgloss.Style
+	fail      lipgloss.Style
+	code      lipgloss.Style // gutter of code cells
+	chip      lipgloss.Style
+	chipBusy  lipgloss.Style
+	status    lipgloss.Style
+	statusKey lipgloss.Style
+	help      lipgloss.Style
+	prompt    lipgloss.Style
+	header    lipgloss.Style // table viewer header
+	selected  lipgloss.Style // table viewer selected column
+	border    color.Color
+}
+
+func newTheme(dark bool) *theme {
+	ld := lipgloss.LightDark(dark)
+	c := func(light, darkc string) color.Color { return ld(lipgloss.Color(light), lipgloss.Color(darkc)) }
+	t := &theme{dark: dark}
+	t.user = lipgloss.NewStyle().Bold(true).Foreground(c("#1D4ED8", "#7AA2F7"))
+	t.assistant = lipgloss.NewStyle().Bold(true).Foreground(c("#7C3AED", "#BB9AF7"))
+	t.dim = lipgloss.NewStyle().Foreground(c("#6B7280", "#7F849C"))
+	t.accent = lipgloss.NewStyle().Foreground(c("#0E7490", "#7DCFFF"))
+	t.ok = lipgloss.NewStyle().Foreground(c("#15803D", "#9ECE6A"))
+	t.warn = lipgloss.NewStyle().Foreground(c("#B45309", "#E0AF68"))
+	t.fail = lipgloss.NewStyle().Foreground(c("#B91C1C", "#F7768E"))
+	t.code = lipgloss.NewStyle().Foreground(c("#9CA3AF", "#565F89"))
+	t.chip = lipgloss.NewStyle().Padding(0, 1).Foreground(c("#111827", "#C0CAF5")).Background(c("#E5E7EB", "#292E42"))
+	t.chipBusy = t.chip.Foreground(c("#6B7280", "#7F849C"))
+	t.status = lipgloss.NewStyle().Foreground(c("#374151", "#A9B1D6")).Background(c("#E5E7EB", "#1F2335"))
+	t.statusKey = t.status.Bold(true)
+	t.help = lipgloss.NewStyle().Foreground(c("#6B7280", "#565F89"))
+	t.prompt = lipgloss.NewStyle().Bold(true).Foreground(c("#7C3AED", "#BB9AF7"))
+	t.header = lipgloss.NewStyle().Bold(true).Foreground(c("#111827", "#C0CAF5"))
+	t.selected = lipgloss.NewStyle().Bold(true).Reverse(true)
+	t.border = c("#D1D5DB", "#3B4261")
+	return t
+}

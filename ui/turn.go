@@ -1,0 +1,223 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// ask starts a turn. Ask runs in a Cmd; its events and its end are queued
+// on the inbox, so Update sees them in order.
+func (m *Model) ask(prompt string) tea.Cmd {
+	m.turn++
+	m.running, m.turnErr = true, false
+	if m.st.sandbox == "ready" {
+		m.st.sandbox = "busy"
+	}
+	ctx, cancel := context.WithCancel(m.ctx)
+	m.cancelTurn = cancel
+	turn, b, ib := m.turn, m.opts.Backend, m.inbox
+	return func() tea.Msg {
+		answer, err := b.Ask(ctx, prompt, func(e agent.Event) { ib.send(eventMsg{turn: turn, ev: e}) })
+		ib.send(turnEndMsg{turn: turn, answer: answer, err: err})
+		return nil
+	}
+}
+
+// cancelRun interrupts the running turn: the cell is interrupted, the chat
+// and the kernel's variables stay.
+func (m *Model) cancelRun() {
+	if m.cancelTurn != nil {
+		m.cancelTurn()
+	}
+	if m.confirm != nil {
+		m.confirm.answer(confirmReply{})
+		m.confirm = nil
+	}
+	m.st.hint = "Cancelling…"
+}
+
+// applyInbox applies one queued message.
+func (m *Model) applyInbox(msg any) tea.Cmd {
+	switch msg := msg.(type) {
+	case eventMsg:
+		if msg.turn != m.turn {
+			return nil // a late event of a cancelled turn
+		}
+		return m.applyEvent(msg.ev)
+	case turnEndMsg:
+		if msg.turn == m.turn {
+			m.endTurn(msg)
+		}
+	case progressMsg:
+		m.st.progress = string(msg)
+	case confirmRequest:
+		m.finishStreaming()
+		m.confirm = newConfirmPrompt(msg)
+	}
+	return nil
+}
+
+func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
+	switch ev.Kind {
+	case agent.EventText:
+		if m.cur == nil {
+			m.cur = m.tr.add(&block{kind: kindAssistant, streaming: true})
+		}
+		m.cur.text += ev.Text
+		return m.scheduleStreamTick()
+	case agent.EventRetry:
+		// The deltas of the unfinished response are void.
+		m.dropStreaming()
+		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, fmtDur(ev.Wait), ev.Attempt))
+	case agent.EventCellStart:
+		m.finishStreaming()
+		start := ev.Time
+		if start.IsZero() {
+			start = m.opts.Now()
+		}
+		b := m.tr.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code, started: start}})
+		m.cells[ev.Cell] = b
+		m.st.running, m.st.since = ev.Cell, start
+		return m.scheduleCellTick()
+	case agent.EventCellOutput:
+		if b := m.cells[ev.Cell]; b != nil && ev.Chunk != nil {
+			b.cell.appendOutput(ev.Chunk.Text)
+			b.ver++
+		}
+	case agent.EventCellDone:
+		return m.cellDone(ev)
+	case agent.EventUsage:
+		if ev.Usage != nil {
+			m.st.usage = *ev.Usage
+		}
+	case agent.EventWarning:
+		if ev.Text == "cancelled" {
+			return nil // endTurn says it in full
+		}
+		m.notice(levelWarn, ev.Text)
+	case agent.EventError:
+		m.finishStreaming()
+		m.turnErr = true
+		m.notice(levelError, ev.Text)
+	case agent.EventTurnDone:
+		if m.cur != nil {
+			if ev.Text != "" {
+				m.cur.text = ev.Text
+			}
+			m.finishStreaming()
+		} else if ev.Text != "" {
+			m.tr.add(&block{kind: kindAssistant, text: ev.Text})
+		}
+	}
+	return nil
+}
+
+func (m *Model) cellDone(ev agent.Event) tea.Cmd {
+	b := m.cells[ev.Cell]
+	if b == nil {
+		b = m.tr.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code}})
+		m.cells[ev.Cell] = b
+	}
+	c := b.cell
+	if ev.Code != "" {
+		c.code = ev.Code
+	}
+	r := ev.Result
+	if r == nil {
+		r = &kernel.Result{}
+	}
+	c.result = r
+	c.run = cellDone
+	if e := r.Error; e != nil {
+		switch e.Kind {
+		case kernel.ErrInterrupted:
+			c.run = cellInterrupted
+		default:
+			c.run = cellFailed
+		}
+	}
+	if m.st.running == ev.Cell {
+		m.st.running = 0
+	}
+	b.ver++
+	var cmds []tea.Cmd
+	for _, f := range r.Figures {
+		c.figures = append(c.figures, &figure{file: f})
+		m.lastFigure = f.Path
+		var id uint32
+		if m.kittyOn {
+			id = m.kittyID()
+		}
+		cmds = append(cmds, loadFigure(ev.Cell, f, id, max(m.width-2, 10)))
+	}
+	if r.Value != nil && r.Value.Table != nil {
+		m.lastTable = r.Value.Table
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) endTurn(msg turnEndMsg) {
+	m.finishStreaming()
+	m.running = false
+	if m.cancelTurn != nil {
+		m.cancelTurn()
+		m.cancelTurn = nil
+	}
+	if m.confirm != nil {
+		m.confirm = nil
+	}
+	// A cell that never reported its end was cut short.
+	for _, b := range m.cells {
+		if b.cell.run == cellRunning {
+			b.cell.run, b.cell.result = cellInterrupted, &kernel.Result{}
+			b.ver++
+		}
+	}
+	m.st.running = 0
+	m.st.hint = ""
+	m.settleSandbox()
+	switch {
+	case errors.Is(msg.err, context.Canceled):
+		m.notice(levelWarn, "Interrupted. The chat and the kernel's variables are kept.")
+	case msg.err != nil && !m.turnErr:
+		m.notice(levelError, msg.err.Error())
+	}
+}
+
+// finishStreaming turns the streaming answer into a finished, cached block.
+func (m *Model) finishStreaming() {
+	if m.cur == nil {
+		return
+	}
+	m.cur.streaming = false
+	m.cur.stream, m.cur.streamLines = nil, nil
+	m.cur.ver++
+	if m.cur.text == "" {
+		m.removeBlock(m.cur)
+	}
+	m.cur = nil
+}
+
+func (m *Model) dropStreaming() {
+	if m.cur != nil {
+		m.removeBlock(m.cur)
+		m.cur = nil
+	}
+}
+
+func (m *Model) removeBlock(b *block) {
+	for i := len(m.tr.blocks) - 1; i >= 0; i-- {
+		if m.tr.blocks[i] == b {
+			m.tr.blocks = append(m.tr.blocks[:i], m.tr.blocks[i+1:]...)
+			if m.tr.anchor != nil && m.tr.anchor.block >= i {
+				m.tr.anchor = nil
+			}
+			return
+		}
+	}
+}

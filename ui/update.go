@@ -1,0 +1,311 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
+)
+
+// Messages the model's own commands return.
+type (
+	startedMsg  struct{ err error }
+	attachedMsg struct {
+		path    string
+		profile kernel.Profile
+		err     error
+	}
+	resetMsg    struct{ err error }
+	modelSetMsg struct {
+		name string
+		err  error
+	}
+	streamTickMsg struct{}
+	cellTickMsg   struct{}
+	openedMsg     struct{ err error }
+)
+
+// Tick rates: the streaming answer is re-rendered at most ~15 times a second;
+// a running cell's elapsed time moves once a second. Neither ticks while idle.
+const (
+	streamEvery = time.Second / 15
+	cellEvery   = time.Second
+)
+
+// Update applies one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case inboxMsg:
+		var cmds []tea.Cmd
+		for _, one := range msg {
+			cmds = append(cmds, m.applyInbox(one))
+		}
+		return m, tea.Batch(append(cmds, m.inbox.wait())...)
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.in.setWidth(m.width)
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if m.opts.Theme == "" || m.opts.Theme == "auto" {
+			m.setDark(msg.IsDark())
+		}
+		return m, nil
+	case uv.KittyGraphicsEvent:
+		// The reply to render.KittyQuery (image id 31): "OK" means kitty
+		// graphics work; figures from now on use them.
+		if m.probeKitty && msg.Options.ID == 31 && string(msg.Payload) == "OK" {
+			m.images, m.kittyOn = render.ProtocolKitty, true
+		}
+		return m, nil
+	case startedMsg:
+		m.started = true
+		if msg.err != nil {
+			m.st.sandbox = "failed"
+			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
+		} else if m.st.sandbox == "starting" {
+			m.st.sandbox = "ready"
+			if m.running || m.attaching > 0 {
+				m.st.sandbox = "busy"
+			}
+		}
+		return m, m.flushPending()
+	case attachedMsg:
+		m.attaching--
+		m.chips.done(msg.path, msg.profile, msg.err)
+		if msg.err != nil {
+			m.notice(levelError, msg.err.Error())
+		}
+		m.settleSandbox()
+		return m, nil
+	case resetMsg:
+		if msg.err != nil {
+			m.st.sandbox = "failed"
+			m.notice(levelError, "Reset failed: "+msg.err.Error())
+		} else {
+			m.st.sandbox = "ready"
+			m.notice(levelInfo, "Fresh kernel with the same files; the model forgot the conversation.")
+		}
+		return m, nil
+	case modelSetMsg:
+		if msg.err != nil {
+			m.notice(levelError, "/model: "+msg.err.Error())
+		} else {
+			m.st.model = msg.name
+			m.notice(levelInfo, "Model: "+msg.name)
+		}
+		return m, nil
+	case figureMsg:
+		if b := m.cells[msg.cell]; b != nil {
+			for i, f := range b.cell.figures {
+				if f.file.Path == msg.fig.file.Path {
+					b.cell.figures[i] = msg.fig
+				}
+			}
+			b.ver++
+		}
+		if msg.fig.transmit != "" {
+			m.kittyIDs = append(m.kittyIDs, msg.fig.kitty.ID)
+			seq := msg.fig.transmit
+			msg.fig.transmit = "" // sent once; placeholders show it from now on
+			return m, tea.Raw(seq)
+		}
+		return m, nil
+	case streamTickMsg:
+		m.streamTick = false
+		if m.cur != nil {
+			m.cur.streamDirty = true
+		}
+		return m, nil
+	case cellTickMsg:
+		m.cellTick = false
+		return m, m.scheduleCellTick()
+	case openedMsg:
+		if msg.err != nil {
+			m.notice(levelError, "Could not open the figure: "+msg.err.Error())
+		}
+		return m, nil
+	case pasteMsg:
+		return m, m.applyPaste(msg)
+	case completionMsg:
+		if m.in.value() == "/attach "+msg.prefix {
+			m.in.setValue("/attach " + msg.value)
+			if len(msg.options) > 0 {
+				m.st.hint = truncate(strings.Join(msg.options, "  "), max(m.width, 20))
+			}
+		}
+		return m, nil
+	case editorReadyMsg, editedMsg:
+		return m, m.confirmEditMsg(msg)
+	case tea.PasteMsg:
+		if m.tv != nil || m.confirm != nil {
+			return m, nil
+		}
+		if paths := pastedPaths(msg.Content); paths != nil {
+			return m, checkPaste(msg.Content, paths, m.opts.CheckFile)
+		}
+		return m, m.in.HandleMsg(msg)
+	case tea.MouseWheelMsg:
+		if m.tv != nil {
+			m.tv.HandleMsg(msg, m.height)
+			return m, nil
+		}
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			m.tr.scroll(m.rc(), m.transcriptHeight(), -3)
+		case tea.MouseWheelDown:
+			m.tr.scroll(m.rc(), m.transcriptHeight(), 3)
+		}
+		return m, nil
+	case tea.KeyPressMsg:
+		return m, m.handleKey(msg)
+	}
+	return m, nil
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := msg.String()
+	if k != "ctrl+c" {
+		m.quitArmed = false
+		m.st.hint = ""
+	}
+	if m.tv != nil && k != "ctrl+c" {
+		m.tv.HandleMsg(msg, m.height)
+		if m.tv.closed {
+			m.tv = nil
+		}
+		return nil
+	}
+	m.tv = nil // ctrl+c leaves the table and acts as usual
+	if m.confirm != nil {
+		return m.confirmKey(k)
+	}
+	h := m.transcriptHeight()
+	switch k {
+	case "ctrl+c":
+		if m.running {
+			m.cancelRun()
+			return nil
+		}
+		if m.quitArmed {
+			return m.quit()
+		}
+		m.quitArmed = true
+		m.st.hint = "Press Ctrl+C again to quit."
+		return nil
+	case "esc":
+		if m.running {
+			m.cancelRun()
+		}
+		return nil
+	case "pgup":
+		m.tr.scroll(m.rc(), h, -max(h-2, 1))
+		return nil
+	case "pgdown":
+		m.tr.scroll(m.rc(), h, max(h-2, 1))
+		return nil
+	case "alt+up", "ctrl+up":
+		m.tr.scroll(m.rc(), h, -1)
+		return nil
+	case "alt+down", "ctrl+down":
+		m.tr.scroll(m.rc(), h, 1)
+		return nil
+	case "ctrl+end":
+		m.tr.toBottom()
+		return nil
+	case "ctrl+home":
+		m.tr.toTop()
+		return nil
+	case "ctrl+o":
+		m.expanded = !m.expanded
+		return nil
+	case "ctrl+t":
+		if m.lastTable == nil {
+			m.st.hint = "No table yet."
+			return nil
+		}
+		m.tv = newTableView(m.lastTable)
+		return nil
+	case "ctrl+f":
+		if m.lastFigure == "" {
+			m.st.hint = "No figure yet."
+			return nil
+		}
+		return m.openCmd(m.lastFigure)
+	case "enter":
+		return m.submit()
+	case "tab":
+		if v := m.in.value(); strings.HasPrefix(v, "/attach ") {
+			return completePath(strings.TrimPrefix(v, "/attach "))
+		}
+		return nil
+	case "up", "down":
+		if m.in.browsing() && m.in.ta.LineCount() <= 1 {
+			if k == "up" {
+				m.in.historyUp()
+			} else {
+				m.in.historyDown()
+			}
+			return nil
+		}
+	}
+	return m.in.HandleMsg(msg)
+}
+
+// submit sends the input: a slash command or a question.
+func (m *Model) submit() tea.Cmd {
+	text := strings.TrimSpace(m.in.value())
+	if text == "" {
+		return nil
+	}
+	if strings.HasPrefix(text, "/") {
+		m.in.remember(text)
+		m.in.reset()
+		return m.slash(text)
+	}
+	if m.running {
+		m.st.hint = "An answer is running: wait for it, or press Esc to cancel it."
+		return nil
+	}
+	m.in.remember(text)
+	m.in.reset()
+	m.tr.toBottom()
+	m.tr.add(&block{kind: kindUser, text: text})
+	return m.ask(text)
+}
+
+func (m *Model) notice(level noticeLevel, text string) {
+	m.tr.add(&block{kind: kindNotice, level: level, text: text})
+}
+
+func (m *Model) settleSandbox() {
+	if m.st.sandbox == "busy" && !m.running && m.attaching <= 0 {
+		m.st.sandbox = "ready"
+	}
+}
+
+func (m *Model) quit() tea.Cmd {
+	m.quitting = true
+	if m.cancelTurn != nil {
+		m.cancelTurn()
+	}
+	return tea.Quit
+}
+
+func (m *Model) scheduleStreamTick() tea.Cmd {
+	if m.streamTick {
+		return nil
+	}
+	m.streamTick = true
+	return tea.Tick(streamEvery, func(time.Time) tea.Msg { return streamTickMsg{} })
+}
+
+func (m *Model) scheduleCellTick() tea.Cmd {
+	if m.cellTick || m.st.running == 0 {
+		return nil
+	}
+	m.cellTick = true
+	return tea.Tick(cellEvery, func(time.Time) tea.Msg { return cellTickMsg{} })
+}
