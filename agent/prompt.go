@@ -54,6 +54,9 @@ func profileText(p kernel.Profile, examples bool) string {
 	if p.Decimal != "" && p.Decimal != "." {
 		facts = append(facts, fmt.Sprintf("decimal %q", p.Decimal))
 	}
+	if p.Thousands != "" {
+		facts = append(facts, fmt.Sprintf("thousands %q", p.Thousands))
+	}
 	switch {
 	case p.HeaderRow < 0:
 		facts = append(facts, "no header row")
@@ -62,14 +65,33 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	fmt.Fprintf(&b, "- %s (%s)", path, strings.Join(facts, ", "))
 	if p.Error != "" {
-		fmt.Fprintf(&b, "\n  could not be profiled: %s", clip(p.Error, 200))
+		fmt.Fprintf(&b, "\n  could not be profiled: %s", oneLine(p.Error, 200))
 	}
+	if call := readCall(p, path); call != "" {
+		fmt.Fprintf(&b, "\n  read with: %s", call)
+	}
+	writeNotes(&b, "  ", p.Notes)
 	writeColumns(&b, "  ", p.Columns, p.Head, examples)
 	for _, s := range p.Sheets {
-		fmt.Fprintf(&b, "\n  sheet %q: %d rows", s.Name, s.Rows)
+		fmt.Fprintf(&b, "\n  sheet %s: %d rows", pyStr(s.Name), s.Rows)
+		writeNotes(&b, "    ", s.Notes)
 		writeColumns(&b, "    ", s.Columns, s.Head, examples)
 	}
 	return b.String()
+}
+
+// writeNotes adds the profile's remarks (a sample, an estimated row count):
+// the model must know when dtypes and counts are not the whole file's.
+func writeNotes(b *strings.Builder, indent string, notes []string) {
+	for _, n := range notes[:min(len(notes), 5)] {
+		fmt.Fprintf(b, "\n%snote: %s", indent, oneLine(n, 300))
+	}
+}
+
+// oneLine clips kernel text and folds its line breaks, so it cannot start
+// a line of its own in the prompt.
+func oneLine(s string, n int) string {
+	return clip(strings.Join(strings.Fields(s), " "), n)
 }
 
 // maxPromptColumns keeps very wide files from filling the prompt.
@@ -81,7 +103,10 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head 
 	}
 	parts := make([]string, 0, min(len(cols), maxPromptColumns)+1)
 	for _, c := range cols[:min(len(cols), maxPromptColumns)] {
-		s := fmt.Sprintf("%s: %s", clip(c.Name, 60), c.Dtype)
+		s := fmt.Sprintf("%s: %s", oneLine(c.Name, 60), c.Dtype)
+		if c.DateFormat != "" {
+			s += fmt.Sprintf(" (parsed from text %q)", c.DateFormat)
+		}
 		if c.Nulls > 0 {
 			s += fmt.Sprintf(", %d missing", c.Nulls)
 		}

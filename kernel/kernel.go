@@ -88,19 +88,25 @@ type File struct {
 
 // Profile describes an attached file, computed inside the sandbox.
 type Profile struct {
-	Name      string     `json:"name"` // base name, visible at Path
-	Path      string     `json:"path"` // /data/<name>
-	Size      int64      `json:"size"`
-	Kind      string     `json:"kind"` // csv, excel, json, parquet, text, other
-	Encoding  string     `json:"encoding,omitempty"`
-	Delimiter string     `json:"delimiter,omitempty"`
-	Decimal   string     `json:"decimal,omitempty"`
+	Name      string `json:"name"` // base name, visible at Path
+	Path      string `json:"path"` // /data/<name>
+	Size      int64  `json:"size"`
+	Kind      string `json:"kind"` // csv, excel, json, parquet, text, other
+	Encoding  string `json:"encoding,omitempty"`
+	Delimiter string `json:"delimiter,omitempty"`
+	Decimal   string `json:"decimal,omitempty"`
+	// Thousands is the digit-group separator the numbers use ("." in
+	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
+	Thousands string     `json:"thousands,omitempty"`
 	HeaderRow int        `json:"header_row"` // 0-based; -1 when there is no header
 	Rows      int        `json:"rows"`
 	Columns   []Column   `json:"columns,omitempty"`
 	Head      [][]string `json:"head,omitempty"`
 	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks
 	Error     string     `json:"error,omitempty"`  // profiling failed; the file is still attached
+	// Notes say where the profile is partial, e.g. computed from the first
+	// rows of a large file with the row count estimated.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Column is one column of a profiled file.
@@ -109,6 +115,9 @@ type Column struct {
 	Dtype    string   `json:"dtype"`
 	Nulls    int      `json:"nulls"`
 	Examples []string `json:"examples,omitempty"`
+	// DateFormat is the strftime format of a text column parsed as dates
+	// (e.g. "%d.%m.%Y"); read_csv needs parse_dates and date_format for it.
+	DateFormat string `json:"date_format,omitempty"`
 }
 
 // Sheet is one sheet of an Excel workbook.
@@ -117,4 +126,5 @@ type Sheet struct {
 	Rows    int        `json:"rows"`
 	Columns []Column   `json:"columns,omitempty"`
 	Head    [][]string `json:"head,omitempty"`
+	Notes   []string   `json:"notes,omitempty"` // e.g. only the first rows were read
 }

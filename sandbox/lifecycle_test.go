@@ -172,7 +172,7 @@ func TestProfileEuropeanCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != "csv" || (p.Encoding != "cp1252" && p.Encoding != "latin-1") || p.Delimiter != ";" || p.Decimal != "," || p.HeaderRow != 0 || p.Rows != 41 {
+	if p.Kind != "csv" || (p.Encoding != "cp1252" && p.Encoding != "latin-1") || p.Delimiter != ";" || p.Decimal != "," || p.Thousands != "." || p.HeaderRow != 0 || p.Rows != 41 || len(p.Notes) != 0 {
 		t.Fatalf("profile %+v", p)
 	}
 	cols := map[string]kernel.Column{}

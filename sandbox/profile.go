@@ -3,10 +3,17 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
+
+// profileLimits lower the kernel's sampling threshold (bytes above which a
+// CSV is profiled from its first rows) and sample size; zero keeps the
+// kernel's defaults (64 MB, 200,000 rows). Tests set them to sample small files.
+var profileLimits struct{ fullBytes, sampleRows atomic.Int64 }
 
 // profile asks the kernel to profile a file in /data. It runs in the
 // kernel's own namespace, not the user's, and is bounded like a cell.
@@ -21,7 +28,11 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 	k.want.Store(id)
 	defer k.want.Store(0)
 	fallback := kernel.Profile{Name: path[len(dataDir)+1:], Path: path, HeaderRow: -1}
-	if err := k.send(map[string]any{"op": "profile", "id": id, "path": path}); err != nil {
+	msg := map[string]any{"op": "profile", "id": id, "path": path}
+	if b, r := profileLimits.fullBytes.Load(), profileLimits.sampleRows.Load(); b > 0 || r > 0 {
+		msg["limits"] = map[string]int64{"full_bytes": b, "sample_rows": r}
+	}
+	if err := k.send(msg); err != nil {
 		return fallback, s.engineError(err)
 	}
 	timer := time.NewTimer(s.opts.Timeout)
@@ -38,6 +49,7 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 			}
 			p := *f.Profile
 			p.Name, p.Path = fallback.Name, path // the host knows the name; the kernel's copy is untrusted
+			boundProfile(&p)
 			return p, nil
 		case <-k.done:
 			// Profiling is not the user's code: replace the kernel, keep the file.
@@ -81,4 +93,40 @@ func (s *Session) abandonProfile(k *kconn, id int64, p kernel.Profile, why strin
 	}
 	p.Error = why + "; the kernel was restarted and earlier variables are lost"
 	return p, nil
+}
+
+// boundProfile caps the free text the kernel reports (it reaches the model's
+// prompt): separators are a few bytes, notes few and short.
+func boundProfile(p *kernel.Profile) {
+	for _, f := range []*string{&p.Encoding, &p.Delimiter, &p.Decimal, &p.Thousands} {
+		if len(*f) > 16 {
+			*f = ""
+		}
+	}
+	p.Notes = boundNotes(p.Notes)
+	for i := range p.Sheets {
+		p.Sheets[i].Notes = boundNotes(p.Sheets[i].Notes)
+	}
+	for i := range p.Columns {
+		if len(p.Columns[i].DateFormat) > 32 {
+			p.Columns[i].DateFormat = ""
+		}
+	}
+}
+
+func boundNotes(notes []string) []string {
+	const maxNotes, maxLen = 8, 400
+	if len(notes) > maxNotes {
+		notes = notes[:maxNotes]
+	}
+	for i, n := range notes {
+		if len(n) > maxLen {
+			cut := maxLen
+			for cut > 0 && !utf8.RuneStart(n[cut]) {
+				cut--
+			}
+			notes[i] = n[:cut] + "…"
+		}
+	}
+	return notes
 }

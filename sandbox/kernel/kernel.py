@@ -177,7 +177,7 @@ def run_profile(msg):
     try:
         state.running = True
         try:
-            prof = profile_mod.profile(msg['path'])
+            prof = profile_mod.profile(msg['path'], msg.get('limits'))
         finally:
             state.running = False
     except KeyboardInterrupt:

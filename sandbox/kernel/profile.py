@@ -4,6 +4,7 @@
 # pass for row count and encoding, pandas on at most FULL_BYTES or SAMPLE_ROWS.
 import codecs
 import csv
+import datetime
 import io
 import os
 import re
@@ -19,6 +20,12 @@ CELL = 60
 _NUM_COMMA = re.compile(r'^[+-]?(\d{1,3}(\.\d{3})+|\d+)?,\d+$')
 _NUM_DOT = re.compile(r'^[+-]?(\d{1,3}(,\d{3})+|\d+)?\.\d+$')
 _THOUSANDS_DOT = re.compile(r'^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$')
+_THOUSANDS_COMMA = re.compile(r'^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$')
+# Text dates read_csv should parse, tried in order. The two slashed forms
+# are ambiguous: a column that fits both gets no format rather than a guess.
+_DATE_FORMATS = ('%Y-%m-%d', '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%d.%m.%Y',
+                 '%d.%m.%Y %H:%M', '%d.%m.%Y %H:%M:%S', '%d/%m/%Y', '%m/%d/%Y')
+_DATE_SHAPE = re.compile(r'^\d{1,4}[-./]\d{1,2}[-./]\d{1,4}([ T][\d:]{4,8})?$')
 
 
 def short(v):
@@ -102,7 +109,11 @@ def sniff(text):
 
 
 def detect_decimal(lines, delim):
-    comma = dot = thousands_dot = 0
+    """The decimal mark, and the thousands separator when the numbers use one
+    and no number contradicts it (with thousands='.', a '3.5' would read as 35)."""
+    comma = dot = 0
+    seps = {'.': 0, ',': 0}
+    clash = {'.': 0, ',': 0}
     for row in csv.reader(lines[1:200], delimiter=delim):
         for cell in row:
             c = cell.strip()
@@ -111,10 +122,42 @@ def detect_decimal(lines, delim):
             elif _NUM_DOT.match(c):
                 dot += 1
             if _THOUSANDS_DOT.match(c):
-                thousands_dot += 1
+                seps['.'] += 1
+            elif _NUM_DOT.match(c):
+                clash['.'] += 1
+            if _THOUSANDS_COMMA.match(c):
+                seps[','] += 1
+            elif _NUM_COMMA.match(c):
+                clash[','] += 1
     decimal = ',' if comma > dot else '.'
-    thousands = '.' if decimal == ',' and thousands_dot else None
+    other = '.' if decimal == ',' else ','
+    thousands = other if seps[other] and not clash[other] else None
     return decimal, thousands
+
+
+def detect_dates(lines, delim, names):
+    """{column name: strftime format} for text columns that hold dates in one
+    format; read_csv then parses them (and keeps thousands='.' off them)."""
+    rows = list(csv.reader(lines[1:200], delimiter=delim))
+    found = {}
+    for i, name in enumerate(names[:MAX_COLUMNS]):
+        vals = [r[i].strip() for r in rows if i < len(r) and r[i].strip()]
+        if not vals or not all(_DATE_SHAPE.match(v) for v in vals):
+            continue
+        fits = [f for f in _DATE_FORMATS if all(_fits(v, f) for v in vals)]
+        if '%d/%m/%Y' in fits and '%m/%d/%Y' in fits:
+            continue
+        if fits and name not in found:
+            found[name] = fits[0]
+    return found
+
+
+def _fits(v, fmt):
+    try:
+        datetime.datetime.strptime(v, fmt)
+        return True
+    except ValueError:
+        return False
 
 
 def _numeric(s, decimal):
@@ -167,7 +210,7 @@ def head_of(df):
     return [[short(v) for v in row] for row in df.head(HEAD_ROWS).itertuples(index=False, name=None)]
 
 
-def profile_csv(path, size, head, out):
+def profile_csv(path, size, head, out, limits):
     import pandas as pd
     lines_total, utf8 = scan(path, size)
     enc = detect_encoding(head, utf8)
@@ -180,40 +223,86 @@ def profile_csv(path, size, head, out):
               low_memory=False, on_bad_lines='skip')
     if thousands:
         kw['thousands'] = thousands
-    if size > FULL_BYTES:
-        kw['nrows'] = SAMPLE_ROWS
-    df = pd.read_csv(path, **kw)
-    if size > FULL_BYTES and len(df) == SAMPLE_ROWS:
+        out['thousands'] = thousands
+    dates = {}
+    if has_header:
+        names = next(csv.reader(lines[:1], delimiter=delim), [])
+        dates = detect_dates(lines, delim, names)
+        if dates:
+            kw['parse_dates'] = list(dates)
+            kw['date_format'] = dates
+    sampled = size > limits['full_bytes']
+    if sampled:
+        kw['nrows'] = limits['sample_rows']
+    try:
+        df = pd.read_csv(path, **kw)
+    except UnicodeDecodeError:
+        if enc != 'cp1252':
+            raise
+        # cp1252 leaves five bytes undefined; latin-1 decodes every byte.
+        kw['encoding'] = out['encoding'] = 'latin-1'
+        df = pd.read_csv(path, **kw)
+    except ValueError:
+        if 'parse_dates' not in kw:
+            raise
+        # A header name pandas spells differently: profile without dates
+        # rather than not at all.
+        del kw['parse_dates'], kw['date_format']
+        dates = {}
+        df = pd.read_csv(path, **kw)
+    if sampled and len(df) == limits['sample_rows']:
         # Counted by newlines: quoted newlines inside fields make it an estimate.
-        # Not an error: dtypes, nulls and examples come from the first
-        # SAMPLE_ROWS rows (kernel.Profile has no field to say so).
         out['rows'] = max(lines_total - (1 if has_header else 0), len(df))
+        out['notes'] = ['sampled: the file is %s, so dtypes, missing counts and examples come from '
+                        'its first %d rows only; the row count %d is an estimate from counting lines'
+                        % (_size(size), len(df), out['rows'])]
     else:
         out['rows'] = int(len(df))
-    out['columns'] = columns_of(df)
+    cols = columns_of(df)
+    if dates:
+        for c in cols:
+            if c['name'] in dates and c['dtype'].startswith('datetime'):
+                c['date_format'] = dates[c['name']]
+    out['columns'] = cols
     out['head'] = head_of(df)
 
 
-def profile_excel(path, out):
+def _size(n):
+    for unit in ('bytes', 'KB', 'MB', 'GB'):
+        if n < 1024 or unit == 'GB':
+            return '%d %s' % (n, unit) if unit == 'bytes' else '%.1f %s' % (n, unit)
+        n /= 1024.0
+
+
+def profile_excel(path, out, limits):
     import pandas as pd
-    sheets = pd.read_excel(path, sheet_name=None, nrows=SAMPLE_ROWS)
+    rows = limits['sample_rows']
+    sheets = pd.read_excel(path, sheet_name=None, nrows=rows)
     out['sheets'] = []
     total = 0
     for name, df in list(sheets.items())[:50]:
-        out['sheets'].append({'name': short(name), 'rows': int(len(df)), 'columns': columns_of(df), 'head': head_of(df)})
+        sheet = {'name': short(name), 'rows': int(len(df)), 'columns': columns_of(df), 'head': head_of(df)}
+        if len(df) == rows:
+            sheet['notes'] = ['sampled: only the first %d rows of this sheet were read; it may have more' % rows]
+        out['sheets'].append(sheet)
         total += len(df)
     out['rows'] = int(total)
     out['header_row'] = 0
     if out['sheets']:
         first = out['sheets'][0]
         out['columns'], out['head'] = first['columns'], first['head']
+    if len(sheets) > 50:
+        out['notes'] = ['the workbook has %d sheets; only the first 50 are profiled' % len(sheets)]
 
 
-def profile_json(path, size, out):
+def profile_json(path, size, out, limits):
     import pandas as pd
     lines = path.lower().endswith(('.jsonl', '.ndjson'))
-    df = pd.read_json(path, lines=lines, nrows=SAMPLE_ROWS if lines else None)
+    rows = limits['sample_rows']
+    df = pd.read_json(path, lines=lines, nrows=rows if lines else None)
     out['rows'] = int(len(df))
+    if lines and len(df) == rows:
+        out['notes'] = ['sampled: only the first %d lines were read; the file may have more' % rows]
     out['columns'] = columns_of(df)
     out['head'] = head_of(df)
 
@@ -226,7 +315,13 @@ def profile_parquet(path, out):
     out['head'] = head_of(df)
 
 
-def profile(path):
+def profile(path, limits=None):
+    """limits may lower full_bytes and sample_rows (tests do, to sample a
+    small file); values from the host are clamped to the defaults."""
+    lim = {'full_bytes': FULL_BYTES, 'sample_rows': SAMPLE_ROWS}
+    for k, v in (limits or {}).items():
+        if k in lim and isinstance(v, int) and 0 < v < lim[k]:
+            lim[k] = v
     size = os.path.getsize(path)
     with open(path, 'rb') as f:
         head = f.read(SNIFF_BYTES)
@@ -235,11 +330,11 @@ def profile(path):
     out['kind'] = kind
     try:
         if kind == 'csv':
-            profile_csv(path, size, head, out)
+            profile_csv(path, size, head, out, lim)
         elif kind == 'excel':
-            profile_excel(path, out)
+            profile_excel(path, out, lim)
         elif kind == 'json':
-            profile_json(path, size, out)
+            profile_json(path, size, out, lim)
         elif kind == 'parquet':
             profile_parquet(path, out)
     except Exception as e:
