@@ -35,7 +35,7 @@ func runChat(f cliFlags, stderr io.Writer) int {
 	cfg, notice, err := config.Resolve(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "quarry: %v\n", err)
-		return exitFailed
+		return exitUsage
 	}
 	for _, p := range f.files {
 		if err := session.CheckFile(p); err != nil {
