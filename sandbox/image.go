@@ -2,23 +2,102 @@ package sandbox
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
-)
+	"time"
 
-// CONTRACT (lead): the image owner fills these in.
+	cerrdefs "github.com/containerd/errdefs"
+)
 
 // ImageRef is the tag of the image built from the current recipe,
 // quarry-sandbox:<recipe hash>.
-func ImageRef() string { return "quarry-sandbox:" + RecipeHash() }
+func ImageRef() string { return imageRepo + ":" + RecipeHash() }
 
 // RecipeHash identifies the image recipe (package list, Dockerfile, setup).
-func RecipeHash() string { return "dev" }
+func RecipeHash() string { return currentRecipe.hash() }
 
 // ImagePresent reports whether the image for the current recipe exists.
-func (e *Engine) ImagePresent(ctx context.Context) (bool, error) { return false, errTODO }
+func (e *Engine) ImagePresent(ctx context.Context) (bool, error) {
+	return e.imageExists(ctx, ImageRef())
+}
+
+func (e *Engine) imageExists(ctx context.Context, ref string) (bool, error) {
+	_, err := e.cli.ImageInspect(ctx, ref)
+	if err == nil {
+		return true, nil
+	}
+	if cerrdefs.IsNotFound(err) {
+		return false, nil
+	}
+	return false, fmt.Errorf("image inspect %s: %w", ref, err)
+}
 
 // BuildImage builds the image for the current recipe, writing progress to w.
-func (e *Engine) BuildImage(ctx context.Context, w io.Writer) error { return errTODO }
+// It uses the Dockerfile when its base image is already in the engine (no
+// registry is assumed), and otherwise debootstraps from the host's Debian
+// mirror, which needs root.
+func (e *Engine) BuildImage(ctx context.Context, w io.Writer) error {
+	return e.BuildImageWith(ctx, w, BuildAuto)
+}
+
+// BuildPath selects how BuildImageWith builds the image.
+type BuildPath string
+
+const (
+	BuildAuto        BuildPath = "auto"        // Dockerfile when its base is present, else debootstrap
+	BuildDockerfile  BuildPath = "dockerfile"  // docker build FROM debian:trixie-slim
+	BuildDebootstrap BuildPath = "debootstrap" // offline: debootstrap + import
+)
+
+// BuildImageWith builds the image for the current recipe by the given path.
+func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath) error {
+	if w == nil {
+		w = io.Discard
+	}
+	start := time.Now()
+	ref := ImageRef()
+	if path == BuildAuto || path == "" {
+		path = BuildDebootstrap
+		if ok, err := e.imageExists(ctx, dockerfileTag); err != nil {
+			return err
+		} else if ok {
+			path = BuildDockerfile
+		}
+	}
+	var err error
+	switch path {
+	case BuildDockerfile:
+		fmt.Fprintf(w, "building %s with the Dockerfile (FROM %s)\n", ref, dockerfileTag)
+		err = e.buildDockerfile(ctx, w, currentRecipe, ref)
+	case BuildDebootstrap:
+		if err := debootstrapPreflight(); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "building %s offline with debootstrap (no %s in the engine)\n", ref, dockerfileTag)
+		err = e.buildDebootstrap(ctx, w, currentRecipe, ref, start)
+	default:
+		return fmt.Errorf("image build: unknown build path %q: use auto, dockerfile or debootstrap", path)
+	}
+	if err != nil {
+		return err
+	}
+	size := ""
+	if info, err := e.cli.ImageInspect(ctx, ref); err == nil {
+		size = fmt.Sprintf(", %d MB", info.Size/1_000_000)
+	}
+	fmt.Fprintf(w, "built %s in %s%s\n", ref, time.Since(start).Round(time.Second), size)
+	return nil
+}
 
 // EnsureImage builds the image when it is missing or its recipe changed.
-func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error { return errTODO }
+func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
+	ok, err := e.ImagePresent(ctx)
+	if err != nil || ok {
+		return err
+	}
+	return e.BuildImage(ctx, w)
+}
+
+// ErrNeedRoot says the offline build needs privileges the process lacks.
+var ErrNeedRoot = errors.New("building the sandbox image needs root (debootstrap): run `sudo quarry sandbox build` or `make image`")

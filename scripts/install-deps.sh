@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install the host tools quarry's build and tests use when they are missing:
+# debootstrap (offline sandbox image build) and tmux (TUI end-to-end tests).
+# Idempotent and quiet when everything is there.
+set -euo pipefail
+
+log() { echo "install-deps: $*" >&2; }
+
+missing=()
+command -v debootstrap >/dev/null 2>&1 || [[ -x /usr/sbin/debootstrap ]] || missing+=(debootstrap)
+command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+# bookworm's keyring already carries trixie's keys; older hosts need a newer one.
+if [[ -d /usr/share/keyrings ]] && ! ls /usr/share/keyrings/debian-archive-trixie-*.gpg >/dev/null 2>&1 &&
+	command -v apt-get >/dev/null 2>&1 && grep -qi debian /etc/os-release 2>/dev/null; then
+	missing+=(debian-archive-keyring)
+fi
+((${#missing[@]} == 0)) && exit 0
+
+SUDO=()
+if [[ $(id -u) -ne 0 ]]; then
+	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		SUDO=(sudo -n)
+	else
+		log "missing: ${missing[*]}. Run: sudo apt-get install -y ${missing[*]}"
+		exit 1
+	fi
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	log "missing: ${missing[*]}, and this is not a Debian/Ubuntu system: install them with your package manager"
+	exit 1
+fi
+log "installing ${missing[*]}"
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
