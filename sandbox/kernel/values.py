@@ -123,28 +123,29 @@ def changed_files(before):
 
 def kill_others():
     """After an interrupt, processes the cell started (subprocesses,
-    setsid children) would keep spinning: kill everything but init and us,
-    and wait (briefly) until they are really gone."""
-    me, killed = os.getpid(), []
-    for name in os.listdir('/proc'):
-        if not name.isdigit() or int(name) in (1, me):
-            continue
-        try:
-            os.kill(int(name), signal.SIGKILL)
-            killed.append(int(name))
-        except OSError:
-            pass
-    total = len(killed)
-    deadline = time.monotonic() + 2
-    while killed and time.monotonic() < deadline:
+    setsid children, a fork bomb) would keep running: kill everything but
+    init and us, pass after pass, since a process may fork between the
+    listing and its kill; stop when a pass finds nothing alive."""
+    me, total = os.getpid(), 0
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        pids = [int(n) for n in os.listdir('/proc')
+                if n.isdigit() and int(n) not in (1, me)]
+        live = [p for p in pids if alive(p)]
+        if not live:
+            break
+        for p in live:
+            try:
+                os.kill(p, signal.SIGKILL)
+                total += 1
+            except OSError:
+                pass
         try:
             while os.waitpid(-1, os.WNOHANG)[0] != 0:
                 pass
         except ChildProcessError:
             pass
-        killed = [p for p in killed if alive(p)]
-        if killed:
-            time.sleep(0.01)
+        time.sleep(0.005)
     return total
 
 
