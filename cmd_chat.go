@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -66,6 +68,18 @@ func runChat(f cliFlags, stderr io.Writer) int {
 	if notice != "" {
 		opts.Notices = append(opts.Notices, notice)
 	}
+	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox
+	// is still removed; Bubble Tea itself handles SIGTERM.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		select {
+		case <-hup:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	runErr := ui.Run(ctx, opts)
 	cancel()
 

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -20,9 +21,12 @@ func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) error 
 	// Bubble Tea flushes on a frame ticker even when nothing changed; that
 	// ticker is all an idle chat costs (measured: ~1.5% of a core at 60 fps),
 	// so run it at 30 fps: still twice the streaming rate, half the wakeups.
-	teaOpts = append([]tea.ProgramOption{tea.WithFPS(frameRate)}, teaOpts...)
+	teaOpts = append([]tea.ProgramOption{tea.WithFPS(frameRate), tea.WithContext(ctx)}, teaOpts...)
 	p := tea.NewProgram(m, teaOpts...)
 	_, err := p.Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil // the caller ended the chat (a hang-up): not a terminal failure
+	}
 	// Free the kitty images this chat sent (quarry's own escapes).
 	for _, id := range m.kittyIDs {
 		fmt.Fprint(os.Stdout, render.KittyDelete(id))
