@@ -96,15 +96,20 @@ func (e *Engine) createVolumes(ctx context.Context, sessionID string, lim Limits
 	}); err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
-	opts := fmt.Sprintf("size=%d,nr_inodes=%d,uid=1000,gid=1000,mode=0700,nosuid,nodev,noexec",
-		lim.OutputSize, lim.outputInodes())
 	if _, err := e.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
 		Name: output, Driver: "local", Labels: labels(sessionID, "output"),
-		DriverOpts: map[string]string{"type": "tmpfs", "device": "tmpfs", "o": opts},
+		DriverOpts: outputDriverOpts(lim),
 	}); err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
 	return nil
+}
+
+// outputDriverOpts make /output a tmpfs capped in bytes and inodes.
+func outputDriverOpts(lim Limits) map[string]string {
+	o := fmt.Sprintf("size=%d,nr_inodes=%d,uid=1000,gid=1000,mode=0700,nosuid,nodev,noexec",
+		lim.OutputSize, lim.outputInodes())
+	return map[string]string{"type": "tmpfs", "device": "tmpfs", "o": o}
 }
 
 // containerOptions is the hardened container of one session. Nothing of
@@ -141,8 +146,14 @@ func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.Co
 		// The protocol runs over stdout: a log driver would copy every frame to disk.
 		LogConfig: container.LogConfig{Type: "none"},
 		Mounts: []mount.Mount{
-			{Type: mount.TypeVolume, Source: data, Target: dataDir},
-			{Type: mount.TypeVolume, Source: output, Target: outputDir},
+			// The engine creates a missing volume on its own (a create that
+			// raced with Close): the options make such a volume labelled, so
+			// the sweep finds it, and capped like the real one.
+			{Type: mount.TypeVolume, Source: data, Target: dataDir,
+				VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "data")}},
+			{Type: mount.TypeVolume, Source: output, Target: outputDir,
+				VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "output"),
+					DriverConfig: &mount.Driver{Name: "local", Options: outputDriverOpts(lim)}}},
 		},
 		Resources: container.Resources{
 			Memory:     lim.Memory,
