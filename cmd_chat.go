@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -22,7 +23,7 @@ const closeTimeout = 20 * time.Second
 
 // runChat is `quarry [FILE...]` in a terminal: the Bubble Tea chat. The
 // sandbox starts in the background while the chat opens.
-func runChat(f cliFlags, stderr io.Writer) int {
+func runChat(f cliFlags, stderr io.Writer) (code int) {
 	if !term.IsTerminal(os.Stdin.Fd()) || !term.IsTerminal(os.Stdout.Fd()) {
 		fmt.Fprintln(stderr, "quarry: the chat needs a terminal; for pipes and scripts use quarry -p PROMPT [FILE...]")
 		return exitUsage
@@ -57,6 +58,18 @@ func runChat(f cliFlags, stderr io.Writer) int {
 		sopts.Agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }
 	}
 	sess := session.New(sopts)
+	// Whatever ends the chat (quit, hang-up, a panic), the sandbox goes.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "quarry: internal error (please report it): %v\n%s", r, debug.Stack())
+			code = exitFailed
+		}
+		cancel() // ends session calls still running in the chat's commands
+		closeSandbox(sess, stderr, closeTimeout)
+		if code == exitOK {
+			fmt.Fprintf(stderr, "quarry: figures and files of this session are in %s\n", sess.OutputDir())
+		}
+	}()
 	opts := ui.Options{
 		Backend:   sess,
 		Inbox:     inbox,
@@ -80,24 +93,36 @@ func runChat(f cliFlags, stderr io.Writer) int {
 		case <-ctx.Done():
 		}
 	}()
-	runErr := ui.Run(ctx, opts)
-	cancel()
+	if err := ui.Run(ctx, opts); err != nil {
+		fmt.Fprintf(stderr, "quarry: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}
 
+// closeSandbox removes the sandbox, at most timeout long. Ctrl+C, a hang-up
+// or a TERM while it runs would otherwise kill quarry half-way and leave the
+// container behind (the terminal is back in cooked mode by now).
+func closeSandbox(sess interface{ Close() error }, stderr io.Writer, timeout time.Duration) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
 	fmt.Fprintln(stderr, "quarry: removing the sandbox…")
 	done := make(chan error, 1)
 	go func() { done <- sess.Close() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			fmt.Fprintf(stderr, "quarry: removing the sandbox: %v\n", err)
+	deadline := time.After(timeout)
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				fmt.Fprintf(stderr, "quarry: removing the sandbox: %v\n", err)
+			}
+			return
+		case <-sig:
+			fmt.Fprintln(stderr, "quarry: still removing the sandbox, a moment…")
+		case <-deadline:
+			fmt.Fprintln(stderr, "quarry: the sandbox is still being removed; the next quarry run sweeps it")
+			return
 		}
-	case <-time.After(closeTimeout):
-		fmt.Fprintln(stderr, "quarry: the sandbox is still being removed; the next quarry run sweeps it")
 	}
-	if runErr != nil {
-		fmt.Fprintf(stderr, "quarry: %v\n", runErr)
-		return exitFailed
-	}
-	fmt.Fprintf(stderr, "quarry: figures and files of this session are in %s\n", sess.OutputDir())
-	return exitOK
 }

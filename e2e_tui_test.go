@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
@@ -62,11 +64,6 @@ func TestChatTUIEndToEnd(t *testing.T) {
 	})
 
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "quarry")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	data := filepath.Join(dir, "data")
 	os.MkdirAll(data, 0o755)
 	sales := "region,revenue,units\nNorth,1200.5,10\nSouth,980.25,32\nEast,15000,7\nWest,77.7,120\nEast,300,3\n"
@@ -77,52 +74,8 @@ func TestChatTUIEndToEnd(t *testing.T) {
 	if err := os.WriteFile(second, []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-
-	sock := filepath.Join(dir, "tmux.sock")
-	tmux := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
-		}
-		return string(out)
-	}
-	env := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8",
-		"OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + srv.URL, "QUARRY_MODEL=gpt-4o-mini"}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		env = append(env, "DOCKER_HOST="+h)
-	}
-	cmd := append(env, bin, "--output-dir", filepath.Join(dir, "out"), "data/sales.csv")
-	tmux(append([]string{"new-session", "-d", "-x", "120", "-y", "60", "-s", "q", "-c", dir}, cmd...)...)
-	tmux("set-option", "-t", "q", "remain-on-exit", "on")
-	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
-
-	screen := func() string { return tmux("capture-pane", "-p", "-t", "q") }
-	waitFor := func(what string, timeout time.Duration, ok func(string) bool) string {
-		t.Helper()
-		deadline := time.Now().Add(timeout)
-		for {
-			s := screen()
-			if ok(s) {
-				return s
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
-			}
-			time.Sleep(200 * time.Millisecond)
-		}
-	}
-	has := func(subs ...string) func(string) bool {
-		return func(s string) bool {
-			for _, x := range subs {
-				if !strings.Contains(s, x) {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	c := startChat(t, dir, srv.URL, "data/sales.csv")
+	tmux, screen, waitFor, has := c.tmux, c.screen, c.waitFor, c.has
 
 	// The sandbox starts in the background; the file is uploaded and profiled.
 	waitFor("the attached file's chip", 3*time.Minute, has("sales.csv", "× 3", "sandbox ready"))
@@ -195,6 +148,137 @@ func TestChatTUIEndToEnd(t *testing.T) {
 	if s := tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q"); !strings.Contains(s, "figures and files of this session are in") {
 		t.Errorf("exit message missing:\n%s", s)
 	}
+	if n := containersOf(t, c.pid); n != 0 {
+		t.Errorf("%d containers of quarry (pid %s) left after quitting", n, c.pid)
+	}
+}
+
+// TestChatTUIHangUpDuringStartRemovesSandbox closes the terminal (tmux
+// kill-session: SIGHUP) while the sandbox is still starting: quarry must
+// exit and leave no container behind.
+func TestChatTUIHangUpDuringStartRemovesSandbox(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required for the chat end-to-end test")
+		}
+		t.Skip("tmux not installed")
+	}
+	sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	srv.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Text("ok") })
+	c := startChat(t, t.TempDir(), srv.URL)
+	c.waitFor("the chat", time.Minute, c.has("sandbox"))
+	// Wait until the container exists (so the hang-up lands mid-start or
+	// just after), then hang up.
+	deadline := time.Now().Add(time.Minute)
+	for containersOf(t, c.pid) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no container appeared; screen:\n%s", c.screen())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.tmux("kill-session", "-t", "q")
+	deadline = time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat("/proc/" + c.pid); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("quarry did not exit after the hang-up")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if n := containersOf(t, c.pid); n != 0 {
+		t.Errorf("%d containers of quarry (pid %s) left after the hang-up", n, c.pid)
+	}
+}
+
+// chat is quarry running in a tmux session "q" of its own server.
+type chat struct {
+	pid     string
+	tmux    func(args ...string) string
+	screen  func() string
+	waitFor func(what string, timeout time.Duration, ok func(string) bool) string
+	has     func(subs ...string) func(string) bool
+}
+
+// startChat builds quarry and runs it in tmux (120×60) in dir against the
+// fake model server, with files as arguments.
+func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
+	t.Helper()
+	bin := filepath.Join(dir, "quarry")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	sock := filepath.Join(dir, "tmux.sock")
+	tmux := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command("tmux", append([]string{"-S", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("tmux %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return string(out)
+	}
+	env := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8",
+		"OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + modelURL, "QUARRY_MODEL=gpt-4o-mini"}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h)
+	}
+	cmd := append(append(env, bin, "--output-dir", filepath.Join(dir, "out")), files...)
+	tmux(append([]string{"new-session", "-d", "-x", "120", "-y", "60", "-s", "q", "-c", dir}, cmd...)...)
+	tmux("set-option", "-t", "q", "remain-on-exit", "on")
+	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
+
+	screen := func() string { return tmux("capture-pane", "-p", "-t", "q") }
+	waitFor := func(what string, timeout time.Duration, ok func(string) bool) string {
+		t.Helper()
+		deadline := time.Now().Add(timeout)
+		for {
+			s := screen()
+			if ok(s) {
+				return s
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s; screen:\n%s", what, s)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
+	}
+	has := func(subs ...string) func(string) bool {
+		return func(s string) bool {
+			for _, x := range subs {
+				if !strings.Contains(s, x) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+
+	c := chat{tmux: tmux, screen: screen, waitFor: waitFor, has: has}
+	// env execs quarry: the pane's process is quarry, whose pid labels its containers.
+	c.pid = strings.TrimSpace(tmux("display-message", "-p", "-t", "q", "#{pane_pid}"))
+	return c
+}
+
+// containersOf counts the containers (running or not) quarry process pid
+// created, by the label the sandbox puts on them.
+func containersOf(t *testing.T, pid string) int {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatalf("docker client: %v", err)
+	}
+	defer cli.Close()
+	res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true,
+		Filters: client.Filters{}.Add("label", "io.quarry.pid="+pid)})
+	if err != nil {
+		t.Fatalf("container list: %v", err)
+	}
+	return len(res.Items)
 }
 
 // cpuTicks is the user+system CPU time of a process, in clock ticks.

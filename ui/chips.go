@@ -45,16 +45,6 @@ func (c *chips) done(path string, p kernel.Profile, err error) {
 	}
 }
 
-func (c *chips) attached() []kernel.Profile {
-	var out []kernel.Profile
-	for _, it := range c.items {
-		if it.profile != nil {
-			out = append(out, *it.profile)
-		}
-	}
-	return out
-}
-
 func (c chip) label() string {
 	name := sanitizeLine(filepath.Base(c.path))
 	if c.profile == nil {

@@ -26,6 +26,10 @@ type confirmPrompt struct {
 	req     confirmRequest
 	editing bool
 	done    bool
+	// The highlighted code, per width and background: View and the layout
+	// ask for it on every frame.
+	cache     renderCache
+	cacheEdit bool
 }
 
 func newConfirmPrompt(req confirmRequest) *confirmPrompt { return &confirmPrompt{req: req} }
@@ -43,6 +47,16 @@ func (c *confirmPrompt) answer(r confirmReply) {
 const confirmShown = 14
 
 func (c *confirmPrompt) Render(rc renderCtx) string {
+	if l, ok := c.cache.get(rc, 0); ok && c.cacheEdit == c.editing {
+		return l[0]
+	}
+	s := c.render(rc)
+	c.cache.put(rc, 0, []string{s})
+	c.cacheEdit = c.editing
+	return s
+}
+
+func (c *confirmPrompt) render(rc renderCtx) string {
 	th := rc.th
 	w := max(rc.width-2, 8)
 	code := splitLines(rc.codeBlock(c.req.code, w), w)
@@ -145,6 +159,9 @@ func (m *Model) confirmEditMsg(msg tea.Msg) tea.Cmd {
 			if c != nil {
 				c.editing = false
 				m.notice(levelError, fmt.Sprintf("Could not edit the cell: %v", msg.err))
+			}
+			if msg.path != "" { // the prompt went (cancelled): no editor, no file
+				return func() tea.Msg { _ = os.Remove(msg.path); return nil }
 			}
 			return nil
 		}

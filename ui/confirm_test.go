@@ -1,6 +1,9 @@
 package ui
 
 import (
+	"context"
+	"errors"
+	"os"
 	"strings"
 	"testing"
 )
@@ -52,5 +55,47 @@ func TestConfirmSkip(t *testing.T) {
 	m.Update(press("n"))
 	if r := <-reply; r.run {
 		t.Fatal("n ran the cell")
+	}
+}
+
+// TestConfirmCancelBeatsSkip: Esc cancels the turn and answers "skip" so
+// the hook is released; the hook must report the cancellation, not a skip
+// the agent would pass on to the model. (When both are ready before the
+// hook waits, select picks at random: Confirm checks ctx after the reply.)
+func TestConfirmCancelBeatsSkip(t *testing.T) {
+	for i := 0; i < 50; i++ {
+		ib := NewInbox()
+		ctx, cancel := context.WithCancel(context.Background())
+		type result struct {
+			run bool
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			_, run, err := ib.Confirm(ctx, 1, "print(1)")
+			done <- result{run, err}
+		}()
+		req := (<-ib.ch).(confirmRequest)
+		cancel()
+		req.reply <- confirmReply{}
+		if r := <-done; !errors.Is(r.err, context.Canceled) {
+			t.Fatalf("try %d: Confirm returned run=%v err=%v, want context.Canceled", i, r.run, r.err)
+		}
+	}
+}
+
+// TestConfirmEditFileRemovedWhenPromptGone: the turn ended while the file
+// for the editor was being written; the file must not be left in $TMPDIR.
+func TestConfirmEditFileRemovedWhenPromptGone(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	m, _ := newTestModel(t, 80, 24, true)
+	m.Update(inboxMsg{confirmRequest{cell: 3, code: "print(1)", reply: make(chan confirmReply, 1)}})
+	_, cmd := m.Update(press("e"))
+	ready := cmd().(editorReadyMsg)
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn, err: context.Canceled}})
+	_, cmd = m.Update(ready)
+	drain(t, m, cmd)
+	if _, err := os.Stat(ready.path); !os.IsNotExist(err) {
+		t.Fatalf("%s left behind (stat: %v)", ready.path, err)
 	}
 }

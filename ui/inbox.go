@@ -139,6 +139,11 @@ func (ib *Inbox) Confirm(ctx context.Context, cell int, code string) (string, bo
 	}
 	select {
 	case r := <-req.reply:
+		if err := ctx.Err(); err != nil {
+			// Esc answers "skip" as it cancels; the cancellation wins, or
+			// the agent would tell the model the user skipped the cell.
+			return "", false, err
+		}
 		return r.code, r.run, nil
 	case <-ctx.Done():
 		return "", false, ctx.Err()

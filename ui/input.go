@@ -109,8 +109,6 @@ func (in *input) HandleMsg(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
-func (in *input) height() int { return min(max(in.ta.Height(), 1), maxInputHeight) }
-
 func (in *input) Render() string { return in.ta.View() }
 
 // cursor is the terminal cursor relative to the input's top-left corner.

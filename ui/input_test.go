@@ -182,6 +182,9 @@ func TestPastedPaths(t *testing.T) {
 		{"sales.csv", nil},
 		{"file://otherhost/a.csv", nil},
 		{"'/unterminated", nil},
+		// Pasted as is (spaces, a quote): the whole line is one candidate.
+		{"/data/Bob's data.csv", []string{"/data/Bob's data.csv"}},
+		{"/data/my sales.csv\n'/data/b.csv'", []string{"/data/my sales.csv", "/data/b.csv"}},
 		{"   ", nil},
 	}
 	for _, tt := range tests {
@@ -189,5 +192,34 @@ func TestPastedPaths(t *testing.T) {
 		if strings.Join(got, "|") != strings.Join(tt.want, "|") || (got == nil) != (tt.want == nil) {
 			t.Errorf("pastedPaths(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestAttachCompletionKeepsRunesWhole: 数据 and 数拟 share the first byte
+// of their second rune; the completion must stop before it (the text area
+// happens to drop the stray byte, the message must not carry it).
+func TestAttachCompletionKeepsRunesWhole(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"数据.csv", "数拟.csv"} {
+		os.WriteFile(filepath.Join(dir, n), []byte("a\n1\n"), 0o600)
+	}
+	msg, _ := completePath(dir + "/")().(completionMsg)
+	if want := dir + "/数"; msg.value != want {
+		t.Fatalf("completion %q, want %q", msg.value, want)
+	}
+}
+
+// TestPasteOfUnescapedPathAttaches: terminals that paste a dropped path
+// without quoting (spaces, apostrophes) still attach it.
+func TestPasteOfUnescapedPathAttaches(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "Bob's sales 2025.csv")
+	if err := os.WriteFile(p, []byte("x\n1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, fb := newTestModel(t, 100, 24, true)
+	_, cmd := m.Update(tea.PasteMsg{Content: p})
+	drain(t, m, cmd)
+	if len(fb.attached) != 1 || fb.attached[0] != p || m.in.value() != "" {
+		t.Fatalf("attached %q, input %q", fb.attached, m.in.value())
 	}
 }

@@ -75,6 +75,7 @@ type Model struct {
 
 	turn       int
 	running    bool
+	cancelling bool // Ctrl+C or Esc cancelled the turn; it has not ended yet
 	cancelTurn context.CancelFunc
 	turnErr    bool // an EventError was shown for this turn
 	cur        *block
@@ -172,13 +173,41 @@ func (m *Model) View() tea.View {
 		return v
 	}
 	if m.tv != nil {
-		v.SetContent(m.tv.Render(m.width, m.height, m.th))
+		content, _ := fitScreen(m.tv.Render(m.width, m.height, m.th), nil, m.width, m.height)
+		v.SetContent(content)
 		return v
 	}
 	content, cur := m.render()
+	content, cur = fitScreen(content, cur, m.width, m.height)
 	v.SetContent(content)
 	v.Cursor = cur
 	return v
+}
+
+// fitScreen clips a frame to the window: components keep a minimum size
+// (the transcript 20 columns, the input and status a few rows), so on a
+// tiny terminal the frame is cut here, keeping the bottom (input, status).
+func fitScreen(s string, cur *tea.Cursor, w, h int) (string, *tea.Cursor) {
+	lines := strings.Split(s, "\n")
+	cut := false
+	if n := len(lines); n > h {
+		lines, cut = lines[n-h:], true
+		if cur != nil {
+			cur.Y -= n - h
+		}
+	}
+	for i, l := range lines {
+		if t := truncate(l, w); t != l {
+			lines[i], cut = t, true
+		}
+	}
+	if cur != nil && (cur.Y < 0 || cur.Y >= h || cur.X >= w) {
+		cur = nil
+	}
+	if !cut {
+		return s, cur
+	}
+	return strings.Join(lines, "\n"), cur
 }
 
 // render draws the main screen; it is View without the tea.View wrapping.
@@ -188,10 +217,12 @@ func (m *Model) render() (string, *tea.Cursor) {
 	bottom := m.st.Render(m.width, now, m.th, m.running)
 	var mid string
 	var cur *tea.Cursor
+	inputH := 0
 	if m.confirm != nil {
 		mid = m.confirm.Render(rc)
 	} else {
-		mid = m.in.Render()
+		mid = m.in.Render() // the text area is not cached: render it once
+		inputH = lipgloss.Height(mid)
 		cur = m.in.cursor()
 	}
 	if ch := m.chips.Render(m.width, m.th); ch != "" {
@@ -202,7 +233,7 @@ func (m *Model) render() (string, *tea.Cursor) {
 	th := max(m.height-fixed, 0)
 	body := m.tr.Render(rc, th)
 	if cur != nil {
-		cur.Y += th + 1 + lipgloss.Height(mid) - lipgloss.Height(m.in.Render())
+		cur.Y += th + 1 + lipgloss.Height(mid) - inputH
 	}
 	parts := []string{}
 	if th > 0 {

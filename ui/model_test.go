@@ -330,3 +330,25 @@ func TestLongCodeIsFolded(t *testing.T) {
 		t.Fatalf("code not expanded:\n%s", s)
 	}
 }
+
+// TestCtrlCQuitsWhenCancelHangs: a cancelled turn that never ends (a stuck
+// engine) must not trap the user: after the cancelling Ctrl+C, two more quit.
+func TestCtrlCQuitsWhenCancelHangs(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, true)
+	typeText(m, "q")
+	m.Update(press("enter"))
+	if _, cmd := m.Update(press("ctrl+c")); cmd != nil {
+		t.Fatal("the first ctrl+c must only cancel")
+	}
+	_, cmd := m.Update(press("ctrl+c"))
+	if cmd != nil || !strings.Contains(plain(m), "Still cancelling: press Ctrl+C again to quit.") {
+		t.Fatalf("the second ctrl+c should warn:\n%s", plain(m))
+	}
+	_, cmd = m.Update(press("ctrl+c"))
+	if cmd == nil {
+		t.Fatal("the third ctrl+c did not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("the third ctrl+c did not return tea.Quit")
+	}
+}

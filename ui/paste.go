@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 )
@@ -22,22 +23,43 @@ func pastedPaths(s string) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		toks, ok := shellWords(strings.TrimSpace(line))
-		if !ok {
-			return nil
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
 		}
-		for _, t := range toks {
-			p, ok := pathToken(t)
-			if !ok {
+		ps, ok := linePaths(line)
+		if !ok {
+			// Some terminals paste a dropped path as is: spaces and quotes
+			// unescaped ("/home/ann/Bob's data.csv"). The Cmd stats it.
+			p, isPath := pathToken(line)
+			if !isPath {
 				return nil
 			}
-			out = append(out, p)
+			ps = []string{p}
 		}
+		out = append(out, ps...)
 	}
 	if len(out) == 0 || len(out) > 64 {
 		return nil
 	}
 	return out
+}
+
+// linePaths splits one line into paths, shell-quoted or escaped.
+func linePaths(line string) ([]string, bool) {
+	toks, ok := shellWords(line)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	for _, t := range toks {
+		p, ok := pathToken(t)
+		if !ok {
+			return nil, false
+		}
+		out = append(out, p)
+	}
+	return out, true
 }
 
 // pathToken accepts file:// URIs, absolute paths, ~/ paths and relative
@@ -199,6 +221,10 @@ func completePath(prefix string) tea.Cmd {
 			for !strings.HasPrefix(n, common) {
 				common = common[:len(common)-1]
 			}
+		}
+		// The common bytes may end inside a multi-byte rune (数据, 数拟).
+		for !utf8.ValidString(common) {
+			common = common[:len(common)-1]
 		}
 		msg := completionMsg{prefix: prefix, value: dir + common}
 		if len(names) > 1 {

@@ -23,13 +23,6 @@ func (t *transcript) clear() {
 	t.anchor = nil
 }
 
-func (t *transcript) last() *block {
-	if len(t.blocks) == 0 {
-		return nil
-	}
-	return t.blocks[len(t.blocks)-1]
-}
-
 // following reports whether the view sticks to the newest line.
 func (t *transcript) following() bool { return t.anchor == nil }
 

@@ -14,7 +14,7 @@ import (
 // on the inbox, so Update sees them in order.
 func (m *Model) ask(prompt string) tea.Cmd {
 	m.turn++
-	m.running, m.turnErr = true, false
+	m.running, m.turnErr, m.cancelling = true, false, false
 	if m.st.sandbox == "ready" {
 		m.st.sandbox = "busy"
 	}
@@ -38,6 +38,7 @@ func (m *Model) cancelRun() {
 		m.confirm.answer(confirmReply{})
 		m.confirm = nil
 	}
+	m.cancelling = true
 	m.st.hint = "Cancelling…"
 }
 
@@ -163,7 +164,7 @@ func (m *Model) cellDone(ev agent.Event) tea.Cmd {
 
 func (m *Model) endTurn(msg turnEndMsg) {
 	m.finishStreaming()
-	m.running = false
+	m.running, m.cancelling = false, false
 	if m.cancelTurn != nil {
 		m.cancelTurn()
 		m.cancelTurn = nil

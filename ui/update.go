@@ -185,15 +185,20 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	h := m.transcriptHeight()
 	switch k {
 	case "ctrl+c":
-		if m.running {
+		if m.running && !m.cancelling {
 			m.cancelRun()
 			return nil
 		}
+		// At idle, or when a cancelled turn does not end (a stuck engine),
+		// the second Ctrl+C quits: the user is never trapped.
 		if m.quitArmed {
 			return m.quit()
 		}
 		m.quitArmed = true
 		m.st.hint = "Press Ctrl+C again to quit."
+		if m.running {
+			m.st.hint = "Still cancelling: press Ctrl+C again to quit."
+		}
 		return nil
 	case "esc":
 		if m.running {
