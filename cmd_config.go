@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -45,20 +43,11 @@ func cmdConfig(args []string, stdout, stderr io.Writer) int {
 	var o config.Overrides
 	var verbose bool
 	fs := flag.NewFlagSet("quarry config", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addConfigFlags(fs, &o)
 	fs.BoolVar(&verbose, "v", false, "show each setting's help")
-	fs.Usage = func() { printConfigUsage(stderr) }
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "quarry config: unexpected %q\n", fs.Arg(0))
-		printConfigUsage(stderr)
-		return exitUsage
+	fs.Usage = func() { printConfigUsage(fs.Output(), fs) }
+	if ok, code := parseCommand(fs, args, 0, stdout, stderr); !ok {
+		return code
 	}
 	if doInit {
 		return configInit(o, stdout, stderr)
@@ -66,19 +55,28 @@ func cmdConfig(args []string, stdout, stderr io.Writer) int {
 	return configShow(o, verbose, stdout, stderr)
 }
 
-func printConfigUsage(w io.Writer) {
+func printConfigUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprint(w, configUsage)
-	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	for _, s := range config.Settings() {
+	settings := config.Settings()
+	keyW, envW := 0, 0
+	for _, s := range settings {
+		keyW = max(keyW, len(s.Key))
+		envW = max(envW, len(strings.Join(s.Env, ", ")))
+	}
+	// Help text goes on its own indented line: in a column it would widen
+	// every row.
+	for _, s := range settings {
 		flagName := ""
 		if s.Flag != "" {
 			flagName = "--" + s.Flag
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Key, strings.Join(s.Env, ", "), flagName)
-		fmt.Fprintf(tw, "  \t%s\t\n", s.Help)
+		row := fmt.Sprintf("  %-*s  %-*s  %s", keyW, s.Key, envW, strings.Join(s.Env, ", "), flagName)
+		fmt.Fprintln(w, strings.TrimRight(row, " "))
+		fmt.Fprintf(w, "  %*s  %s\n", keyW, "", s.Help)
 	}
-	tw.Flush()
 	fmt.Fprintln(w, "\nAlso: QUARRY_CONFIG (the file), QUARRY_PROFILE, QUARRY_OLLAMA_HOST (where to look for Ollama).")
+	fmt.Fprintln(w, "\nFlags:")
+	printFlags(w, fs)
 }
 
 func configInit(o config.Overrides, stdout, stderr io.Writer) int {

@@ -131,8 +131,8 @@ func TestConfigInitWritesTemplateOnce(t *testing.T) {
 
 func TestConfigHelpListsSettings(t *testing.T) {
 	isolateConfig(t)
-	code, _, stderr := runCmd(t, "config", "--help")
-	if code != exitOK || !strings.Contains(stderr, "QUARRY_MEMORY") || !strings.Contains(stderr, "--tool-mode") {
-		t.Fatalf("exit %d:\n%s", code, stderr)
+	code, stdout, _ := runCmd(t, "config", "--help")
+	if code != exitOK || !strings.Contains(stdout, "QUARRY_MEMORY") || !strings.Contains(stdout, "--tool-mode") {
+		t.Fatalf("exit %d:\n%s", code, stdout)
 	}
 }

@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
@@ -40,35 +41,53 @@ const doctorTimeout = 3 * time.Minute
 func cmdDoctor(args []string, stdout, stderr io.Writer) int {
 	var o config.Overrides
 	fs := flag.NewFlagSet("quarry doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	addConfigFlags(fs, &o)
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "Usage: quarry doctor [flags]\n\nChecks the configuration, Docker, the sandbox image, a sandbox, the model endpoint\nand the terminal; exits non-zero when a check fails.\n\nFlags:\n")
-		fs.PrintDefaults()
+		fmt.Fprint(fs.Output(), "Usage: quarry doctor [flags]\n\nChecks the configuration, Docker, the sandbox image, a sandbox, the model endpoint\nand the terminal; exits non-zero when a check fails.\n\nFlags:\n")
+		printFlags(fs.Output(), fs)
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if ok, code := parseCommand(fs, args, 0, stdout, stderr); !ok {
+		return code
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), doctorTimeout)
+	// Ctrl+C cancels the checks, so the deferred Closes remove doctor's
+	// sandbox; killed by the default handler, it would leave it behind.
+	sigCtx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(sigCtx, doctorTimeout)
 	defer cancel()
 	p := doctorPrinter{w: stdout, color: isTerminal(stdout) && os.Getenv("NO_COLOR") == ""}
+	interrupted := func() bool {
+		if sigCtx.Err() == nil {
+			return false
+		}
+		fmt.Fprintln(stderr, "quarry doctor: interrupted")
+		return true
+	}
 
 	cfg, cfgCheck := checkConfig(ctx, o)
 	p.print(cfgCheck)
 
 	engine, engCheck := checkEngine(ctx)
+	if interrupted() {
+		return exitInterrupted
+	}
 	p.print(engCheck)
 	if engine != nil {
 		defer engine.Close()
 	}
 	imgCheck := checkImage(ctx, engine, cfg)
 	p.print(imgCheck)
-	p.print(checkSandbox(ctx, engine, cfg, imgCheck.state == checkOK))
+	sbCheck := checkSandbox(ctx, engine, cfg, imgCheck.state == checkOK)
+	if interrupted() {
+		return exitInterrupted
+	}
+	p.print(sbCheck)
 
-	p.print(checkModel(ctx, cfg, cfgCheck.state == checkOK))
+	modelCheck := checkModel(ctx, cfg, cfgCheck.state == checkOK)
+	if interrupted() {
+		return exitInterrupted
+	}
+	p.print(modelCheck)
 	p.print(checkTerminal(cfg, isTerminal(stdout)))
 
 	if p.failed > 0 {

@@ -13,14 +13,14 @@ import (
 	"github.com/quarry-cli/quarry/headless"
 )
 
-// runHeadless is `quarry --prompt`: the contract of issue 5. SIGINT and
-// SIGTERM cancel the run (the cell is interrupted, the container removed,
-// exit 130); a second signal exits at once and leaves the container to the
-// next run's orphan sweep.
 // forceExitAfter bounds the clean-up after an interrupt: a hung engine must
 // not keep the user waiting.
 const forceExitAfter = 30 * time.Second
 
+// runHeadless is `quarry --prompt`: the contract of issue 5. SIGINT and
+// SIGTERM cancel the run (the cell is interrupted, the container removed,
+// exit 130); a second signal exits at once and leaves the container to the
+// next run's orphan sweep.
 func runHeadless(f cliFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 	if f.overrides.Confirm {
 		fmt.Fprintln(stderr, "quarry: --confirm needs the chat to ask you about each cell; it does not go with --prompt")
@@ -31,6 +31,13 @@ func runHeadless(f cliFlags, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "quarry: %v\n", err)
 		return exitUsage
 	}
+
+	// A reader of stdout or stderr that went away (quarry -p ... | true)
+	// must cost a failed write, not Go's default death by SIGPIPE, which
+	// would skip removing the container.
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
+	defer signal.Stop(pipe)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -28,13 +27,19 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	switch args[0] {
-	case "ref":
+	case "ref", "status":
+		fs := flag.NewFlagSet("quarry sandbox "+args[0], flag.ContinueOnError)
+		fs.Usage = func() { fmt.Fprint(fs.Output(), sandboxUsage) }
+		if ok, code := parseCommand(fs, args[1:], 0, stdout, stderr); !ok {
+			return code
+		}
+		if args[0] == "status" {
+			return cmdSandboxStatus(stdout, stderr)
+		}
 		fmt.Fprintln(stdout, sandbox.ImageRef())
 		return exitOK
 	case "build":
 		return cmdSandboxBuild(args[1:], stdout, stderr)
-	case "status":
-		return cmdSandboxStatus(stdout, stderr)
 	case "-h", "--help", "help":
 		fmt.Fprint(stdout, sandboxUsage)
 		return exitOK
@@ -45,14 +50,14 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 
 func cmdSandboxBuild(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("quarry sandbox build", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	via := fs.String("via", "auto", "auto (Dockerfile when debian:trixie-slim is in the engine, else debootstrap), dockerfile or debootstrap")
 	force := fs.Bool("force", false, "rebuild even when the image for this recipe exists")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: quarry sandbox build [flags]\n\nBuilds the sandbox image: progress on stderr, the tag on stdout.\n\nFlags:\n")
+		printFlags(fs.Output(), fs)
+	}
+	if ok, code := parseCommand(fs, args, 0, stdout, stderr); !ok {
+		return code
 	}
 	switch sandbox.BuildPath(*via) {
 	case sandbox.BuildAuto, sandbox.BuildDockerfile, sandbox.BuildDebootstrap:

@@ -38,6 +38,7 @@ type cliFlags struct {
 	jsonOut   bool
 	quiet     bool
 	version   bool
+	promptSet bool // -p was given, even empty: a headless run, never the chat
 	overrides config.Overrides
 	files     []string
 }
@@ -51,24 +52,30 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return cmdConfig(args[1:], stdout, stderr)
 		case "doctor":
 			return cmdDoctor(args[1:], stdout, stderr)
+		case "help":
+			printUsage(stdout)
+			return exitOK
 		case "version":
+			if len(args) > 1 {
+				return usageError(stderr, "quarry version", fmt.Sprintf("unexpected argument %q", args[1]))
+			}
 			printVersion(stdout)
 			return exitOK
 		}
 	}
-	f, err := parseFlags(args, stderr)
+	f, err := parseFlags(args)
 	if errors.Is(err, flag.ErrHelp) {
+		printUsage(stdout)
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "quarry: %v\nRun 'quarry --help' for usage.\n", err)
-		return exitUsage
+		return usageError(stderr, "quarry", err.Error())
 	}
 	if f.version {
 		printVersion(stdout)
 		return exitOK
 	}
-	if f.prompt != "" {
+	if f.promptSet {
 		return runHeadless(f, stdin, stdout, stderr)
 	}
 	return runChat(f, stderr)
@@ -82,25 +89,40 @@ const usageText = `quarry: ask questions about CSV and Excel files; a model writ
 that runs in a local, networkless Docker sandbox.
 
 Usage:
-  quarry [flags] [FILE...]                 open the chat with FILEs attached
-  quarry -p PROMPT [flags] [FILE...]       answer one prompt and exit (headless)
-  quarry sandbox build                     build the sandbox image
-  quarry config [init]                     show the effective settings, or write a config file
-  quarry doctor                            check Docker, the image, the model and the terminal
-  quarry --version
+  quarry [flags] [FILE...]              open the chat with FILEs attached
+  quarry -p PROMPT [flags] [FILE...]    answer one prompt, print the answer and exit
+  quarry -p - [flags] [FILE...]         the same, reading the prompt from standard input
+  cat data.csv | quarry -p PROMPT       data piped on standard input is attached (stdin.csv)
+  quarry sandbox build|status|ref       build the sandbox image, or tell its state or tag
+  quarry config [-v]                    show the effective settings and where each came from
+  quarry config init                    write a commented config file
+  quarry doctor                         check Docker, the image, a sandbox, the model, the terminal
+  quarry version                        print version, commit and build date (also --version)
+  quarry COMMAND --help                 help on one command
 
 Flags:
 `
 
-func parseFlags(args []string, stderr io.Writer) (cliFlags, error) {
-	var f cliFlags
+const usageFooter = `
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, QUARRY_MODEL and QUARRY_* (quarry config --help
+lists them). Flags win over the environment, the environment over the config file.
+
+With -p, standard output carries only the answer (Markdown, or JSON with --json);
+progress goes to standard error. Exit status: 0 answered; 1 the run failed (model or
+sandbox); 2 bad usage or input, found before anything starts; 130 interrupted.
+`
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, usageText)
+	printFlags(w, newMainFlags(&cliFlags{}))
+	fmt.Fprint(w, usageFooter)
+}
+
+// newMainFlags declares the flags of the chat and headless modes into f.
+func newMainFlags(f *cliFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("quarry", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usageText)
-		fs.PrintDefaults()
-		fmt.Fprint(stderr, "\nEnvironment: OPENAI_API_KEY, OPENAI_BASE_URL, QUARRY_MODEL, QUARRY_* (see quarry config).\n")
-	}
+	fs.SetOutput(io.Discard) // run reports errors once, and prints help to stdout
+	fs.Usage = func() {}
 	o := &f.overrides
 	fs.StringVar(&f.prompt, "prompt", "", "answer this prompt and exit; - reads it from standard input")
 	fs.StringVar(&f.prompt, "p", "", "short for --prompt")
@@ -117,19 +139,26 @@ func parseFlags(args []string, stderr io.Writer) (cliFlags, error) {
 	fs.DurationVar(&o.Timeout, "timeout", 0, "per-cell time limit, e.g. 3s or 2m (default 2m)")
 	fs.IntVar(&o.MaxSteps, "max-steps", 0, "most cells per answer (default 20)")
 	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
+	return fs
+}
 
+func parseFlags(args []string) (cliFlags, error) {
+	var f cliFlags
+	fs := newMainFlags(&f)
+	o := &f.overrides
 	// Flags may follow file names: quarry q1.csv --model x.
+	// After "--" everything is a file, even a name that starts with a dash.
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
 			return f, err
 		}
-		rest = fs.Args()
-		if len(rest) == 0 {
+		if n := len(rest) - fs.NArg(); n > 0 && rest[n-1] == "--" {
+			f.files = append(f.files, fs.Args()...)
 			break
 		}
-		if rest[0] == "--" {
-			f.files = append(f.files, rest[1:]...)
+		rest = fs.Args()
+		if len(rest) == 0 {
 			break
 		}
 		f.files = append(f.files, rest[0])
@@ -141,7 +170,8 @@ func parseFlags(args []string, stderr io.Writer) (cliFlags, error) {
 	if o.MaxSteps < 0 {
 		return f, fmt.Errorf("--max-steps must be positive")
 	}
-	if (f.jsonOut || f.quiet) && f.prompt == "" {
+	fs.Visit(func(fl *flag.Flag) { f.promptSet = f.promptSet || fl.Name == "p" || fl.Name == "prompt" })
+	if (f.jsonOut || f.quiet) && !f.promptSet {
 		return f, fmt.Errorf("--json and --quiet go with --prompt")
 	}
 	f.prompt = strings.TrimSpace(f.prompt)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -40,7 +42,7 @@ func TestDetectType(t *testing.T) {
 }
 
 func TestSaveStdinNamesByType(t *testing.T) {
-	path, cleanup, err := saveStdin(strings.NewReader("a\tb\n1\t2\n"))
+	path, err := saveStdin(t.TempDir(), strings.NewReader("a\tb\n1\t2\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +52,35 @@ func TestSaveStdinNamesByType(t *testing.T) {
 	if b, _ := os.ReadFile(path); string(b) != "a\tb\n1\t2\n" {
 		t.Errorf("content = %q", b)
 	}
-	cleanup()
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Errorf("cleanup left %s", path)
-	}
-	path, cleanup, err = saveStdin(strings.NewReader(""))
-	defer cleanup()
+	path, err = saveStdin(t.TempDir(), strings.NewReader(""))
 	if err != nil || path != "" {
 		t.Errorf("empty stdin: %q, %v", path, err)
+	}
+}
+
+// A standard input that never closes (ssh without -n, a pipe from a
+// process that keeps running) must not hold up Ctrl+C or SIGTERM.
+func TestEndlessStdinIsInterruptible(t *testing.T) {
+	for _, prompt := range []string{"summarise", "-"} {
+		pr, pw := io.Pipe()
+		defer pw.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		var stderr bytes.Buffer
+		done := make(chan int, 1)
+		go func() {
+			done <- Run(ctx, Options{Prompt: prompt, NoResolve: true, Stdin: pr, Stdout: io.Discard, Stderr: &stderr,
+				Config: config.Config{Model: "m", APIKey: "sk-x", OutputDir: t.TempDir()}})
+		}()
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+		select {
+		case code := <-done:
+			if code != ExitInterrupted {
+				t.Errorf("--prompt %s: code %d, want %d; stderr %q", prompt, code, ExitInterrupted, stderr.String())
+			}
+		case <-time.After(5 * time.Second):
+			t.Errorf("--prompt %s: Run still reading stdin 5s after the interrupt", prompt)
+		}
 	}
 }
 
@@ -208,5 +231,37 @@ func TestMarkdownRenderedForTerminal(t *testing.T) {
 	}
 	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") || strings.Contains(out, "\u009b") {
 		t.Errorf("untrusted escapes survived: %q", out)
+	}
+}
+
+// Ctrl+C while the configuration is resolved (the Ollama probe) is an
+// interrupt (130), not "no model is set up" with the status of bad input.
+func TestInterruptDuringResolveExit130(t *testing.T) {
+	closed := httptest.NewServer(nil)
+	closed.Close()
+	t.Setenv("QUARRY_OLLAMA_HOST", closed.URL)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stderr bytes.Buffer
+	code := Run(ctx, Options{Prompt: "x", Config: config.Config{Model: "m", Provider: config.ProviderOpenAI, OutputDir: t.TempDir()},
+		Stdout: io.Discard, Stderr: &stderr})
+	if code != ExitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("code %d, stderr %q", code, stderr.String())
+	}
+}
+
+// A bad output_dir setting is bad input (2), found before Docker is asked:
+// it used to fail only at the sandbox's start, with exit 1 and no fix.
+func TestBadOutputParentExit2(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, parent := range []string{file, filepath.Join(file, "sub")} {
+		var stderr bytes.Buffer
+		code := Run(context.Background(), Options{Prompt: "x", NoResolve: true,
+			Config: config.Config{Model: "m", APIKey: "sk-x", OutputDir: parent},
+			Stdin:  strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
+		if code != ExitUsage || !strings.Contains(stderr.String(), parent) || !strings.Contains(stderr.String(), "output_dir") {
+			t.Errorf("output_dir %s: code %d, stderr %q", parent, code, stderr.String())
+		}
 	}
 }

@@ -49,10 +49,19 @@ type Options struct {
 // caller does it on SIGINT/SIGTERM) interrupts the running cell, keeps what
 // was harvested in the output folder and returns ExitInterrupted. The
 // container is removed before Run returns, whatever happens.
-func Run(ctx context.Context, o Options) int {
+func Run(ctx context.Context, o Options) (code int) {
 	if o.Stderr == nil {
 		o.Stderr = io.Discard
 	}
+	// Deferred first so it runs last, after the session's Close: a bug
+	// must not leave a container, print a Go trace or exit 2 (bad input).
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(o.Stderr, "quarry: internal error: %s\nThe sandbox was removed; please report this with the command you ran.\n",
+				redact(render.SanitizeLine(fmt.Sprint(r)), o.Config.APIKey))
+			code = ExitFailed
+		}
+	}()
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -69,30 +78,52 @@ func Run(ctx context.Context, o Options) int {
 	}
 
 	// Everything below up to session.Start is checked without Docker or a request.
-	prompt, err := readPrompt(o.Prompt, o.Stdin)
+	var prompt string
+	err := untilDone(ctx, func() (err error) {
+		prompt, err = readPrompt(o.Prompt, o.Stdin)
+		return err
+	})
+	if ctx.Err() != nil {
+		return fail(ExitInterrupted, "interrupted")
+	}
 	if err != nil {
 		return fail(ExitUsage, "%v", err)
 	}
 	files := append([]string(nil), o.Files...)
-	if err := checkFiles(files); err != nil {
+	if err := session.CheckFiles(files); err != nil {
 		return fail(ExitUsage, "%v", err)
 	}
 	if o.OutputDir != "" {
 		if err := session.CheckOutputDir(o.OutputDir); err != nil {
 			return fail(ExitUsage, "%v", err)
 		}
+	} else if parent := o.Config.OutputDir; parent != "" {
+		if err := session.CheckOutputParent(parent, o.Config.Source("output_dir")); err != nil {
+			return fail(ExitUsage, "%v", err)
+		}
 	}
 	if o.Prompt != "-" && hasPipedData(o.Stdin) {
 		// Said first, so a script that hangs here shows why (quarry < /dev/null avoids it).
-		prog.Phase("reading data from standard input")
-		path, cleanup, err := saveStdin(o.Stdin)
-		defer cleanup()
+		prog.Phase("reading data from standard input (to attach none, run quarry with < /dev/null)")
+		dir, err := os.MkdirTemp("", "quarry-stdin-")
+		if err != nil {
+			return fail(ExitFailed, "standard input: %v", err)
+		}
+		defer os.RemoveAll(dir)
+		var path string
+		err = untilDone(ctx, func() (err error) {
+			path, err = saveStdin(dir, o.Stdin)
+			return err
+		})
+		if ctx.Err() != nil {
+			return fail(ExitInterrupted, "interrupted")
+		}
 		if err != nil {
 			return fail(ExitUsage, "%v", err)
 		}
 		if path != "" {
 			files = append(files, path)
-			if err := checkFiles(files); err != nil {
+			if err := session.CheckFiles(files); err != nil {
 				return fail(ExitUsage, "%v", err)
 			}
 		}
@@ -100,6 +131,9 @@ func Run(ctx context.Context, o Options) int {
 
 	if !o.NoResolve {
 		cfg, notice, err := config.Resolve(ctx, o.Config)
+		if err != nil && ctx.Err() != nil {
+			return fail(ExitInterrupted, "interrupted")
+		}
 		if err != nil {
 			return fail(ExitUsage, "%v", err)
 		}
@@ -177,21 +211,12 @@ func Run(ctx context.Context, o Options) int {
 	return ExitOK
 }
 
-// checkFiles runs session.CheckFile on each and rejects two files with the
-// same base name, since both would land at /data/<name>.
-func checkFiles(files []string) error {
-	seen := map[string]string{}
-	for _, f := range files {
-		if err := session.CheckFile(f); err != nil {
-			return err
-		}
-		base := filepath.Base(f)
-		if prev, ok := seen[base]; ok {
-			return fmt.Errorf("%s and %s have the same name, %s: rename or copy one of them", prev, f, base)
-		}
-		seen[base] = f
+// redact hides the API key in text that may have quoted it.
+func redact(s, key string) string {
+	if len(key) < 4 { // a shorter "key" would hide ordinary words
+		return s
 	}
-	return nil
+	return strings.ReplaceAll(s, key, "[hidden]")
 }
 
 // runFailure words a failed turn with what to do about it.

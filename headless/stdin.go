@@ -2,6 +2,7 @@ package headless
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,44 +32,51 @@ func hasPipedData(stdin io.Reader) bool {
 	return m&os.ModeNamedPipe != 0 || m.IsRegular()
 }
 
-// saveStdin copies stdin into a temporary stdin.<type> file named after the
-// detected content. It returns "" when stdin was empty; cleanup removes the
-// temporary folder and is always safe to call.
-func saveStdin(stdin io.Reader) (path string, cleanup func(), err error) {
-	cleanup = func() {}
-	dir, err := os.MkdirTemp("", "quarry-stdin-")
-	if err != nil {
-		return "", cleanup, fmt.Errorf("standard input: %v", err)
-	}
-	cleanup = func() { os.RemoveAll(dir) }
+// saveStdin copies stdin into dir as stdin.<type>, named after the
+// detected content. It returns "" when stdin was empty.
+func saveStdin(dir string, stdin io.Reader) (path string, err error) {
 	tmp := filepath.Join(dir, "stdin.data")
 	f, err := os.Create(tmp)
 	if err != nil {
-		return "", cleanup, fmt.Errorf("standard input: %v", err)
+		return "", fmt.Errorf("standard input: %v", err)
 	}
 	n, err := io.Copy(f, stdin)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return "", cleanup, fmt.Errorf("reading standard input: %v", err)
+		return "", fmt.Errorf("reading standard input: %v", err)
 	}
 	if n == 0 {
-		return "", cleanup, nil
+		return "", nil
 	}
 	head, err := readHead(tmp)
 	if err != nil {
-		return "", cleanup, fmt.Errorf("standard input: %v", err)
+		return "", fmt.Errorf("standard input: %v", err)
 	}
 	ext, err := detectType(head)
 	if err != nil {
-		return "", cleanup, err
+		return "", err
 	}
 	path = filepath.Join(dir, "stdin."+ext)
 	if err := os.Rename(tmp, path); err != nil {
-		return "", cleanup, fmt.Errorf("standard input: %v", err)
+		return "", fmt.Errorf("standard input: %v", err)
 	}
-	return path, cleanup, nil
+	return path, nil
+}
+
+// untilDone runs read in a goroutine and returns its error, or ctx's when
+// ctx ends first: a standard input that never closes must not make Ctrl+C
+// or SIGTERM wait. The abandoned read ends with the process.
+func untilDone(ctx context.Context, read func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- read() }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func readHead(path string) ([]byte, error) {

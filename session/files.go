@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
@@ -64,6 +65,24 @@ func CheckFile(path string) error {
 		return fmt.Errorf("%s: is empty: there is nothing to analyse; check that the export finished", path)
 	}
 	return checkContent(path, ext, head)
+}
+
+// CheckFiles runs CheckFile on each path and rejects two files with the
+// same base name, which would both land at /data/<name>: a front end calls
+// it before anything starts.
+func CheckFiles(paths []string) error {
+	seen := map[string]string{}
+	for _, p := range paths {
+		if err := CheckFile(p); err != nil {
+			return err
+		}
+		base := filepath.Base(p)
+		if prev, ok := seen[base]; ok {
+			return fmt.Errorf("%s and %s have the same name, %s: rename or copy one of them", prev, p, base)
+		}
+		seen[base] = p
+	}
+	return nil
 }
 
 func supported(ext string) bool {
@@ -123,7 +142,10 @@ func LooksBinary(head []byte) bool {
 func CheckOutputDir(dir string) error {
 	info, err := os.Lstat(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		if why := whyNotCreatable(dir); why != "" {
+			return fmt.Errorf("output folder %s cannot be made: %s: choose another folder with --output-dir", dir, why)
+		}
 		return nil
 	case err != nil:
 		return fmt.Errorf("output folder %s: %v", dir, err)
@@ -140,6 +162,60 @@ func CheckOutputDir(dir string) error {
 	return nil
 }
 
+// CheckOutputParent tells whether parent (the output_dir setting, under
+// which each session gets its own folder) is, or can become, a folder
+// quarry writes in; setting names where it was set, for the fix.
+func CheckOutputParent(parent, setting string) error {
+	info, err := os.Stat(parent)
+	switch {
+	case err != nil:
+		if why := whyNotCreatable(parent); why != "" {
+			return fmt.Errorf("output folder %s cannot be made: %s: change output_dir (set by %s) or use --output-dir", parent, why, setting)
+		}
+		return nil
+	case !info.IsDir():
+		return fmt.Errorf("output folder %s is a file, not a folder: change output_dir (set by %s)", parent, setting)
+	}
+	f, err := os.CreateTemp(parent, ".quarry-check-*")
+	if err != nil {
+		return fmt.Errorf("output folder %s is not writable: change output_dir (set by %s) or use --output-dir", parent, setting)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// whyNotCreatable says why the missing folder dir cannot be made, or "":
+// its nearest existing ancestor must be a folder quarry can write in.
+// Trying (a temporary file, removed at once) is the portable way to know.
+func whyNotCreatable(dir string) string {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err.Error()
+	}
+	parent := filepath.Dir(abs)
+	for {
+		info, err := os.Stat(parent)
+		if err == nil {
+			if !info.IsDir() {
+				return parent + " is a file, not a folder"
+			}
+			break
+		}
+		if (!errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR)) || filepath.Dir(parent) == parent {
+			return err.Error()
+		}
+		parent = filepath.Dir(parent)
+	}
+	f, err := os.CreateTemp(parent, ".quarry-check-*")
+	if err != nil {
+		return parent + " is not writable"
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return ""
+}
+
 // Attach checks a host file, uploads it into the running sandbox (read-only
 // at /data/<base name>) and profiles it; the agent is told about it for the
 // following turns. It waits for Start.
@@ -148,21 +224,22 @@ func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, erro
 		return kernel.Profile{}, err
 	}
 	base := filepath.Base(path)
+	if err := s.acquire(ctx); err != nil {
+		return kernel.Profile{}, err
+	}
+	// Checked while holding the operation slot: two Attaches of one name at
+	// once would otherwise both pass, the second replacing the first.
 	s.mu.Lock()
 	for _, p := range s.files {
 		if p.Name == base {
 			s.mu.Unlock()
+			s.release(StateReady, nil)
 			return kernel.Profile{}, fmt.Errorf("%s: a file named %s is already attached: rename one of them", path, base)
 		}
 	}
-	s.mu.Unlock()
-	if err := s.acquire(ctx); err != nil {
-		return kernel.Profile{}, err
-	}
-	s.setState(StateBusy, nil)
-	s.mu.Lock()
 	sb := s.sb
 	s.mu.Unlock()
+	s.setState(StateBusy, nil)
 	p, err := sb.AddFile(ctx, path)
 	if err != nil {
 		s.release(StateReady, nil)

@@ -82,3 +82,40 @@ func TestCheckFileUnreadable(t *testing.T) {
 		t.Fatalf("CheckFile = %v, want permission denied naming %s", err, p)
 	}
 }
+
+func TestCheckFilesSameBaseName(t *testing.T) {
+	a, b := filepath.Join(t.TempDir(), "q1.csv"), filepath.Join(t.TempDir(), "q1.csv")
+	for _, p := range []string{a, b} {
+		os.WriteFile(p, []byte("a,b\n1,2\n"), 0o644)
+	}
+	if err := CheckFiles([]string{a}); err != nil {
+		t.Fatalf("one file: %v", err)
+	}
+	err := CheckFiles([]string{a, b})
+	if err == nil || !strings.Contains(err.Error(), a) || !strings.Contains(err.Error(), b) || !strings.Contains(err.Error(), "rename") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A folder that cannot be made is bad input, found before any container.
+func TestCheckOutputDirCannotBeMade(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(file, []byte("x"), 0o644)
+	cases := []string{filepath.Join(file, "out"), filepath.Join(file, "a", "b")}
+	if _, err := os.Stat("/proc/self"); err == nil {
+		cases = append(cases, "/proc/quarry-out") // not writable, even for root
+	}
+	for _, dir := range cases {
+		err := CheckOutputDir(dir)
+		if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "--output-dir") {
+			t.Errorf("CheckOutputDir(%s) = %v", dir, err)
+		}
+	}
+	ok := filepath.Join(t.TempDir(), "new", "deeper")
+	if err := CheckOutputDir(ok); err != nil {
+		t.Errorf("CheckOutputDir(%s) = %v", ok, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Dir(filepath.Dir(ok))); len(entries) != 0 {
+		t.Errorf("the check left %v behind", entries)
+	}
+}

@@ -1,0 +1,56 @@
+package session
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// Two files with the same name attached at once (a drop of two folders'
+// q1.csv): one is refused, rather than the second silently replacing the
+// first at /data/q1.csv while both are listed.
+func TestConcurrentAttachSameName(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e})
+	defer func() {
+		id := s.ID()
+		s.Close()
+		requireGone(t, id)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, body := range []string{"a,b\n1,2\n", "x,y,z\n3,4,5\n"} {
+		p := filepath.Join(t.TempDir(), "q1.csv")
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	errs := make(chan error, len(paths))
+	for _, p := range paths {
+		go func() { _, err := s.Attach(ctx, p); errs <- err }()
+	}
+	var failed []error
+	for range paths {
+		if err := <-errs; err != nil {
+			failed = append(failed, err)
+		}
+	}
+	if len(failed) != 1 || !strings.Contains(failed[0].Error(), "already attached") {
+		t.Errorf("errors = %v, want exactly one 'already attached'", failed)
+	}
+	if n := len(s.Files()); n != 1 {
+		t.Errorf("%d files listed, want 1", n)
+	}
+}
