@@ -6,7 +6,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
+	"strings"
 	"syscall"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 	"github.com/quarry-cli/quarry/ui"
 )
@@ -33,18 +34,17 @@ func runChat(f cliFlags, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "quarry: %v\n", err)
 		return exitUsage
 	}
+	// Inputs first: nothing is probed or started for a run that cannot go on.
+	if err := checkChatInputs(f, cfg); err != nil {
+		fmt.Fprintf(stderr, "quarry: %v\n", err)
+		return exitUsage
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	cfg, notice, err := config.Resolve(ctx, cfg)
 	if err != nil {
 		fmt.Fprintf(stderr, "quarry: %v\n", err)
 		return exitUsage
-	}
-	for _, p := range f.files {
-		if err := session.CheckFile(p); err != nil {
-			fmt.Fprintf(stderr, "quarry: %v\n", err)
-			return exitUsage
-		}
 	}
 
 	inbox := ui.NewInbox()
@@ -61,7 +61,12 @@ func runChat(f cliFlags, stderr io.Writer) (code int) {
 	// Whatever ends the chat (quit, hang-up, a panic), the sandbox goes.
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "quarry: internal error (please report it): %v\n%s", r, debug.Stack())
+			// The value may carry model or sandbox text: sanitized, key hidden.
+			msg := render.SanitizeLine(fmt.Sprint(r))
+			if cfg.APIKey != "" {
+				msg = strings.ReplaceAll(msg, cfg.APIKey, "[key hidden]")
+			}
+			fmt.Fprintf(stderr, "quarry: internal error (please report it): %s\n", msg)
 			code = exitFailed
 		}
 		cancel() // ends session calls still running in the chat's commands
@@ -125,4 +130,19 @@ func closeSandbox(sess interface{ Close() error }, stderr io.Writer, timeout tim
 			return
 		}
 	}
+}
+
+// checkChatInputs checks the launch files and the output folder before any
+// probe or container, like the headless mode does.
+func checkChatInputs(f cliFlags, cfg config.Config) error {
+	if err := session.CheckFiles(f.files); err != nil {
+		return err
+	}
+	if f.overrides.OutputDir != "" {
+		return session.CheckOutputDir(f.overrides.OutputDir)
+	}
+	if cfg.OutputDir != "" {
+		return session.CheckOutputParent(cfg.OutputDir, cfg.Source("output_dir"))
+	}
+	return nil
 }
