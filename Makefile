@@ -48,9 +48,9 @@ test: image lint
 	@$(BIN) sandbox status
 	@rc=0; \
 	echo "CI=$${CI:-} go test -count=1 <all packages but sandbox>"; \
-	CI=$${CI:-} $(GO) test -count=1 $$($(GO) list ./... | grep -v '/sandbox') || rc=1; \
+	CI=$${CI:-} $(GO) test -count=1 -timeout 25m $$($(GO) list ./... | grep -v '/sandbox') || rc=1; \
 	echo "CI=$${CI:-} go test -count=1 -v ./sandbox/...   (Docker-backed)"; \
-	CI=$${CI:-} $(GO) test -count=1 -v ./sandbox/... || rc=1; \
+	CI=$${CI:-} $(GO) test -count=1 -timeout 25m -v ./sandbox/... || rc=1; \
 	exit $$rc
 
 bench:
