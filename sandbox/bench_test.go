@@ -99,12 +99,35 @@ func BenchmarkFreshContainerPerCell(b *testing.B) {
 	reportPercentiles(b, samples)
 }
 
+// BenchmarkConnect is the first step of every session start: reach the
+// engine, negotiate the API, read its version and runtimes.
+func BenchmarkConnect(b *testing.B) {
+	sandboxtest.Engine(b)
+	ctx := context.Background()
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		e, err := sandbox.Connect(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		samples = append(samples, time.Since(t0))
+		e.Close()
+	}
+	reportPercentiles(b, samples)
+}
+
 // BenchmarkSessionStart measures Start until the kernel is ready with
-// pandas, numpy and matplotlib imported, then Close (not timed).
+// pandas, numpy and matplotlib imported, then Close (not timed). It also
+// reports where the time goes (medians): volumes and container create,
+// attach and ContainerStart (the engine's share), and kernel source sent
+// until ready (Python start-up plus imports, the kernel's share).
 func BenchmarkSessionStart(b *testing.B) {
 	e := sandboxtest.Engine(b)
 	ctx := context.Background()
 	samples := make([]time.Duration, 0, b.N)
+	var creates, starts, kernels []time.Duration
 	var imports float64
 	for i := 0; i < b.N; i++ {
 		dir := filepath.Join(b.TempDir(), fmt.Sprint("out", i))
@@ -115,6 +138,8 @@ func BenchmarkSessionStart(b *testing.B) {
 		}
 		samples = append(samples, time.Since(t0))
 		imports += s.ImportSeconds()
+		c, st, k := s.StartupTimes()
+		creates, starts, kernels = append(creates, c), append(starts, st), append(kernels, k)
 		b.StopTimer()
 		if err := s.Close(); err != nil {
 			b.Fatal(err)
@@ -122,7 +147,18 @@ func BenchmarkSessionStart(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(imports/float64(b.N), "imports-s")
+	reportMedian(b, creates, "create-ms")
+	reportMedian(b, starts, "engine-start-ms")
+	reportMedian(b, kernels, "kernel-ms")
 	reportPercentiles(b, samples)
+}
+
+func reportMedian(b *testing.B, d []time.Duration, unit string) {
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, unit)
 }
 
 // BenchmarkAddFile160MB streams a 160 MB CSV into /data (no profile).

@@ -38,16 +38,23 @@ func Connect(ctx context.Context) (*Engine, error) {
 		cli.Close()
 		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrNoEngine, cli.DaemonHost(), err, engineHint())
 	}
-	v, err := cli.ServerVersion(pingCtx, client.ServerVersionOptions{})
-	if err != nil {
-		cli.Close()
-		return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, err)
-	}
-	e := &Engine{cli: cli, host: cli.DaemonHost(), version: v.Version, api: cli.ClientVersion()}
+	e := &Engine{cli: cli, host: cli.DaemonHost(), api: cli.ClientVersion()}
+	// Info carries the engine version too: one call instead of Info plus
+	// ServerVersion, each of which costs Docker 20.10 ~30 ms (both gather
+	// the runc and docker-init versions). Connect starts every session.
 	if info, err := cli.Info(pingCtx, client.InfoOptions{}); err == nil {
+		e.version = info.Info.ServerVersion
 		if _, ok := info.Info.Runtimes["runsc"]; ok {
 			e.runtime = "runsc"
 		}
+	}
+	if e.version == "" {
+		v, err := cli.ServerVersion(pingCtx, client.ServerVersionOptions{})
+		if err != nil {
+			cli.Close()
+			return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, err)
+		}
+		e.version = v.Version
 	}
 	return e, nil
 }

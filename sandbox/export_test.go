@@ -45,3 +45,30 @@ func (e *Engine) RemoveSession(ctx context.Context, sessionID string) error {
 
 // LastKernelTime is how long the last cell's code ran inside the kernel.
 func (s *Session) LastKernelTime() time.Duration { return s.lastKernelTime }
+
+// SessionVolume reports the driver, labels and driver options of one of a
+// session's volumes ("data" or "output") as the engine created it.
+func (e *Engine) SessionVolume(ctx context.Context, sessionID, role string) (driver string, labels, opts map[string]string, err error) {
+	data, output := volumeNames(sessionID)
+	name := data
+	if role == "output" {
+		name = output
+	}
+	v, err := e.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{})
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return v.Volume.Driver, v.Volume.Labels, v.Volume.Options, nil
+}
+
+// StartupTimes splits the last start: volumes and container create, attach
+// and ContainerStart, and kernel source sent until ready.
+func (s *Session) StartupTimes() (create, engineStart, kernel time.Duration) {
+	return s.startup.Create, s.startup.EngineStart, s.startup.Kernel
+}
+
+// EngineVersionAPI asks the engine's /version endpoint, which Connect skips.
+func (e *Engine) EngineVersionAPI(ctx context.Context) (string, error) {
+	v, err := e.cli.ServerVersion(ctx, client.ServerVersionOptions{})
+	return v.Version, err
+}

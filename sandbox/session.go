@@ -79,10 +79,19 @@ type Session struct {
 	closed         bool
 	info           frame         // the ready frame: versions
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
+	startup        startupTimes  // where the last (re)start's time went
 
 	intr      chan struct{} // Interrupt() for the running cell
 	closeOnce sync.Once
 	closeErr  error
+}
+
+// startupTimes split a start for the benchmarks: the engine's share (create,
+// attach and start) against the kernel's (Python start-up and imports).
+type startupTimes struct {
+	Create      time.Duration // volumes and container create
+	EngineStart time.Duration // attach and ContainerStart, until the process runs
+	Kernel      time.Duration // kernel source sent until the ready frame
 }
 
 // ErrClosed is returned by a Session used after Close.
@@ -129,6 +138,7 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 }
 
 func (s *Session) create(ctx context.Context) error {
+	t0 := time.Now()
 	if err := s.e.createVolumes(ctx, s.id, s.lim); err != nil {
 		return err
 	}
@@ -140,12 +150,14 @@ func (s *Session) create(ctx context.Context) error {
 		return fmt.Errorf("container create: %w (is the sandbox image %s built? run `quarry sandbox build`)", err, s.opts.Image)
 	}
 	s.cid = res.ID
+	s.startup.Create = time.Since(t0)
 	return s.startKernel(ctx)
 }
 
 // startKernel attaches to the stopped container, starts it, sends the kernel
 // source and waits for the kernel's ready frame.
 func (s *Session) startKernel(ctx context.Context) error {
+	t0 := time.Now()
 	hj, err := s.e.cli.ContainerAttach(ctx, s.cid, client.ContainerAttachOptions{
 		Stream: true, Stdin: true, Stdout: true, Stderr: true,
 	})
@@ -157,6 +169,8 @@ func (s *Session) startKernel(ctx context.Context) error {
 		k.Close()
 		return fmt.Errorf("container start: %w", err)
 	}
+	t1 := time.Now()
+	s.startup.EngineStart = t1.Sub(t0)
 	if err := k.sendRaw(kernelPayload()); err != nil {
 		k.Close()
 		return fmt.Errorf("kernel start: %w", err)
@@ -171,6 +185,7 @@ func (s *Session) startKernel(ctx context.Context) error {
 			}
 			s.setK(k)
 			s.info = f
+			s.startup.Kernel = time.Since(t1)
 			return nil
 		case <-k.done:
 			k.Close()

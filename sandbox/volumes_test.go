@@ -1,0 +1,44 @@
+package sandbox_test
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// A session's volumes carry the owner labels the sweep relies on, /data is
+// on the engine's disk and /output is the size- and inode-capped tmpfs.
+func TestStartVolumesLabelledAndCapped(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	s := sandboxtest.Session(t, e, sandbox.Options{})
+	ctx := context.Background()
+	for _, role := range []string{"data", "output"} {
+		driver, labels, opts, err := e.SessionVolume(ctx, s.ID(), role)
+		if err != nil {
+			t.Fatalf("%s volume: %v", role, err)
+		}
+		if driver != "local" {
+			t.Errorf("%s volume driver %q, want local", role, driver)
+		}
+		if labels["io.quarry.session"] != s.ID() || labels["io.quarry.role"] != role ||
+			labels["io.quarry.pid"] != strconv.Itoa(os.Getpid()) || labels["io.quarry.created"] == "" {
+			t.Errorf("%s volume labels %v", role, labels)
+		}
+		if role == "data" && len(opts) != 0 {
+			t.Errorf("data volume options %v, want none (the engine's disk)", opts)
+		}
+		if role == "output" {
+			o := opts["o"]
+			want := "size=" + strconv.FormatInt(sandbox.DefaultLimits.OutputSize, 10)
+			if opts["type"] != "tmpfs" || !strings.Contains(o, want) || !strings.Contains(o, "nr_inodes=") ||
+				!strings.Contains(o, "noexec") || !strings.Contains(o, "nosuid") {
+				t.Errorf("output volume options %v, want a tmpfs with %s, nr_inodes, noexec, nosuid", opts, want)
+			}
+		}
+	}
+}
