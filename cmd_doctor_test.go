@@ -9,8 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
-
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -166,19 +164,7 @@ func TestDoctorAllGreen(t *testing.T) {
 	checkPlainAndKeyless(t, out)
 
 	// The doctor's sandbox is gone: nothing labelled with this process is left.
-	cli, err := dockerClient(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	left, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true,
-		Filters: make(client.Filters).Add("label", fmt.Sprintf("io.quarry.pid=%d", os.Getpid()))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(left.Items) != 0 {
-		t.Fatalf("doctor left %d container(s) behind", len(left.Items))
-	}
+	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", os.Getpid()))
 }
 
 func TestParseNetworkCell(t *testing.T) {

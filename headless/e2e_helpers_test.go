@@ -6,7 +6,6 @@ package headless_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -17,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moby/moby/client"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 const testKey = "sk-e2e-secret-0123456789abcdef"
@@ -145,28 +144,7 @@ func (s *syncBuffer) String() string {
 // volume labelled with the process id of the finished quarry run.
 func requireNoContainers(t *testing.T, pid int) {
 	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	f := client.Filters{}.Add("label", fmt.Sprintf("io.quarry.pid=%d", pid))
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-	if err != nil {
-		t.Fatalf("container list: %v", err)
-	}
-	for _, c := range list.Items {
-		t.Errorf("container %s (%s) left behind by quarry pid %d", c.ID[:12], c.State, pid)
-	}
-	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
-	if err != nil {
-		t.Fatalf("volume list: %v", err)
-	}
-	for _, v := range vols.Items {
-		t.Errorf("volume %s left behind by quarry pid %d", v.Name, pid)
-	}
+	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", pid))
 }
 
 // waitFor polls the child's stderr for a line containing s.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/client"
+
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -63,4 +65,33 @@ func unavailable(t testing.TB, why string) {
 		t.Fatalf("Docker-backed test cannot run in CI: %s", why)
 	}
 	t.Skipf("Docker-backed test skipped: %s", why)
+}
+
+// RequireNothingLeft fails the test when the engine still has a container
+// or volume carrying label (e.g. "io.quarry.pid=123" or
+// "io.quarry.session=<id>"): quarry must leave nothing behind.
+func RequireNothingLeft(t testing.TB, label string) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatalf("docker client: %v", err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f := make(client.Filters).Add("label", label)
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatalf("container list: %v", err)
+	}
+	for _, c := range list.Items {
+		t.Errorf("container %.12s (%s) labelled %s left behind", c.ID, c.State, label)
+	}
+	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		t.Fatalf("volume list: %v", err)
+	}
+	for _, v := range vols.Items {
+		t.Errorf("volume %s labelled %s left behind", v.Name, label)
+	}
 }
