@@ -129,16 +129,7 @@ func newMainFlags(f *cliFlags) *flag.FlagSet {
 	fs.BoolVar(&f.jsonOut, "json", false, "headless: print one JSON document instead of Markdown")
 	fs.BoolVar(&f.quiet, "quiet", false, "headless: no progress on standard error")
 	fs.BoolVar(&f.version, "version", false, "print the version and exit")
-	fs.StringVar(&o.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
-	fs.StringVar(&o.Profile, "profile", "", "provider profile from the config file")
-	fs.StringVar(&o.Model, "model", "", "model name (env QUARRY_MODEL)")
-	fs.StringVar(&o.BaseURL, "base-url", "", "OpenAI-compatible API base URL (env OPENAI_BASE_URL)")
-	fs.StringVar(&o.ToolMode, "tool-mode", "", "auto, native or markdown")
-	fs.StringVar(&o.OutputDir, "output-dir", "", "folder for figures and files (default ./quarry-output/<session>)")
-	fs.StringVar(&o.Images, "images", "", "figures: auto, kitty, iterm, sixel, blocks or off")
-	fs.DurationVar(&o.Timeout, "timeout", 0, "per-cell time limit, e.g. 3s or 2m (default 2m)")
-	fs.IntVar(&o.MaxSteps, "max-steps", 0, "most cells per answer (default 20)")
-	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
+	addConfigFlags(fs, o)
 	return fs
 }
 
