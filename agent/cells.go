@@ -17,24 +17,14 @@ import (
 func (t *turn) runCalls(calls []*wireCall, cutOff bool) error {
 	var broken error
 	for _, c := range calls {
-		var content string
-		switch {
-		case t.ctx.Err() != nil:
-			content = "Cancelled by the user: not run."
-		case t.confirmErr != nil:
-			content = "Cancelled by the user: not run."
-		case broken != nil:
-			content = "Not run: the sandbox failed (see the previous result)."
-		case t.steps >= t.a.maxSteps():
-			content = fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", t.a.maxSteps())
-		default:
-			code, problem := callCode(c, cutOff)
-			if problem != "" {
+		content := t.notRun(broken)
+		if content == "" {
+			if code, problem := callCode(c, cutOff); problem != "" {
 				t.steps++
 				content = problem
-				break
+			} else {
+				content, broken = t.runCell(code)
 			}
-			content, broken = t.runCell(code)
 		}
 		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
 			Role: openai.ChatMessageRoleTool, Content: content, ToolCallID: c.id}})
@@ -52,17 +42,8 @@ func (t *turn) runBlocks(codes []string) error {
 		if len(codes) > 1 {
 			label = fmt.Sprintf("Output of code block %d:", i+1)
 		}
-		var content string
-		switch {
-		case t.ctx.Err() != nil:
-			content = "Cancelled by the user: not run."
-		case t.confirmErr != nil:
-			content = "Cancelled by the user: not run."
-		case broken != nil:
-			content = "Not run: the sandbox failed."
-		case t.steps >= t.a.maxSteps():
-			content = fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", t.a.maxSteps())
-		default:
+		content := t.notRun(broken)
+		if content == "" {
 			content, broken = t.runCell(code)
 		}
 		parts = append(parts, label+"\n"+content)
@@ -70,6 +51,19 @@ func (t *turn) runBlocks(codes []string) error {
 	t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
 		Role: openai.ChatMessageRoleUser, Content: strings.Join(parts, "\n\n")}})
 	return t.afterCells(broken)
+}
+
+// notRun says why the next cell must not run, or "" when it may.
+func (t *turn) notRun(broken error) string {
+	switch {
+	case t.ctx.Err() != nil, t.confirmErr != nil:
+		return "Cancelled by the user: not run."
+	case broken != nil:
+		return "Not run: the sandbox failed (see the previous result)."
+	case t.steps >= t.a.maxSteps():
+		return fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", t.a.maxSteps())
+	}
+	return ""
 }
 
 func (t *turn) afterCells(broken error) error {
