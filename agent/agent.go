@@ -49,6 +49,10 @@ type Config struct {
 	// first; a negative value turns retries off.
 	MaxRetries   int
 	MaxRetryTime time.Duration
+	// StreamIdleTimeout ends an attempt whose response stream has started
+	// but sends no bytes at all (": ping" comments count) for this long; it
+	// is retried like a dropped stream. 0 means 90 s, negative turns it off.
+	StreamIdleTimeout time.Duration
 	// RetryBaseDelay is the first backoff wait (doubling after); 0 means 1 s.
 	RetryBaseDelay time.Duration
 	// KeySource names where the key came from (e.g. "OPENAI_API_KEY" or

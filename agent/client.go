@@ -23,8 +23,10 @@ var defaultHTTPClient = func() *http.Client {
 // go-openai reports (the Retry-After headers, whether [DONE] arrived).
 type exchange struct {
 	base   *http.Client
+	idle   time.Duration // see idleBody; 0 means no limit
 	header http.Header
 	body   *doneWatcher
+	watch  *idleBody
 }
 
 func (x *exchange) Do(req *http.Request) (*http.Response, error) {
@@ -40,6 +42,10 @@ func (x *exchange) Do(req *http.Request) (*http.Response, error) {
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return resp, nil
 	}
+	if x.idle > 0 {
+		x.watch = newIdleBody(resp.Body, x.idle)
+		resp.Body = x.watch
+	}
 	x.body = &doneWatcher{ReadCloser: resp.Body}
 	resp.Body = x.body
 	return resp, nil
@@ -48,6 +54,14 @@ func (x *exchange) Do(req *http.Request) (*http.Response, error) {
 // sawDone reports whether the stream carried its "data: [DONE]" line:
 // go-openai returns io.EOF both then and when the connection just ends.
 func (x *exchange) sawDone() bool { return x.body != nil && x.body.done }
+
+// stalled is the idle-timeout error when the stream went silent.
+func (x *exchange) stalled() error {
+	if x.watch != nil && x.watch.stalled.Load() {
+		return &stallError{after: x.watch.timeout}
+	}
+	return nil
+}
 
 // client builds a go-openai client whose HTTP traffic goes through x.
 func (a *Agent) client(x *exchange) *openai.Client {

@@ -91,7 +91,11 @@ func (a *Agent) classify(err error) failure {
 func (a *Agent) classifyNetwork(err error, msg string) failure {
 	var dnsErr *net.DNSError
 	var apiErr *openai.APIError
+	var stall *stallError
 	switch {
+	case errors.As(err, &stall):
+		return failure{retryable: true, why: stall.Error(),
+			err: &Error{Kind: KindServer, Message: fmt.Sprintf("the model server keeps going silent mid-answer (nothing sent for %s)", stall.duration())}}
 	case errors.Is(err, errTruncated):
 		return failure{retryable: true, why: "the response stream was cut off",
 			err: &Error{Kind: KindServer, Message: "the model server keeps cutting the response off before its end"}}

@@ -62,7 +62,7 @@ func (e *attemptError) Unwrap() error { return e.err }
 // streamOnce makes one streaming request. Text deltas go to emit as they
 // arrive, whole UTF-8 characters only.
 func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest, emit func(Event)) (*response, error) {
-	x := &exchange{}
+	x := &exchange{idle: a.streamIdle()}
 	stream, err := a.client(x).CreateChatCompletionStream(ctx, req)
 	if err != nil {
 		return nil, &attemptError{err: err, header: x.header}
@@ -72,6 +72,9 @@ func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest
 	shown := 0
 	for {
 		raw, err := stream.RecvRaw()
+		if se := x.stalled(); err != nil && se != nil {
+			return resp, se
+		}
 		if se := x.streamError(); se != nil {
 			return resp, &attemptError{err: se, header: x.header}
 		}

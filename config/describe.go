@@ -27,6 +27,9 @@ func Describe(c Config) []Line {
 	out = append(out, Line{Key: "profile", Value: profile, Source: c.Source("profile"), Help: "Chosen with --profile, QUARRY_PROFILE or profile = \"NAME\" in the file."})
 	for _, s := range settings {
 		v := s.get(c)
+		if s.Key == "base_url" {
+			v = redactURL(v)
+		}
 		switch {
 		case s.Key == "base_url" && v == "":
 			v = "(OpenAI's: " + OpenAIBaseURL + ")"

@@ -41,8 +41,9 @@ func (c Config) endpoint() string {
 	return OpenAIBaseURL
 }
 
-// Endpoint is the base URL requests go to: BaseURL, or OpenAI's.
-func (c Config) Endpoint() string { return c.endpoint() }
+// Endpoint is the base URL requests go to (BaseURL, or OpenAI's), for
+// display: a password or key embedded in it is hidden.
+func (c Config) Endpoint() string { return redactURL(c.endpoint()) }
 
 const listModelsTimeout = 10 * time.Second
 
@@ -53,10 +54,10 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, listModelsTimeout)
 	defer cancel()
-	base := c.endpoint()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/models", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint()+"/models", nil)
+	base := redactURL(c.endpoint()) // for messages only
 	if err != nil {
-		return nil, fmt.Errorf("model endpoint %s: %w", base, err)
+		return nil, fmt.Errorf("model endpoint %s: %s", base, redactURL(redactKey(err, c.APIKey)))
 	}
 	if c.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.APIKey)
@@ -64,7 +65,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		// url.Error quotes the URL only, never headers.
-		return nil, fmt.Errorf("model endpoint %s does not answer: %v", base, redactKey(errors.Unwrap(err), c.APIKey))
+		return nil, fmt.Errorf("model endpoint %s does not answer: %v", base, redactURL(redactKey(errors.Unwrap(err), c.APIKey)))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
@@ -117,7 +118,7 @@ func CheckModel(ctx context.Context, c Config) error {
 			return nil
 		}
 	}
-	return &UnknownModelError{Model: c.Model, Endpoint: c.endpoint(), Closest: closest(c.Model, names, 3, false)}
+	return &UnknownModelError{Model: c.Model, Endpoint: redactURL(c.endpoint()), Closest: closest(c.Model, names, 3, false)}
 }
 
 func keyHint(c Config) string {

@@ -241,7 +241,7 @@ func settingKeys() []string {
 func checkURL(s string) string {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Sprintf("%q is not an http:// or https:// URL", s)
+		return fmt.Sprintf("%q is not an http:// or https:// URL", maskSecrets(redactURL(s)))
 	}
 	return ""
 }

@@ -227,7 +227,7 @@ func runFailure(err error, c config.Config) string {
 	}
 	where := ""
 	if c.BaseURL != "" && !strings.Contains(msg, c.BaseURL) {
-		where = " at " + render.SanitizeLine(c.BaseURL)
+		where = " at " + render.SanitizeLine(c.Endpoint()) // Endpoint hides a key in the URL
 	}
 	return fmt.Sprintf("the run failed: %s\nCheck that the model server%s is reachable and the key is valid, or choose another with --base-url / --model.", msg, where)
 }

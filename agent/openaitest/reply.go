@@ -7,8 +7,8 @@ import (
 )
 
 // Reply is one scripted answer of the fake server. Build it with Text,
-// ToolCalls, Call, Error, RateLimited, Drop, Truncate, Raw or Hang, then adjust
-// the fields if needed.
+// ToolCalls, Call, Error, RateLimited, Drop, Truncate, Stall, Raw or Hang,
+// then adjust the fields if needed.
 type Reply struct {
 	// Text is the assistant content, streamed in pieces of ChunkSize bytes
 	// (pieces may split a UTF-8 sequence, as byte-level tokenizers do).
@@ -51,6 +51,10 @@ type Reply struct {
 	// the stream (data: {"error":{…}} with ErrMessage and ErrType, as
 	// OpenAI does when a request fails mid-answer) and ends the response.
 	ErrorAfter int
+	// StallAfter > 0 sends that many data chunks (and the ": ping" after
+	// the first) then sends nothing more, connection open, until the client
+	// goes away or the server closes: a server stuck mid-answer.
+	StallAfter int
 	// Hang sends the first chunk then waits until the client goes away or
 	// the server closes.
 	Hang bool
@@ -138,6 +142,12 @@ func Truncate(r Reply, n int) Reply {
 // the stream.
 func StreamError(r Reply, n int, typ, message string) Reply {
 	r.ErrorAfter, r.ErrType, r.ErrMessage = n, typ, message
+	return r
+}
+
+// Stall is r going silent, connection open, after n data chunks.
+func Stall(r Reply, n int) Reply {
+	r.StallAfter = n
 	return r
 }
 

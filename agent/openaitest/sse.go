@@ -36,6 +36,13 @@ func (s *Server) writeStream(w http.ResponseWriter, r *http.Request, req Request
 			}
 			return
 		}
+		if reply.StallAfter > 0 && i == reply.StallAfter {
+			select {
+			case <-r.Context().Done():
+			case <-s.closing:
+			}
+			return
+		}
 		if reply.TruncateAfter > 0 && i == reply.TruncateAfter {
 			return
 		}
