@@ -64,22 +64,9 @@ func (p *progress) spin() {
 	}
 }
 
-// Phase sets the current activity (already sanitized).
-func (p *progress) Phase(text string) {
-	if p.off {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.stopped {
-		return
-	}
-	if p.animate {
-		p.status, p.since = text, time.Now()
-		return
-	}
-	fmt.Fprintf(p.w, "quarry: %s\n", text)
-}
+// Phase sets the current activity (already sanitized): the spinner's status
+// on a terminal, a plain line otherwise.
+func (p *progress) Phase(text string) { p.report(text, true) }
 
 // Status sets the animated status without a plain line: states between
 // events ("waiting for the model") are not events themselves.
@@ -93,13 +80,21 @@ func (p *progress) Status(text string) {
 }
 
 // Note prints a line that stays (a finished cell, a retry, a warning).
-func (p *progress) Note(text string) {
+func (p *progress) Note(text string) { p.report(text, false) }
+
+// report prints text as a line that stays, or, when asStatus and animating,
+// makes it the spinner's status.
+func (p *progress) report(text string, asStatus bool) {
 	if p.off {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.stopped {
+		return
+	}
+	if asStatus && p.animate {
+		p.status, p.since = text, time.Now()
 		return
 	}
 	if p.drawn {

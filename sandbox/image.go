@@ -90,12 +90,14 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	return nil
 }
 
-// EnsureImage builds the image when it is missing or its recipe changed.
+// EnsureImage builds the image when it is missing or its recipe changed,
+// saying so on w first; it writes nothing when the image is there.
 func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
 	ok, err := e.ImagePresent(ctx)
 	if err != nil || ok {
 		return err
 	}
+	fmt.Fprintln(w, "building the sandbox image "+ImageRef()+" (first run only; this takes a few minutes)")
 	return e.BuildImage(ctx, w)
 }
 

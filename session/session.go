@@ -229,9 +229,6 @@ func (s *Session) start(ctx context.Context) error {
 		fmt.Fprintf(progress, "removed %d sandbox objects left by earlier runs\n", n)
 	}
 	if s.opts.Config.Image == "" { // a custom image is the user's to build
-		if ok, err := s.engine.ImagePresent(ctx); err == nil && !ok {
-			fmt.Fprintln(progress, "building the sandbox image (first run only; this takes a few minutes)")
-		}
 		if err := s.engine.EnsureImage(ctx, progress); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
 		}
