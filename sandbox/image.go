@@ -46,7 +46,7 @@ type BuildPath string
 
 const (
 	BuildAuto        BuildPath = "auto"        // Dockerfile when its base is present, else debootstrap
-	BuildDockerfile  BuildPath = "dockerfile"  // docker build FROM debian:trixie-slim
+	BuildDockerfile  BuildPath = "dockerfile"  // docker build FROM debian:forky-slim
 	BuildDebootstrap BuildPath = "debootstrap" // offline: debootstrap + import
 )
 

@@ -24,7 +24,7 @@ var chrootEnv = []string{
 	"LANG=C.UTF-8", "HOME=/root", "DEBIAN_FRONTEND=noninteractive",
 }
 
-// buildDebootstrap is build path (b): debootstrap a trixie root file system
+// buildDebootstrap is build path (b): debootstrap a Debian root file system
 // from the host's own Debian mirror, run setup.sh in it, and import it.
 func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, ref string, start time.Time) error {
 	if err := debootstrapReady(); err != nil {
@@ -50,8 +50,8 @@ func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, re
 
 	phase(1, "bootstrapping Debian "+debianSuite+" from "+mirror)
 	args := []string{"--variant=minbase", "--cache-dir=" + debootstrapCache,
-		"--include=" + strings.Join(r.packages(), ","), debianSuite, rootfs, mirror}
-	if kr := trixieKeyring(); kr != "" {
+		"--include=" + strings.Join(r.packages(), ","), debianSuite, rootfs, mirror, debootstrapScript()}
+	if kr := archiveKeyring(); kr != "" {
 		args = append([]string{"--keyring=" + kr}, args...)
 	}
 	if err := runLogged(ctx, w, "debootstrap", exec.CommandContext(ctx, "debootstrap", args...)); err != nil {
@@ -105,17 +105,28 @@ func debootstrapReady() error {
 	if _, err := exec.LookPath("debootstrap"); err != nil {
 		return errors.New("debootstrap is not installed: run `sudo apt-get install debootstrap` (or scripts/install-deps.sh)")
 	}
-	if _, err := os.Stat("/usr/share/debootstrap/scripts/" + debianSuite); err != nil {
+	if _, err := os.Stat(debootstrapScript()); err != nil {
 		return fmt.Errorf("this debootstrap cannot build Debian %s: install a newer debootstrap (apt-get install -t bookworm-backports debootstrap)", debianSuite)
 	}
 	return nil
 }
 
-// trixieKeyring is the host keyring that verifies the trixie archive.
-// bookworm's debian-archive-keyring already carries trixie's keys; an older
-// host without them makes debootstrap fail with a signature error, which is
-// the right outcome (never --no-check-gpg).
-func trixieKeyring() string {
+// debootstrapScript is the suite's own script, or sid's, which every
+// debootstrap that knows bookworm has: testing is built the same way, and
+// older debootstraps do not know testing's code name yet.
+func debootstrapScript() string {
+	dir := "/usr/share/debootstrap/scripts/"
+	if _, err := os.Stat(dir + debianSuite); err == nil {
+		return dir + debianSuite
+	}
+	return dir + "sid"
+}
+
+// archiveKeyring is the host keyring that verifies the archive. bookworm's
+// debian-archive-keyring already carries the keys that sign testing; an
+// older host without them makes debootstrap fail with a signature error,
+// which is the right outcome (never --no-check-gpg).
+func archiveKeyring() string {
 	for _, k := range []string{"/usr/share/keyrings/debian-archive-keyring.gpg"} {
 		if _, err := os.Stat(k); err == nil {
 			return k

@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-var errNotLinux = errors.New("the offline image build (debootstrap) runs only on Linux: build the image on a Linux host, or load debian:trixie-slim into the engine so the Dockerfile path runs")
+var errNotLinux = errors.New("the offline image build (debootstrap) runs only on Linux: build the image on a Linux host, or load debian:forky-slim into the engine so the Dockerfile path runs")
 
 func debootstrapPreflight() error { return errNotLinux }
 

@@ -22,8 +22,10 @@ var recipeFiles = []string{"packages.txt", "Dockerfile", "setup.sh"}
 const (
 	imageRepo     = "quarry-sandbox"
 	recipeLabel   = "io.quarry.recipe"
-	debianSuite   = "trixie"
-	dockerfileTag = "debian:trixie-slim" // base image of build path (a)
+	// Debian testing: the first suite with pyarrow, DuckDB, xlrd, odf and
+	// pyreadstat all packaged (docs/security.md says why it is worth it).
+	debianSuite   = "forky"
+	dockerfileTag = "debian:forky-slim" // base image of build path (a)
 )
 
 // recipe is the content of the recipe files, by name.

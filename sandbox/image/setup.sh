@@ -65,6 +65,10 @@ site=/etc/python$pyver/sitecustomize.py
 [ -e "$site" ] || { mkdir -p "/etc/python$pyver"; : >"$site"; ln -sf "$site" "/usr/lib/python$pyver/sitecustomize.py"; }
 grep -q quarry_mplconfig "$site" || printf '\n# quarry: writable matplotlib cache under a read-only root\nimport quarry_mplconfig  # noqa: F401\n' >>"$site"
 
+# The exact package versions, read by `quarry sandbox status` and doctor.
+dpkg-query -W -f='${Package}\t${Version}\n' | sort >/etc/quarry/packages.tsv
+chmod 0644 /etc/quarry/packages.tsv
+
 # Byte-compile once so imports are fast and nothing writes .pyc at run time.
 python3 -m compileall -q -j 0 /usr/lib/python3/dist-packages "/usr/lib/python$pyver" >/dev/null
 
