@@ -50,7 +50,7 @@ func cmdSandbox(args []string, stdout, stderr io.Writer) int {
 
 func cmdSandboxBuild(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("quarry sandbox build", flag.ContinueOnError)
-	via := fs.String("via", "auto", "auto (Dockerfile when debian:trixie-slim is in the engine, else debootstrap), dockerfile or debootstrap")
+	via := fs.String("via", "auto", "auto (Dockerfile when debian:forky-slim is in the engine, else debootstrap), dockerfile or debootstrap")
 	force := fs.Bool("force", false, "rebuild even when the image for this recipe exists")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "Usage: quarry sandbox build [flags]\n\nBuilds the sandbox image: progress on stderr, the tag on stdout.\n\nFlags:\n")
