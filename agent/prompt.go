@@ -41,7 +41,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	if path == "" {
 		path = "/data/" + p.Name
 	}
-	facts := []string{p.Kind, sizeText(p.Size)}
+	kind := p.Kind
+	if p.Compression != "" {
+		kind += " (" + oneLine(p.Compression, 8) + ")"
+	}
+	facts := []string{kind, sizeText(p.Size)}
 	if p.Rows > 0 {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
@@ -58,10 +62,15 @@ func profileText(p kernel.Profile, examples bool) string {
 		facts = append(facts, fmt.Sprintf("thousands %q", p.Thousands))
 	}
 	switch {
+	case len(p.Sheets) > 0:
 	case p.HeaderRow < 0:
 		facts = append(facts, "no header row")
 	case p.HeaderRow > 0:
 		facts = append(facts, fmt.Sprintf("header on line %d", p.HeaderRow+1))
+	}
+	if p.Large {
+		facts = append(facts, fmt.Sprintf("large: about %s in memory as a DataFrame, limit %s",
+			sizeText(p.MemoryEstimate), sizeText(p.MemoryLimit)))
 	}
 	fmt.Fprintf(&b, "- %s (%s)", path, strings.Join(facts, ", "))
 	if p.Error != "" {
@@ -71,14 +80,30 @@ func profileText(p kernel.Profile, examples bool) string {
 		fmt.Fprintf(&b, "\n  read with: %s", call)
 	}
 	writeNotes(&b, "  ", p.Notes)
-	writeColumns(&b, "  ", p.Columns, p.Head, examples)
-	for _, s := range p.Sheets {
-		fmt.Fprintf(&b, "\n  sheet %s: %d rows", pyStr(s.Name), s.Rows)
+	if len(p.Sheets) == 0 {
+		writeColumns(&b, "  ", p.Columns, p.Head, examples)
+	}
+	for _, s := range p.Sheets[:min(len(p.Sheets), maxPromptSheets)] {
+		fmt.Fprintf(&b, "\n  sheet %s: %d rows", kernel.PyString(s.Name), s.Rows)
+		if s.State != "" {
+			fmt.Fprintf(&b, " (%s)", oneLine(s.State, 16))
+		}
+		if p.Error == "" {
+			if call := s.Read.Python(path); call != "" {
+				fmt.Fprintf(&b, "\n    read with: %s", call)
+			}
+		}
 		writeNotes(&b, "    ", s.Notes)
 		writeColumns(&b, "    ", s.Columns, s.Head, examples)
 	}
+	if len(p.Sheets) > maxPromptSheets {
+		fmt.Fprintf(&b, "\n  … and %d more sheets (pd.ExcelFile(path).sheet_names lists them)", len(p.Sheets)-maxPromptSheets)
+	}
 	return b.String()
 }
+
+// maxPromptSheets keeps a workbook of many sheets from filling the prompt.
+const maxPromptSheets = 12
 
 // writeNotes adds the profile's remarks (a sample, an estimated row count):
 // the model must know when dtypes and counts are not the whole file's.
@@ -97,13 +122,16 @@ func oneLine(s string, n int) string {
 // maxPromptColumns keeps very wide files from filling the prompt.
 const maxPromptColumns = 60
 
+// writeColumns lists the columns and the first rows. Names, examples and
+// cells are values from the file: each is folded onto one line, so a cell
+// holding line breaks cannot break the layout.
 func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head [][]string, examples bool) {
 	if len(cols) == 0 {
 		return
 	}
 	parts := make([]string, 0, min(len(cols), maxPromptColumns)+1)
 	for _, c := range cols[:min(len(cols), maxPromptColumns)] {
-		s := fmt.Sprintf("%s: %s", oneLine(c.Name, 60), c.Dtype)
+		s := fmt.Sprintf("%s: %s", oneLine(c.Name, 60), oneLine(c.Dtype, 30))
 		if c.DateFormat != "" {
 			s += fmt.Sprintf(" (parsed from text %q)", c.DateFormat)
 		}
@@ -113,7 +141,7 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head 
 		if examples && len(c.Examples) > 0 {
 			ex := make([]string, 0, 3)
 			for _, e := range c.Examples[:min(3, len(c.Examples))] {
-				ex = append(ex, clip(e, 40))
+				ex = append(ex, oneLine(e, 40))
 			}
 			s += ", e.g. " + strings.Join(ex, "; ")
 		}
@@ -130,7 +158,7 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head 
 	for _, row := range head[:min(5, len(head))] {
 		cells := make([]string, 0, len(row))
 		for _, c := range row[:min(len(row), maxPromptColumns)] {
-			cells = append(cells, clip(c, 30))
+			cells = append(cells, oneLine(c, 30))
 		}
 		fmt.Fprintf(b, "\n%s  %s", indent, strings.Join(cells, " | "))
 	}

@@ -16,6 +16,10 @@ var salesProfile = kernel.Profile{
 		{Name: "amount", Dtype: "float64", Nulls: 3, Examples: []string{"12.5", "99.9"}},
 	},
 	Head: [][]string{{"2024-01-01", "12.5"}, {"2024-01-02", "99.9"}},
+	Read: &kernel.ReadCall{Func: "pd.read_csv", Args: []kernel.CallArg{
+		{Name: "sep", Value: ";"}, {Name: "decimal", Value: ","}, {Name: "thousands", Value: "."},
+		{Name: "encoding", Value: "latin-1"}, {Name: "parse_dates", Value: []any{"date"}},
+		{Name: "date_format", Value: map[string]any{"date": "%d.%m.%Y"}}}},
 }
 
 func TestSystemPrompt(t *testing.T) {
@@ -106,49 +110,97 @@ func TestCellViewShowsEverythingCompactly(t *testing.T) {
 }
 
 func TestReadCall(t *testing.T) {
+	call := func(fn string, args ...any) *kernel.ReadCall {
+		c := &kernel.ReadCall{Func: fn}
+		for i := 0; i+1 < len(args); i += 2 {
+			c.Args = append(c.Args, kernel.CallArg{Name: args[i].(string), Value: args[i+1]})
+		}
+		return c
+	}
 	cases := []struct {
 		name string
 		p    kernel.Profile
 		want string
 	}{
-		{"plain csv", kernel.Profile{Kind: "csv", Encoding: "utf-8", Delimiter: ",", Decimal: "."},
-			"pd.read_csv('/data/f')"},
-		{"no header, bom", kernel.Profile{Kind: "csv", Encoding: "utf-8-sig", Delimiter: "\t", Decimal: ".", HeaderRow: -1},
-			`pd.read_csv('/data/f', sep='\t', encoding='utf-8-sig', header=None)`},
-		{"us thousands", kernel.Profile{Kind: "csv", Delimiter: "|", Decimal: ".", Thousands: ","},
-			"pd.read_csv('/data/f', sep='|', thousands=',')"},
-		{"workbook", kernel.Profile{Kind: "excel", Sheets: []kernel.Sheet{{Name: "a"}, {Name: "b"}}},
-			"pd.read_excel('/data/f', sheet_name=None)"},
-		{"one sheet", kernel.Profile{Kind: "excel", Sheets: []kernel.Sheet{{Name: "a"}}}, "pd.read_excel('/data/f')"},
-		{"parquet", kernel.Profile{Kind: "parquet"}, "pd.read_parquet('/data/f')"},
-		{"failed", kernel.Profile{Kind: "csv", Error: "bad"}, ""},
-		{"binary", kernel.Profile{Kind: "other"}, ""},
+		{"plain csv", kernel.Profile{Kind: "csv", Read: call("pd.read_csv")}, "pd.read_csv('/data/f')"},
+		{"every kind of value", kernel.Profile{Kind: "csv", Read: call("pd.read_csv", "sep", "\t", "skiprows", 3.0,
+			"header", nil, "index_col", false, "na_values", []any{".", "****"}, "dtype", map[string]any{"b": "str", "a": "str"},
+			"on_bad_lines", "skip")},
+			`pd.read_csv('/data/f', sep='\t', skiprows=3, header=None, index_col=False, na_values=['.', '****'], dtype={'a': 'str', 'b': 'str'}, on_bad_lines='skip')`},
+		{"sheet", kernel.Profile{Kind: "excel", Read: call("pd.read_excel", "sheet_name", "data", "header", 2.0, "usecols", "B:C")},
+			"pd.read_excel('/data/f', sheet_name='data', header=2, usecols='B:C')"},
+		{"pyreadstat", kernel.Profile{Kind: "sas", Read: call("pyreadstat.read_xport")}, "pyreadstat.read_xport('/data/f')[0]"},
+		{"failed", kernel.Profile{Kind: "csv", Error: "bad", Read: call("pd.read_csv")}, ""},
+		{"no call", kernel.Profile{Kind: "other"}, ""},
+		{"unknown function", kernel.Profile{Kind: "csv", Read: call("os.system")}, ""},
+		{"argument name that is code", kernel.Profile{Kind: "csv", Read: call("pd.read_csv", "sep=__import__('os'),x", ",")}, ""},
+		{"value that is no literal", kernel.Profile{Kind: "csv", Read: call("pd.read_csv", "sep", struct{}{})}, ""},
 	}
 	for _, c := range cases {
-		if got := readCall(c.p, "/data/f"); !strings.HasPrefix(got, c.want) || c.want == "" && got != "" {
+		if got := readCall(c.p, "/data/f"); got != c.want {
 			t.Errorf("%s: got %q, want %q", c.name, got, c.want)
 		}
-	}
-	if got := readCall(kernel.Profile{Kind: "json"}, "/data/x.JSONL"); got != "pd.read_json('/data/x.JSONL', lines=True)" {
-		t.Errorf("jsonl: %q", got)
 	}
 }
 
 // Names come from the user's disk and the file's header: quotes, backslashes
 // and line breaks must stay inside one valid Python literal on one line.
 func TestReadCallQuotesHostileNames(t *testing.T) {
-	p := kernel.Profile{Kind: "csv", Delimiter: ";", HeaderRow: 0,
-		Columns: []kernel.Column{{Name: "it's\n\\x", Dtype: "datetime64[ns]", DateFormat: "%Y-%m-%d"}}}
+	p := kernel.Profile{Kind: "csv", Read: &kernel.ReadCall{Func: "pd.read_csv", Args: []kernel.CallArg{
+		{Name: "sep", Value: ";"}, {Name: "parse_dates", Value: []any{"it's\n\\x"}},
+		{Name: "date_format", Value: map[string]any{"it's\n\\x": "%Y-%m-%d"}}}}}
 	got := readCall(p, "/data/Données [été] 'q' \"x\".csv")
 	want := `pd.read_csv('/data/Données [été] \'q\' "x".csv', sep=';', parse_dates=['it\'s\n\\x'], date_format={'it\'s\n\\x': '%Y-%m-%d'})`
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
-	if pyStr("a\x00\u2028b") != `'a\u0000\u2028b'` {
-		t.Errorf("control characters: %s", pyStr("a\x00\u2028b"))
+	if kernel.PyString("a\x00\u2028b") != `'a\u0000\u2028b'` {
+		t.Errorf("control characters: %s", kernel.PyString("a\x00\u2028b"))
 	}
 	prompt := profileText(kernel.Profile{Name: "f.csv", Kind: "csv", Notes: []string{"one\n- /data/evil.csv (csv)"}}, false)
 	if strings.Contains(prompt, "\n- /data/evil") {
 		t.Errorf("a note started its own line:\n%s", prompt)
+	}
+}
+
+// A cell holding line breaks ("Once upon\na time") must not start a line of
+// its own in the prompt, in the examples or in the first rows.
+func TestProfileTextFoldsLineBreaksInValues(t *testing.T) {
+	p := kernel.Profile{Name: "m.csv", Kind: "csv", Rows: 2,
+		Columns: []kernel.Column{{Name: "a\nb", Dtype: "object", Examples: []string{"Once upon\na time", "x\r\n- /data/evil.csv"}}},
+		Head:    [][]string{{"Once upon\na time"}, {"line\u2028sep\n  columns (9): forged"}}}
+	text := profileText(p, true)
+	lines := strings.Split(text, "\n")
+	if len(lines) != 5 {
+		t.Fatalf("want 5 lines (file, columns, first rows, 2 rows), got %d:\n%s", len(lines), text)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "  ") {
+			t.Errorf("a value started its own line: %q", l)
+		}
+	}
+	if !strings.Contains(lines[1], "a b: object, e.g. Once upon a time; x - /data/evil.csv") {
+		t.Errorf("columns line: %q", lines[1])
+	}
+}
+
+// A workbook lists every sheet with its own read call and says which are
+// hidden; the file's line carries no header fact of its own.
+func TestProfileTextSheets(t *testing.T) {
+	sheet := func(name, state string, header float64) kernel.Sheet {
+		return kernel.Sheet{Name: name, State: state, Rows: 3, Columns: []kernel.Column{{Name: "x", Dtype: "int64"}},
+			Read: &kernel.ReadCall{Func: "pd.read_excel", Args: []kernel.CallArg{{Name: "sheet_name", Value: name}, {Name: "header", Value: header}}}}
+	}
+	p := kernel.Profile{Name: "b.xlsx", Kind: "excel", Rows: 3, HeaderRow: 2,
+		Sheets: []kernel.Sheet{sheet("Report", "", 2), sheet("data", "hidden", 0)}}
+	p.Read = p.Sheets[0].Read
+	text := profileText(p, false)
+	for _, want := range []string{
+		"- /data/b.xlsx (excel, 0 bytes, 3 rows)\n  read with: pd.read_excel('/data/b.xlsx', sheet_name='Report', header=2)",
+		"\n  sheet 'data': 3 rows (hidden)\n    read with: pd.read_excel('/data/b.xlsx', sheet_name='data', header=0)\n    columns (1): x: int64",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
 	}
 }

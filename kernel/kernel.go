@@ -88,13 +88,16 @@ type File struct {
 
 // Profile describes an attached file, computed inside the sandbox.
 type Profile struct {
-	Name      string `json:"name"` // base name, visible at Path
-	Path      string `json:"path"` // /data/<name>
-	Size      int64  `json:"size"`
-	Kind      string `json:"kind"` // csv, excel, json, parquet, text, other
-	Encoding  string `json:"encoding,omitempty"`
-	Delimiter string `json:"delimiter,omitempty"`
-	Decimal   string `json:"decimal,omitempty"`
+	Name string `json:"name"` // base name, visible at Path
+	Path string `json:"path"` // /data/<name>
+	Size int64  `json:"size"`
+	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, other
+	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
+	// pandas unpacks it while reading.
+	Compression string `json:"compression,omitempty"`
+	Encoding    string `json:"encoding,omitempty"`
+	Delimiter   string `json:"delimiter,omitempty"`
+	Decimal     string `json:"decimal,omitempty"`
 	// Thousands is the digit-group separator the numbers use ("." in
 	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
 	Thousands string     `json:"thousands,omitempty"`
@@ -104,8 +107,19 @@ type Profile struct {
 	Head      [][]string `json:"head,omitempty"`
 	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks
 	Error     string     `json:"error,omitempty"`  // profiling failed; the file is still attached
+	// Read is the call that loaded the file in the profile (for a workbook,
+	// its main sheet's): loading it the same way gives the same table.
+	Read *ReadCall `json:"read,omitempty"`
+	// MemoryEstimate is about how many bytes a DataFrame of the whole file
+	// takes, scaled from the rows the profile read; MemoryLimit is the
+	// sandbox's memory. Large is set when the estimate is over half of the
+	// limit: loading it whole into pandas would likely run out of memory.
+	MemoryEstimate int64 `json:"memory_estimate,omitempty"`
+	MemoryLimit    int64 `json:"memory_limit,omitempty"`
+	Large          bool  `json:"large,omitempty"`
 	// Notes say where the profile is partial, e.g. computed from the first
-	// rows of a large file with the row count estimated.
+	// rows of a large file with the row count estimated, and what the read
+	// call had to handle (lines above or below the table, ragged rows).
 	Notes []string `json:"notes,omitempty"`
 }
 
@@ -122,9 +136,13 @@ type Column struct {
 
 // Sheet is one sheet of an Excel workbook.
 type Sheet struct {
-	Name    string     `json:"name"`
-	Rows    int        `json:"rows"`
-	Columns []Column   `json:"columns,omitempty"`
-	Head    [][]string `json:"head,omitempty"`
-	Notes   []string   `json:"notes,omitempty"` // e.g. only the first rows were read
+	Name string `json:"name"`
+	// State is "hidden" or "very hidden" for a sheet Excel does not show.
+	State     string     `json:"state,omitempty"`
+	HeaderRow int        `json:"header_row"` // 0-based row of the sheet; -1 when there is none
+	Rows      int        `json:"rows"`
+	Columns   []Column   `json:"columns,omitempty"`
+	Head      [][]string `json:"head,omitempty"`
+	Read      *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
+	Notes     []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
 }

@@ -1,11 +1,12 @@
 package sandbox
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -27,8 +28,11 @@ import (
 //go:embed kernel/kernel.py
 var kernelSource string
 
-//go:embed kernel/profile.py
-var profileSource string
+// The profiler is split over several files sent as one program; profile.py
+// (the entry point) comes first, the rest in name order.
+//
+//go:embed kernel/profile*.py
+var profileFS embed.FS
 
 //go:embed kernel/output.py
 var outputSource string
@@ -45,9 +49,25 @@ const (
 
 // kernelPayload is what the bootstrap reads: a length line, then the source.
 func kernelPayload() []byte {
-	p, _ := json.Marshal(profileSource) // a JSON string is a valid Python literal
+	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
 	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
+}
+
+func profileSource() string {
+	entries, err := profileFS.ReadDir("kernel")
+	if err != nil {
+		panic("sandbox: embedded profiler missing: " + err.Error()) // a build defect, not a runtime condition
+	}
+	main, _ := profileFS.ReadFile("kernel/profile.py")
+	parts := []string{string(main)}
+	for _, e := range entries { // ReadDir sorts by name
+		if e.Name() != "profile.py" {
+			b, _ := profileFS.ReadFile("kernel/" + e.Name())
+			parts = append(parts, string(b))
+		}
+	}
+	return strings.Join(parts, "\n")
 }
 
 // frame is one message from the kernel; T says which fields are set.

@@ -28,10 +28,11 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 	k.want.Store(id)
 	defer k.want.Store(0)
 	fallback := kernel.Profile{Name: path[len(dataDir)+1:], Path: path, HeaderRow: -1}
-	msg := map[string]any{"op": "profile", "id": id, "path": path}
+	limits := map[string]int64{"memory_limit": s.lim.Memory}
 	if b, r := profileLimits.fullBytes.Load(), profileLimits.sampleRows.Load(); b > 0 || r > 0 {
-		msg["limits"] = map[string]int64{"full_bytes": b, "sample_rows": r}
+		limits["full_bytes"], limits["sample_rows"] = b, r
 	}
+	msg := map[string]any{"op": "profile", "id": id, "path": path, "limits": limits}
 	if err := k.send(msg); err != nil {
 		return fallback, s.engineError(err)
 	}
@@ -96,22 +97,40 @@ func (s *Session) abandonProfile(k *kconn, id int64, p kernel.Profile, why strin
 }
 
 // boundProfile caps the free text the kernel reports (it reaches the model's
-// prompt): separators are a few bytes, notes few and short.
+// prompt): separators are a few bytes, notes few and short, read calls
+// short (kernel.ReadCall.Python refuses anything but literals).
 func boundProfile(p *kernel.Profile) {
-	for _, f := range []*string{&p.Encoding, &p.Delimiter, &p.Decimal, &p.Thousands} {
+	for _, f := range []*string{&p.Encoding, &p.Delimiter, &p.Decimal, &p.Thousands, &p.Compression} {
 		if len(*f) > 16 {
 			*f = ""
 		}
 	}
 	p.Notes = boundNotes(p.Notes)
+	p.Read = boundCall(p.Read)
+	const maxSheets = 50
+	if len(p.Sheets) > maxSheets {
+		p.Sheets = p.Sheets[:maxSheets]
+	}
 	for i := range p.Sheets {
-		p.Sheets[i].Notes = boundNotes(p.Sheets[i].Notes)
+		sh := &p.Sheets[i]
+		sh.Notes = boundNotes(sh.Notes)
+		sh.Read = boundCall(sh.Read)
+		if sh.State != "hidden" && sh.State != "very hidden" {
+			sh.State = ""
+		}
 	}
 	for i := range p.Columns {
 		if len(p.Columns[i].DateFormat) > 32 {
 			p.Columns[i].DateFormat = ""
 		}
 	}
+}
+
+func boundCall(c *kernel.ReadCall) *kernel.ReadCall {
+	if c == nil || len(c.Args) > 24 || c.Python("/data/x") == "" {
+		return nil
+	}
+	return c
 }
 
 func boundNotes(notes []string) []string {

@@ -228,6 +228,11 @@ def main():
         ready.update(pandas=pd.__version__, numpy=np.__version__, matplotlib=matplotlib.__version__)
     except ImportError as e:
         ready['warning'] = 'import failed: %s' % e
+    try:
+        import pyreadstat  # the profile's read call for SAS and SPSS portable files
+        user_ns['pyreadstat'] = pyreadstat
+    except ImportError:
+        pass
     ready['import_seconds'] = round(time.monotonic() - t0, 3)
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)

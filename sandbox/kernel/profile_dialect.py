@@ -1,0 +1,144 @@
+# CSV dialect detection for the profiler (sent with profile.py as one
+# program). Every delimiter that occurs in the sample is tried with each quote
+# character; the dialect whose rows are most alike in width and whose cells
+# most look like values wins (the data-consistency measure of van den Burg et
+# al., "Wrangling messy CSV files by detecting row and type patterns", 2019).
+import collections
+import csv
+import io
+import re
+
+SNIFF_CHARS = 64 << 10
+SNIFF_ROWS = 300
+# Preferred on a tie, in this order; any other punctuation may still win.
+USUAL_DELIMITERS = ',;\t|'
+QUOTES = ('"', "'")
+
+_NUMBER = re.compile(r'^[(]?[+-]?[$€£¥]?\s?(\d+|\d{1,3}([.,\' \u00a0\u202f]\d{3})+)?([.,]\d+)?'
+                     r'([eE][+-]?\d+)?\s?[%$€£¥]?[)]?-?$')
+_DATE = re.compile(r'^(\d{1,4}[-./]\d{1,2}[-./]\d{1,4}|\d{4}\d{2}\d{2})'
+                   r'([ T]\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$')
+_TIME = re.compile(r'^\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?( ?[AaPp][Mm])?$')
+_WORDS = re.compile(r'^[^\W_][\w\s.\-\'&()/+#%@:!?*]*$')
+_URL = re.compile(r'^(https?://|www\.)\S+$|^[\w.+-]+@[\w-]+\.[\w.]+$')
+_MISSING = frozenset(('na', 'n/a', 'nan', 'null', 'none', '-', '--', '.', '#n/a', '?'))
+
+
+def kind(cell):
+    """'e' empty, 'n' number, 'd' date or time, 't' text: what a cell of a
+    CSV holds, judged from its text."""
+    c = cell.strip()
+    if not c:
+        return 'e'
+    if c[0].isdigit() or c[0] in '+-.(,$€£¥':
+        if _DATE.match(c) or _TIME.match(c):
+            return 'd'
+        if any(ch.isdigit() for ch in c) and _NUMBER.match(c):
+            return 'n'
+    return 't'
+
+
+def known(cell):
+    """Whether a cell looks like a value of some type; a wrong dialect
+    leaves delimiters and quotes inside cells, which matches none."""
+    c = cell.strip()
+    if not c or c.lower() in _MISSING or kind(c) != 't':
+        return True
+    return bool(_WORDS.match(c) or _URL.match(c))
+
+
+def sample_lines(text):
+    """The start of text cut at a line break, as one string."""
+    t = text[:SNIFF_CHARS]
+    if len(t) < len(text):
+        cut = max(t.rfind('\n'), t.rfind('\r'))
+        if cut > 0:
+            t = t[:cut + 1]
+    return t
+
+
+def parse(text, delim, quote, skipinitialspace=False, limit=None, ends=None):
+    """Rows of text under one dialect (blank lines kept as []), or None
+    when the dialect cannot parse it. ends, when given, receives the line
+    number each row ends on."""
+    rows = []
+    try:
+        r = csv.reader(io.StringIO(text, newline=''), delimiter=delim, quotechar=quote,
+                       skipinitialspace=skipinitialspace, strict=False)
+        for row in r:
+            rows.append(row)
+            if ends is not None:
+                ends.append(r.line_num)
+            if limit and len(rows) >= limit:
+                break
+    except csv.Error:
+        return None
+    return rows
+
+
+def consistency(rows):
+    """Pattern score times type score: rows of one width whose cells all
+    look like values score highest."""
+    rows = [r for r in rows if r]
+    if not rows:
+        return 0.0
+    widths = collections.Counter(len(r) for r in rows)
+    pattern = sum(n * (w - 1) / w for w, n in widths.items()) / len(widths)
+    cells = typed = 0
+    for r in rows:
+        for c in r:
+            cells += 1
+            typed += known(c)
+    return pattern * max(typed / cells, 0.01)
+
+
+def candidates(text):
+    """Delimiter candidates: punctuation that occurs on most lines."""
+    lines = [l for l in text.splitlines() if l.strip()][:SNIFF_ROWS]
+    if not lines:
+        return list(USUAL_DELIMITERS[:1])
+    counts = collections.Counter()
+    for l in lines:
+        for ch in set(l):
+            if not ch.isalnum() and ch not in QUOTES and ch not in ' \r\n\x00' and ch.isprintable() or ch == '\t':
+                counts[ch] += 1
+    need = max(1, len(lines) // 3)
+    found = [ch for ch, n in counts.most_common(12) if n >= need]
+    return sorted(set(found) | set(USUAL_DELIMITERS), key=_preference)
+
+
+def _preference(ch):
+    i = USUAL_DELIMITERS.find(ch)
+    return i if i >= 0 else len(USUAL_DELIMITERS) + ord(ch)
+
+
+def sniff(text):
+    """(delimiter, quote, skipinitialspace) for the text of a CSV file."""
+    sample = sample_lines(text)
+    best, best_score = (',', '"', False), -1.0
+    for d in candidates(sample):
+        for q in QUOTES:
+            if q == "'" and "'" not in sample:
+                continue
+            rows = parse(sample, d, q, limit=SNIFF_ROWS)
+            if rows is None:
+                continue
+            score = consistency(rows)
+            if q == "'":
+                score *= 0.99  # apostrophes are mostly just apostrophes
+            if d not in USUAL_DELIMITERS:
+                score *= 0.9  # '.', '-', ':' and '/' also occur inside values
+            if score > best_score * 1.001:
+                best, best_score = (d, q, False), score
+    d, q, _ = best
+    if _spaced(sample, d):
+        rows = parse(sample, d, q, True, limit=SNIFF_ROWS)
+        if rows is not None and consistency(rows) >= best_score * 0.999:
+            best = (d, q, True)
+    return best
+
+
+def _spaced(sample, delim):
+    """Most delimiters followed by a space: 'a, b, c'."""
+    n = sample.count(delim)
+    return delim != ' ' and n > 0 and sample.count(delim + ' ') > n / 2

@@ -1,0 +1,183 @@
+# Where the table is inside a CSV file or a sheet (sent with profile.py as one
+# program): title and note lines above it, the header row, and footers,
+# totals and source notes below it. The table body is the run of rows dense in
+# values; rows around it belong to it only when nothing sets them apart.
+import re
+import statistics
+
+# A totals row repeats what the rows above add up to; summing it with them
+# doubles the answer.
+_TOTALS = re.compile(r'^\W*(grand[ -]?total|sub-?totals?|totals?|summe|zwischensumme|gesamt\w*|endsumme|'
+                     r'total g[ée]n[ée]ral|somme|sous-total|totale|suma|sum|'
+                     r'合計|总计|合计|總計|小計|小计|計|총계|합계|소계)\W*$', re.I)
+# Words that start a note or a source line under (or over) a table.
+_NOTE = re.compile(r'^\s*(\*|†|‡|\(?\d{1,2}\)|¹|²|³|※|注|出典|出所|来源|資料來源|资料来源|'
+                   r'notes?\b|source[sn]?\b|fuente|quelle|hinweis|anmerkung|stand\b|remarques?\b|'
+                   r'nota\b|footnote|legend|erl[äa]uterung|abk[üu]rzung)', re.I)
+_YEAR = re.compile(r'^(1[89]|2[01])\d\d(\.0)?$')
+
+
+def nonempty(row):
+    return sum(1 for c in row if c.strip())
+
+
+def pandas_blank(row):
+    """A line pandas skips as blank (it keeps ',,,' as a row of NaN)."""
+    return not row or (len(row) == 1 and not row[0].strip())
+
+
+class Table:
+    """The table inside rows: rows[start] is the header (when header) or
+    the first data row; rows[start:end] the table; footer rows follow."""
+
+    def __init__(self, start, header, end, width, comments=(), notes=(), totals=None):
+        self.start, self.header, self.end, self.width = start, header, end, width
+        self.comments = list(comments)  # record indices of comment lines inside the table
+        self.notes = list(notes)
+        self.totals = totals  # index of a totals row kept as data, or None
+
+    def body(self):
+        return range(self.start + (1 if self.header else 0), self.end)
+
+
+def find_table(rows, kind_of, partial=False):
+    """The table in rows (lists of cell text); kind_of(i, j) is the kind
+    ('e','n','d','t') of cell j of row i. partial: rows are the start of a
+    longer file, so the end of the rows is not the end of the table."""
+    n = len(rows)
+    ne = [nonempty(r) for r in rows]
+    multi = [i for i in range(n) if ne[i] >= 2]
+    if not multi:
+        cells = [i for i in range(n) if ne[i]]
+        if not cells:
+            return Table(0, False, 0, 0)
+        start = cells[0]
+        end = n if partial else cells[-1] + 1
+        return Table(start, _is_header(rows, kind_of, start, end, 1), end, 1)
+    width = _mode(len(rows[i]) for i in multi)
+    usual = [ne[i] for i in multi if len(rows[i]) == width] or [ne[i] for i in multi]
+    dense_min = max(2, statistics.median(usual) / 2)
+    dense = [ne[i] >= dense_min for i in range(n)]
+    start = _start(rows, dense, ne, width)
+    last = max(i for i in range(n) if dense[i])
+    end, notes = _end(rows, kind_of, ne, last, width, partial)
+    header = _is_header(rows, kind_of, start, end, width)
+    body0 = start + (1 if header else 0)
+    comments = [i for i in range(body0, end) if rows[i] and rows[i][0].lstrip().startswith('#') and ne[i] <= 1]
+    totals = None
+    if end > body0 and not partial:
+        end, totals, tnotes = _totals(rows, kind_of, body0, end)
+        notes += tnotes
+    return Table(start, header, end, width, comments, notes, totals)
+
+
+def _mode(values):
+    counts = {}
+    for v in values:
+        counts[v] = counts.get(v, 0) + 1
+    return max(counts, key=lambda v: (counts[v], v))
+
+
+def _start(rows, dense, ne, width):
+    """The first dense row as wide as the table that holds about as many
+    values as the rows after it (a title with two cells is not a header)."""
+    n = len(rows)
+    for i in range(n):
+        if not dense[i] or len(rows[i]) < width:
+            continue
+        nxt = [j for j in range(i + 1, n) if ne[j]][:10]
+        if not nxt:
+            return i
+        if sum(dense[j] for j in nxt) * 2 >= len(nxt) and ne[i] * 2 >= statistics.median(ne[j] for j in nxt):
+            return i
+    return next(i for i in range(n) if dense[i])
+
+
+def _end(rows, kind_of, ne, last, width, partial):
+    """The end of the table after its last dense row: sparse rows still
+    belong to it unless a blank line, a note, a totals line or a much
+    narrower line sets them apart."""
+    n = len(rows)
+    end = last + 1
+    gap = False
+    for i in range(last + 1, n):
+        if not ne[i]:
+            gap = True
+            continue
+        first = next(c for c in rows[i] if c.strip())
+        if gap or _NOTE.match(first) or any(_TOTALS.match(c) for c in rows[i] if c.strip()) or \
+                len(rows[i]) * 2 < width:
+            break
+        end = i + 1
+    else:
+        if partial:
+            end = n
+        return end, []
+    footer = sum(1 for r in rows[end:] if nonempty(r))
+    return end, ['%d line%s below the table (notes, a source or totals) %s left out' % (
+        footer, '' if footer == 1 else 's', 'is' if footer == 1 else 'are')]
+
+
+def _totals(rows, kind_of, body0, end):
+    """A totals row at the end of the body: left out when it breaks a
+    column's type (text in a date or number column), otherwise kept and
+    pointed out."""
+    i = end - 1
+    while i > body0 and not nonempty(rows[i]):
+        i -= 1
+    row = rows[i]
+    label = next((j for j, c in enumerate(row) if _TOTALS.match(c.strip())), None)
+    if label is None:
+        return end, None, []
+    col = [kind_of(k, label) for k in range(max(body0, i - 200), i) if label < len(rows[k])]
+    typed = [k for k in col if k in ('n', 'd')]
+    if len(typed) * 2 > len([k for k in col if k != 'e']):
+        return i, None, ['the line at the end of the table holds totals and is left out']
+    return end, i, ['the last row holds totals (its label says so): leave it out before adding up a column']
+
+
+def _is_header(rows, kind_of, start, end, width):
+    """Whether rows[start] names the columns: it is text where the rows
+    below hold numbers or dates, or, in an all-text table, its names are
+    distinct and do not recur below."""
+    if start + 1 >= end:
+        return any(kind_of(start, j) == 't' for j in range(len(rows[start])))
+    row = rows[start]
+    below = [k for k in range(start + 1, end) if nonempty(rows[k])][:50]
+    labels = _year_labels(row)
+    votes = 0
+    for j, h in enumerate(row):
+        if not h.strip():
+            continue
+        kinds = [kind_of(k, j) for k in below if j < len(rows[k])]
+        kinds = [k for k in kinds if k != 'e']
+        if not kinds:
+            continue
+        typed = sum(k in ('n', 'd') for k in kinds) * 2 > len(kinds)
+        if typed:
+            hk = 't' if j in labels else kind_of(start, j)
+            votes += -1 if hk in ('n', 'd') else 1
+        elif kind_of(start, j) in ('n', 'd'):
+            votes -= 1
+    if votes:
+        return votes > 0
+    names = [h.strip() for h in row if h.strip()]
+    if not names or len(set(names)) < len(names) or len(names) * 2 < len(row):
+        return False
+    for j, h in enumerate(row):
+        h = h.strip()
+        if h and any(j < len(rows[k]) and rows[k][j].strip() == h for k in below):
+            return False
+    return True
+
+
+def _year_labels(row):
+    """Columns whose header is a year in a run of years (2000, 2001, ...):
+    labels, though they read as numbers."""
+    ys = [(j, float(c)) for j, c in enumerate(row) if _YEAR.match(c.strip())]
+    if len(ys) < 3:
+        return set()
+    vals = [v for _, v in ys]
+    if all(a < b for a, b in zip(vals, vals[1:])) or all(a > b for a, b in zip(vals, vals[1:])):
+        return {j for j, _ in ys}
+    return set()
