@@ -17,9 +17,12 @@ CJK = {
     'cp932': (((0x82, 0x83), (0x40, 0xFC)), ((0x88, 0x98), (0x40, 0xFC)), ((0x81, 0x81), (0x40, 0xFC))),
     'euc_jp': (((0xA4, 0xA5), (0xA1, 0xFE)), ((0xB0, 0xCF), (0xA1, 0xFE)), ((0xA1, 0xA1), (0xA1, 0xFE))),
     'gb18030': (((0xB0, 0xD7), (0xA1, 0xFE)), ((0xA1, 0xA3), (0xA1, 0xFE))),
-    'cp950': (((0xA4, 0xC6), (0x40, 0xFE)), ((0xA1, 0xA3), (0x40, 0xFE))),
+    'big5': (((0xA4, 0xC6), (0x40, 0xFE)), ((0xA1, 0xA3), (0x40, 0xFE))),
     'cp949': (((0xB0, 0xC8), (0xA1, 0xFE)), ((0xA1, 0xA3), (0xA1, 0xFE))),
 }
+# Tried when a codec fails: Microsoft's Big5 adds characters to Big5 (and
+# maps a few symbols differently, so plain Big5 goes first).
+_SUPERSET = {'big5': 'cp950'}
 _SCRIPTS = ('LATIN', 'CYRILLIC', 'GREEK', 'HEBREW', 'ARABIC', 'THAI')
 
 
@@ -80,6 +83,16 @@ def detect_encoding(chunks):
             try:
                 text = data.decode(cand, errors)
             except UnicodeDecodeError:
+                if cand in _SUPERSET:
+                    cand = _SUPERSET[cand]
+                    try:
+                        text = data.decode(cand, errors)
+                    except UnicodeDecodeError:
+                        continue
+                    score = plausibility(text, 'big5') - 0.002 * i
+                    if best_score is None or score > best_score:
+                        best, best_score = cand, score
+                    continue
                 if cand != 'cp1252' or errors != 'strict':
                     continue
                 # Five bytes cp1252 leaves undefined; latin-1 reads them (as
