@@ -3,6 +3,7 @@ package agent
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
@@ -202,5 +203,20 @@ func TestProfileTextSheets(t *testing.T) {
 		if !strings.Contains(text, want) {
 			t.Errorf("lacks %q:\n%s", want, text)
 		}
+	}
+}
+
+// Mojibake is full of C1 controls (U+0090 is cp1252's undefined 0x90 read as
+// latin-1). The model gets the output as it was, not cut at the first one:
+// sanitizing is for terminals.
+func TestCellViewKeepsTextAfterC1Controls(t *testing.T) {
+	out := "Stra\u0090e;12,50\nK\u009dln;3,00\nTOTAL;15,50\n"
+	v := cellView(kernel.Result{Stdout: out})
+	if !strings.Contains(v, out[:len(out)-1]) || !utf8.ValidString(v) {
+		t.Errorf("view lost text after a C1 control: %q", v)
+	}
+	long := cellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
+	if n := utf8.RuneCountInString(long); n > modelViewLimit || !strings.HasSuffix(long, "END") || !utf8.ValidString(long) {
+		t.Errorf("view of %d runes, valid %v", n, utf8.ValidString(long))
 	}
 }

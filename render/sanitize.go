@@ -5,8 +5,8 @@ import "unicode/utf8"
 // Sanitize makes untrusted multi-line text (model answers, cell output)
 // safe to write to a terminal. It removes every escape sequence — CSI
 // (including SGR colours: quarry styles text itself afterwards), OSC, DCS,
-// APC, PM, SOS and two-byte ESC sequences, in their 7-bit and C1 forms — and
-// every C0/C1 control except \n and \t, DEL, and bidirectional overrides.
+// APC, PM, SOS and two-byte ESC sequences — and every C0/C1 control except
+// \n and \t, DEL, and bidirectional overrides.
 // Invalid UTF-8 becomes U+FFFD.
 //
 // Carriage returns: "\r\n" is a newline; a lone \r keeps only the text
@@ -45,19 +45,16 @@ const (
 	sub = 0x1a
 	del = 0x7f
 
-	c1CSI = 0x9b
-	c1ST  = 0x9c
-	c1OSC = 0x9d
-	c1DCS = 0x90
-	c1SOS = 0x98
-	c1PM  = 0x9e
-	c1APC = 0x9f
+	c1ST = 0x9c
 
 	kittyPlaceholder = 0x10eeee
 )
 
 // sanitize walks runes (so raw 8-bit bytes are already U+FFFD and a C1
 // control can only arrive as its UTF-8 encoding) and writes what is safe.
+// A C1 control is dropped on its own, never with the text after it: in
+// UTF-8 text it is almost always mojibake (cp1252 bytes read as latin-1),
+// and once it is gone the text that follows is plain text to a terminal.
 func sanitize(s string, mode sanitizeMode) string {
 	if isPlain(s, mode == oneLine) {
 		return s
@@ -91,12 +88,6 @@ func sanitize(s string, mode sanitizeMode) string {
 				}
 			}
 			i = skipEscape(s, i+1)
-			continue
-		case r == c1CSI:
-			i = skipCSI(s, i+size)
-			continue
-		case r == c1OSC || r == c1DCS || r == c1SOS || r == c1PM || r == c1APC:
-			i = skipString(s, i+size)
 			continue
 		case r == '\n':
 			if mode == oneLine {

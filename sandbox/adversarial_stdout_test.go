@@ -152,8 +152,10 @@ print('surrogate:\udcff:end')
 		if strings.ContainsAny(clean, "\x1b\x07\u009b\u009c\u009d\u0090") {
 			t.Errorf("render.Sanitize left escape or control characters: %q", clean)
 		}
-		// A sequence goes whole: its payload must not survive as plain text.
-		for _, payload := range []string{"cm0gLXJmIH4K", "evil.example", "pwned", "c1 title", "544e"} {
+		// An ESC sequence goes whole: its payload must not survive as plain
+		// text. A C1 control goes alone (U+0090 and its kin are mostly
+		// mojibake); once it is gone, what follows is plain text.
+		for _, payload := range []string{"cm0gLXJmIH4K", "evil.example", "pwned", "544e"} {
 			if strings.Contains(clean, payload) {
 				t.Errorf("render.Sanitize kept the payload %q of an escape sequence: %q", payload, clean)
 			}
