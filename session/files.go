@@ -15,9 +15,6 @@ import (
 	"github.com/quarry-cli/quarry/kernel"
 )
 
-// SupportedExts are the file types quarry attaches.
-var SupportedExts = []string{".csv", ".tsv", ".txt", ".json", ".parquet", ".xlsx", ".xls", ".xlsm"}
-
 // sniffSize is how much of a file CheckFile reads to judge its content.
 const sniffSize = 8 << 10
 
@@ -92,39 +89,6 @@ func supported(ext string) bool {
 		}
 	}
 	return false
-}
-
-var (
-	zipMagic     = []byte("PK\x03\x04")
-	oleMagic     = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
-	parquetMagic = []byte("PAR1")
-)
-
-// checkContent checks that the first bytes match the extension, so a
-// mislabelled file fails here with advice rather than deep in pandas.
-func checkContent(path, ext string, head []byte) error {
-	switch ext {
-	case ".xlsx", ".xlsm":
-		if !bytes.HasPrefix(head, zipMagic) {
-			if bytes.HasPrefix(head, oleMagic) {
-				return fmt.Errorf("%s: is an old-style Excel workbook named %s: rename it to .xls", path, ext)
-			}
-			return fmt.Errorf("%s: is not an Excel workbook (no zip signature): if it is text, rename it to .csv; otherwise open and re-save it in Excel", path)
-		}
-	case ".xls":
-		if !bytes.HasPrefix(head, oleMagic) && !bytes.HasPrefix(head, zipMagic) {
-			return fmt.Errorf("%s: is not an Excel workbook: many systems export text or HTML with an .xls name; if it is text, rename it to .csv or .tsv", path)
-		}
-	case ".parquet":
-		if !bytes.HasPrefix(head, parquetMagic) {
-			return fmt.Errorf("%s: is not a Parquet file (no PAR1 signature): check the export", path)
-		}
-	default: // text types
-		if LooksBinary(head) {
-			return fmt.Errorf("%s: looks binary, not %s text (NUL bytes near the start): check that it is the file you meant, or export it as CSV", path, strings.TrimPrefix(ext, "."))
-		}
-	}
-	return nil
 }
 
 // LooksBinary reports NUL bytes in head, except in UTF-16 text, which

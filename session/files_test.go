@@ -1,6 +1,8 @@
 package session
 
 import (
+	"archive/zip"
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -34,10 +36,22 @@ func TestCheckFile(t *testing.T) {
 		{"tsv upper-case ext", write("q1.TSV", []byte("a\tb\n1\t2\n")), ""},
 		{"json", write("d.json", []byte(`[{"a":1}]`)), ""},
 		{"utf16 text with BOM", write("u.txt", []byte{0xFF, 0xFE, 'a', 0, ',', 0, 'b', 0}), ""},
-		{"xlsx", write("b.xlsx", []byte("PK\x03\x04rest-of-zip")), ""},
-		{"xlsm", write("b.xlsm", []byte("PK\x03\x04rest-of-zip")), ""},
+		{"xlsx", write("b.xlsx", zipOf(t, "[Content_Types].xml", "xl/workbook.xml")), ""},
+		{"xlsm", write("b.xlsm", zipOf(t, "[Content_Types].xml")), ""},
+		{"ods", write("b.ods", zipOf(t, "mimetype", "content.xml")), ""},
 		{"xls ole", write("old.xls", []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1, 0}), ""},
-		{"parquet", write("p.parquet", []byte("PAR1....PAR1")), ""},
+		{"parquet", write("p.parquet", []byte("PAR1data-and-metadata\x04\x00\x00\x00PAR1")), ""},
+		{"feather", write("f.feather", []byte("ARROW1\x00\x00dataARROW1")), ""},
+		{"stata", write("s.dta", []byte("<stata_dta><header>")), ""},
+		{"spss", write("s.sav", []byte("$FL2@(#) SPSS DATA FILE")), ""},
+		{"spss portable", write("s.por", []byte("ASCII SPSS PORT FILE")), ""},
+		{"sas", write("s.sas7bdat", append(make([]byte, 12), append([]byte{0xc2, 0xea, 0x81, 0x60}, make([]byte, 16)...)...)), ""},
+		{"sas transport", write("s.xpt", []byte("HEADER RECORD*******LIBRARY HEADER RECORD!!!!!!!")), ""},
+		{"gzip csv", write("q.csv.gz", []byte{0x1f, 0x8b, 8, 0}), ""},
+		{"bz2 tsv", write("q.tsv.bz2", []byte("BZh91AY")), ""},
+		{"xz json lines", write("q.jsonl.xz", []byte{0xfd, '7', 'z', 'X', 'Z', 0}), ""},
+		{"zip of one csv", write("q.zip", zipOf(t, "q1.csv")), ""},
+		{"zip with mac junk", write("m.zip", zipOf(t, "q1.csv", "__MACOSX/._q1.csv")), ""},
 		{"missing", filepath.Join(dir, "nope.csv"), "no such file"},
 		{"folder", folder, "is a folder"},
 		{"fifo", fifo, "not a regular file"},
@@ -45,7 +59,19 @@ func TestCheckFile(t *testing.T) {
 		{"unsupported", write("report.pdf", []byte("%PDF-1.7")), "unsupported file (type .pdf)"},
 		{"no extension", write("data", []byte("a,b\n")), "unsupported file (no extension)"},
 		{"binary csv", write("bin.csv", []byte("a,b\n\x00\x01\x02")), "looks binary"},
-		{"xlsx not zip", write("fake.xlsx", []byte("a,b\n1,2\n")), "not an Excel workbook"},
+		{"xlsx not zip", write("fake.xlsx", []byte("a,b\n1,2\n")), "not an Excel or OpenDocument workbook"},
+		{"truncated xlsx", write("cut.xlsx", zipOf(t, "xl/workbook.xml")[:30]), "damaged or incomplete"},
+		{"encrypted xlsx", write("locked.xlsx", encryptedOffice()), "password-protected"},
+		{"broken parquet footer", write("cut.parquet", []byte("PAR1data-and-meta")), "Parquet footer"},
+		{"parquet footer longer than the file", write("lie.parquet", []byte("PAR1\xff\xff\x00\x00PAR1")), "Parquet footer"},
+		{"truncated arrow", write("cut.arrow", []byte("ARROW1\x00\x00data")), "damaged or incomplete"},
+		{"spss syntax as sav", write("x.sav", []byte("GET FILE='a.sav'.")), "not an SPSS data file"},
+		{"gzip that is text", write("t.csv.gz", []byte("a,b\n")), "not a gz file"},
+		{"gzip of a workbook", write("b.xlsx.gz", []byte{0x1f, 0x8b}), "unpack it"},
+		{"zip of two files", write("two.zip", zipOf(t, "a.csv", "b.csv")), "holds 2 files (a.csv, b.csv)"},
+		{"zip of a workbook", write("wb.zip", zipOf(t, "book.xlsx")), "holds book.xlsx"},
+		{"empty zip", write("none.zip", []byte("PK\x05\x06"+strings.Repeat("\x00", 18))), "empty zip"},
+		{"truncated zip", write("cut.zip", zipOf(t, "q1.csv")[:40]), "damaged or incomplete"},
 		{"xlsx that is old xls", write("old.xlsx", []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}), "rename it to .xls"},
 		{"xls that is html", write("export.xls", []byte("<html><table>")), "rename it to .csv"},
 		{"parquet bad", write("bad.parquet", []byte("a,b\n")), "not a Parquet file"},
@@ -67,6 +93,36 @@ func TestCheckFile(t *testing.T) {
 			}
 		})
 	}
+}
+
+// zipOf is a zip archive holding the named (small) files.
+func zipOf(t *testing.T, names ...string) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	w := zip.NewWriter(&b)
+	for _, n := range names {
+		f, err := w.Create(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Write([]byte("a,b\n1,2\n"))
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// encryptedOffice is the start of a password-protected Office file: an OLE
+// container whose directory (sector 0, 512-byte sectors) lists the
+// EncryptionInfo and EncryptedPackage streams.
+func encryptedOffice() []byte {
+	b := make([]byte, 1024)
+	copy(b, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1})
+	b[30] = 9 // sector shift: 512 bytes
+	copy(b[512:], utf16le("EncryptionInfo"))
+	copy(b[640:], utf16le("EncryptedPackage"))
+	return b
 }
 
 func TestCheckFileUnreadable(t *testing.T) {
