@@ -177,6 +177,11 @@ def explain(e):
     low = msg.lower()
     if 'encrypt' in low or 'password' in low:
         return 'the file is password-protected: remove the password (save an unprotected copy) and attach that'
-    if type(e).__name__ == 'BadZipFile' or 'not a zip file' in low:
+    damaged = ('not a zip file', 'ended before', 'crc check failed', 'invalid data stream', 'while decompressing',
+               'magic bytes', 'thrift', 'footer', 'truncated', 'unexpected end')
+    if type(e).__name__ in ('BadZipFile', 'EOFError') or any(d in low for d in damaged):
         return 'the file is damaged or incomplete (%s): export or download it again' % msg[:200]
+    if type(e).__name__ in ('ReadstatError', 'PyreadstatError'):
+        return 'the file could not be read as %s (%s): export it again from the program that made it' % (
+            'a statistics file', msg[:200])
     return '%s: %s' % (type(e).__name__, msg[:300])
