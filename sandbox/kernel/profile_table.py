@@ -8,8 +8,8 @@ import statistics
 # A totals row repeats what the rows above add up to; summing it with them
 # doubles the answer.
 _TOTALS = re.compile(r'^\W*(grand[ -]?total|sub-?totals?|totals?|summe|zwischensumme|gesamt\w*|endsumme|'
-                     r'total g[ée]n[ée]ral|somme|sous-total|totale|suma|sum|'
-                     r'合計|总计|合计|總計|小計|小计|計|총계|합계|소계)\W*$', re.I)
+                     r'somme|sous-total|totale|suma|sum|合計|总计|合计|總計|小計|小计|計|총계|합계|소계)'
+                     r'(\W*$|[\s:]+\w+\W*$|\s+\w+\s+\w+\W*$)', re.I)
 # Words that start a note or a source line under (or over) a table.
 _NOTE = re.compile(r'^\s*(\*|†|‡|\(?\d{1,2}\)|¹|²|³|※|注|出典|出所|来源|資料來源|资料来源|'
                    r'notes?\b|source[sn]?\b|fuente|quelle|hinweis|anmerkung|stand\b|remarques?\b|'
@@ -129,10 +129,20 @@ def _totals(rows, kind_of, body0, end):
     label = next((j for j, c in enumerate(row) if _TOTALS.match(c.strip())), None)
     if label is None:
         return end, None, []
-    col = [kind_of(k, label) for k in range(max(body0, i - 200), i) if label < len(rows[k])]
-    typed = [k for k in col if k in ('n', 'd')]
-    if len(typed) * 2 > len([k for k in col if k != 'e']):
-        return i, None, ['the line at the end of the table holds totals and is left out']
+    cut = i
+    while cut > body0 and not nonempty(rows[cut - 1]):
+        cut -= 1
+    if cut < i:
+        # Set apart by a blank line: a summary under the table.
+        return cut, None, ['the line under the table holds totals and is left out']
+    above = range(max(body0, i - 200), i)
+    for j, c in enumerate(row):
+        if not c.strip() or kind_of(i, j) in ('n', 'd'):
+            continue
+        col = [kind_of(k, j) for k in above if j < len(rows[k])]
+        filled = [k for k in col if k != 'e']
+        if filled and sum(k in ('n', 'd') for k in filled) * 2 > len(filled):
+            return i, None, ['the line at the end of the table holds totals and is left out']
     return end, i, ['the last row holds totals (its label says so): leave it out before adding up a column']
 
 

@@ -6,10 +6,12 @@ import re
 
 # '1,5' and '1.234,56' are decimal commas; '1,234' could be either, so it
 # votes for nothing on its own.
-_DEC_COMMA = re.compile(r'^[+-]?(\d+,\d{1,2}|\d+,\d{4,}|\d{1,3}(\.\d{3})+,\d+|,\d+)$')
+_DEC_COMMA = re.compile(r'^[+-]?(\d+,\d{1,2}|\d+,\d{4,}|\d{1,3}([. \u00a0\u202f]\d{3})+,\d+|,\d+)$')
 _DEC_DOT = re.compile(r'^[+-]?(\d+\.\d{1,2}|\d+\.\d{4,}|\d{1,3}(,\d{3})+\.\d+|\.\d+)([eE][+-]?\d+)?$')
 _GROUP_DOT = re.compile(r'^[+-]?\d{1,3}(\.\d{3})+(,\d+)?$')
 _GROUP_COMMA = re.compile(r'^[+-]?\d{1,3}(,\d{3})+(\.\d+)?$')
+# French and Swiss exports group digits with a (no-break) space: '1 234,56'.
+_GROUP_SPACE = re.compile(r'^[+-]?\d{1,3}([ \u00a0\u202f])\d{3}(\1\d{3})*([.,]\d+)?$')
 _PLAIN = re.compile(r'^[+-]?\d+$')
 _CODE = re.compile(r'^0\d+$')
 _NA_TOKEN = re.compile(r'^[^\w\s]{1,6}$|^(n\.?\s?[av]\.?|k\.?\s?a\.?|x)$', re.I)
@@ -32,6 +34,7 @@ def number_format(columns):
     comma = dot = 0
     group = {'.': 0, ',': 0}
     clash = {'.': 0, ',': 0}
+    spaces = {}
     for col in columns:
         for c in col:
             if not c or not (c[0].isdigit() or c[0] in '+-.,'):
@@ -46,6 +49,9 @@ def number_format(columns):
                 group['.'] += 1
             if _GROUP_COMMA.match(c):
                 group[','] += 1
+            m = _GROUP_SPACE.match(c)
+            if m:
+                spaces[m.group(1)] = spaces.get(m.group(1), 0) + 1
     if comma > dot:
         decimal = ','
     elif dot > comma:
@@ -55,6 +61,8 @@ def number_format(columns):
         decimal = ',' if group['.'] > group[','] else '.'
     other = '.' if decimal == ',' else ','
     thousands = other if group[other] and not clash[other] else None
+    if thousands is None and spaces:
+        thousands = max(spaces, key=spaces.get)
     return decimal, thousands
 
 
@@ -79,6 +87,8 @@ def missing_markers(columns, decimal, thousands):
         vals = [c for c in col if c]
         if len(vals) < 3:
             continue
+        if sum(1 for c in vals if _DATE_SHAPE.match(c)) * 2 > len(vals):
+            continue  # '01.12.2023' reads as a number once the dots go
         odd = [c for c in vals if not to_number(c, decimal, thousands)]
         if not odd or len(odd) * 5 > len(vals):
             continue
