@@ -150,4 +150,3 @@ func TestFormatsBrokenInsideGetProfileErrors(t *testing.T) {
 	}
 	cellOK(t, cell(t, s, "1 + 1"))
 }
-
