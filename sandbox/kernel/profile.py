@@ -119,7 +119,8 @@ def judge_memory(out, df, rows_total, lim):
     if df is None or not len(df):
         return
     try:
-        per_row = df.memory_usage(deep=True, index=False).sum() / len(df)
+        part = df.iloc[:20000]  # deep sizes of object columns cost time; a part tells
+        per_row = part.memory_usage(deep=True, index=False).sum() / len(part)
     except Exception:
         return
     est = int(per_row * max(rows_total, len(df)))
