@@ -59,7 +59,7 @@ func TestCheckFile(t *testing.T) {
 		{"unsupported", write("report.pdf", []byte("%PDF-1.7")), "unsupported file (type .pdf)"},
 		{"no extension", write("data", []byte("a,b\n")), "unsupported file (no extension)"},
 		{"binary csv", write("bin.csv", []byte("a,b\n\x00\x01\x02")), "looks binary"},
-		{"xlsx not zip", write("fake.xlsx", []byte("a,b\n1,2\n")), "not an Excel or OpenDocument workbook"},
+		{"xlsx not zip", write("fake.xlsx", []byte("a,b\n1,2\n")), "not an Excel workbook"},
 		{"truncated xlsx", write("cut.xlsx", zipOf(t, "xl/workbook.xml")[:30]), "damaged or incomplete"},
 		{"encrypted xlsx", write("locked.xlsx", encryptedOffice()), "password-protected"},
 		{"broken parquet footer", write("cut.parquet", []byte("PAR1data-and-meta")), "Parquet footer"},

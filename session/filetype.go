@@ -53,7 +53,11 @@ func checkContent(p, ext string, head []byte) error {
 				}
 				return fmt.Errorf("%s: is an old-style Excel workbook named %s: rename it to .xls", p, ext)
 			}
-			return fmt.Errorf("%s: is not an Excel or OpenDocument workbook (no zip signature): if it is text, rename it to .csv; otherwise open and re-save it", p)
+			what := "an Excel workbook"
+			if ext == ".ods" {
+				what = "an OpenDocument spreadsheet"
+			}
+			return fmt.Errorf("%s: is not %s (no zip signature): if it is text, rename it to .csv; otherwise open and re-save it", p, what)
 		}
 		return checkZipIntact(p)
 	case ".xls":
