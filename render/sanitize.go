@@ -45,16 +45,18 @@ const (
 	sub = 0x1a
 	del = 0x7f
 
-	c1ST = 0x9c
+	c1CSI = 0x9b
+	c1ST  = 0x9c
 
 	kittyPlaceholder = 0x10eeee
 )
 
 // sanitize walks runes (so raw 8-bit bytes are already U+FFFD and a C1
 // control can only arrive as its UTF-8 encoding) and writes what is safe.
-// A C1 control is dropped on its own, never with the text after it: in
-// UTF-8 text it is almost always mojibake (cp1252 bytes read as latin-1),
-// and once it is gone the text that follows is plain text to a terminal.
+// A C1 string control (DCS U+0090, SOS, OSC, PM, APC) is dropped on its
+// own, never with the text after it: in UTF-8 text it is almost always
+// mojibake (cp1252 bytes read as latin-1), and once it is gone the text that
+// follows is plain text to a terminal.
 func sanitize(s string, mode sanitizeMode) string {
 	if isPlain(s, mode == oneLine) {
 		return s
@@ -88,6 +90,11 @@ func sanitize(s string, mode sanitizeMode) string {
 				}
 			}
 			i = skipEscape(s, i+1)
+			continue
+		case r == c1CSI:
+			// Bounded (parameters and one final byte), so it goes whole as
+			// in a terminal; string controls below go alone.
+			i = skipCSI(s, i+size)
 			continue
 		case r == '\n':
 			if mode == oneLine {

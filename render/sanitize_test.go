@@ -36,8 +36,9 @@ func TestSanitizeAttackClasses(t *testing.T) {
 		{"window ops", "a\x1b[8;100;100tb", "ab"},
 		{"private modes", "a\x1b[?1049h\x1b[?25lb\x1b[?1000h", "ab"},
 		{"bracketed paste markers", "a\x1b[200~rm -rf /\x1b[201~b", "arm -rf /b"},
-		// A C1 control goes alone: what follows it is plain text once it is gone.
-		{"c1 csi", "a\u009b2Jb", "a2Jb"},
+		// A C1 string control goes alone: what follows it is plain text once
+		// it is gone. A C1 CSI is short and goes whole, as in a terminal.
+		{"c1 csi", "a\u009b2Jb", "ab"},
 		{"c1 osc", "a\u009d0;t\u009cb", "a0;tb"},
 		{"c1 dcs", "a\u0090x\u009cb", "axb"},
 		{"c1 apc", "a\u009fx\u009cb", "axb"},

@@ -153,7 +153,7 @@ print('surrogate:\udcff:end')
 			t.Errorf("render.Sanitize left escape or control characters: %q", clean)
 		}
 		// An ESC sequence goes whole: its payload must not survive as plain
-		// text. A C1 control goes alone (U+0090 and its kin are mostly
+		// text. A C1 string control goes alone (U+0090 and its kin are mostly
 		// mojibake); once it is gone, what follows is plain text.
 		for _, payload := range []string{"cm0gLXJmIH4K", "evil.example", "pwned", "544e"} {
 			if strings.Contains(clean, payload) {
