@@ -67,19 +67,6 @@ func (c *ReadCall) Python(path string) string {
 	return s
 }
 
-// Arg is the value of the named argument, or nil.
-func (c *ReadCall) Arg(name string) any {
-	if c == nil {
-		return nil
-	}
-	for _, a := range c.Args {
-		if a.Name == name {
-			return a.Value
-		}
-	}
-	return nil
-}
-
 // pyLiteral renders a decoded JSON value as a Python literal.
 func pyLiteral(v any, depth int) (string, bool) {
 	if depth > 3 {

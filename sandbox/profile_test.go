@@ -11,6 +11,7 @@ import (
 
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 // A German export: cp1252 text, ';', "1.234,56" amounts and day-first dotted
@@ -125,5 +126,34 @@ func TestProfileFallsBackToLatin1(t *testing.T) {
 	}
 	if p.Error != "" || p.Encoding != "latin-1" || len(p.Columns) != 2 || p.Columns[1].Dtype != "float64" {
 		t.Fatalf("profile %+v", p.Columns)
+	}
+}
+
+// A file whose DataFrame would take more than half of the sandbox's memory
+// is flagged large, with the estimate and the limit; a small one is not.
+func TestProfileFlagsLargeFile(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	s := sandboxtest.Session(t, e, sandbox.Options{Limits: sandbox.Limits{Memory: 384 << 20}})
+	var b bytes.Buffer
+	b.WriteString("posting_date,document_no,vendor,description,amount\n")
+	for i := 0; b.Len() < 80<<20; i++ {
+		fmt.Fprintf(&b, "2024-%02d-%02d,DOC%09d,Vendor %d GmbH,Invoice %d for services,%d.%02d\n", i%12+1, i%28+1, i, i%500, i, i%9000, i%100)
+	}
+	host := filepath.Join(t.TempDir(), "ledger.csv")
+	if err := os.WriteFile(host, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.AddFile(context.Background(), host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || !p.Large || p.MemoryLimit != 384<<20 || p.MemoryEstimate <= p.MemoryLimit/2 ||
+		len(p.Notes) == 0 || !strings.HasPrefix(p.Notes[0], "large:") {
+		t.Fatalf("large %v, estimate %d, limit %d, notes %q, error %q", p.Large, p.MemoryEstimate, p.MemoryLimit, p.Notes, p.Error)
+	}
+	small := filepath.Join(t.TempDir(), "small.csv")
+	os.WriteFile(small, []byte("a,b\n1,2\n"), 0o644)
+	if p, err = s.AddFile(context.Background(), small); err != nil || p.Large || p.MemoryEstimate <= 0 {
+		t.Fatalf("small file: large %v, estimate %d, err %v", p.Large, p.MemoryEstimate, err)
 	}
 }
