@@ -73,3 +73,6 @@ func (e *Engine) EngineVersionAPI(ctx context.Context) (string, error) {
 	v, err := e.cli.ServerVersion(ctx, client.ServerVersionOptions{})
 	return v.Version, err
 }
+
+// ParsePackages exposes the manifest parser.
+var ParsePackages = parsePackages
