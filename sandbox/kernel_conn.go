@@ -36,6 +36,9 @@ var outputSource string
 //go:embed kernel/values.py
 var valuesSource string
 
+//go:embed kernel/sql_duckdb.py
+var sqlDuckDBSource string
+
 //go:embed kernel/sql.py
 var sqlSource string
 
@@ -49,7 +52,7 @@ const (
 // kernelPayload is what the bootstrap reads: a length line, then the source.
 func kernelPayload() []byte {
 	p, _ := json.Marshal(profileSource) // a JSON string is a valid Python literal
-	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlSource + "\n" + kernelSource
+	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 

@@ -133,6 +133,49 @@ r = sql("SELECT * FROM '/tmp/deep.csv'")`)
 		}
 	})
 
+	t.Run("OddInputsAndTypes", func(t *testing.T) {
+		res := run(t, s, `sql("SELECT 1\x00")`)
+		if res.Error == nil || res.Error.Type != "ValueError" {
+			t.Errorf("NUL in the SQL: %+v", res.Error)
+		}
+		res = run(t, s, `print(sql("SELECT union_value(num := 2) AS u, uuid() AS id, INTERVAL 1 DAY AS d").shape)`)
+		mustOK(t, res)
+		if strings.TrimSpace(res.Stdout) != "(1, 3)" {
+			t.Errorf("odd types: %q", res.Stdout)
+		}
+	})
+
+	// Threads of the user's code call sql() at once: there is one database
+	// file, so the calls take turns; otherwise views made at once get lost.
+	t.Run("ConcurrentCallsTakeTurns", func(t *testing.T) {
+		res := run(t, s, `import threading
+def make(k):
+    sql("CREATE OR REPLACE VIEW v%d AS SELECT sum(hash(i)) AS s FROM range(3000000) t(i); SELECT count(*) FROM v%d" % (k, k))
+ts = [threading.Thread(target=make, args=(k,)) for k in range(6)]
+[t.start() for t in ts]; [t.join() for t in ts]
+print(sql("SELECT view_name FROM duckdb_views() WHERE view_name LIKE 'v_' ORDER BY 1").view_name.tolist())`)
+		mustOK(t, res)
+		if strings.TrimSpace(res.Stdout) != "['v0', 'v1', 'v2', 'v3', 'v4', 'v5']" {
+			t.Errorf("views made by concurrent calls: %q", res.Stdout)
+		}
+	})
+
+	t.Run("BrokenDatabaseIsReplacedWithANote", func(t *testing.T) {
+		res := run(t, s, `sql("CREATE OR REPLACE VIEW before_break AS SELECT 1 AS x")
+open('/tmp/quarry-sql/session.duckdb', 'wb').write(b'not a database' * 1000)
+print(int(sql("SELECT 5 AS x").x[0]))`)
+		mustOK(t, res)
+		if strings.TrimSpace(res.Stdout) != "5" || !strings.Contains(res.Stderr, "views made earlier are gone") {
+			t.Errorf("stdout %q, stderr %q", res.Stdout, res.Stderr)
+		}
+		// The views are gone now: say so rather than pretend.
+		res = run(t, s, `sql("SELECT * FROM before_break")`)
+		if res.Error == nil || !strings.Contains(res.Error.Message, "before_break") {
+			t.Errorf("a view from the broken database: %+v", res.Error)
+		}
+		mustOK(t, run(t, s, `sql("CREATE OR REPLACE VIEW gl AS SELECT * FROM '/data/gl.csv'")`))
+	})
+
 	t.Run("LimitsFollowTheSandbox", func(t *testing.T) {
 		res := run(t, s, `r = sql("SELECT current_setting('memory_limit') AS m, current_setting('threads') AS t")
 print(r.m[0], r.t[0])`)
