@@ -2,17 +2,16 @@ package session
 
 import (
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
-// uploadLines turns an upload's progress into lines for Options.Progress,
-// which both front ends show (the chat's status bar, headless's status
-// line or stderr). Files that copy in under a second say nothing.
+// uploadLines turns an upload's progress into progress lines, which both
+// front ends show (the chat's status bar, headless's status line or
+// stderr). Files that copy in under a second say nothing.
 type uploadLines struct {
-	w     io.Writer
+	emit  func(string)
 	now   func() time.Time
 	start time.Time
 	last  time.Time
@@ -23,16 +22,20 @@ type uploadLines struct {
 // then how often.
 const uploadQuiet = time.Second
 
-func newUploadLines(w io.Writer) *uploadLines {
-	u := &uploadLines{w: w, now: time.Now}
+func newUploadLines(emit func(string)) *uploadLines {
+	u := &uploadLines{emit: emit, now: time.Now}
 	u.start = u.now()
 	return u
 }
 
-func (u *uploadLines) report(up sandbox.Upload) {
-	if u.w == nil {
-		return
+// progressLine is one line on Options.Progress.
+func (s *Session) progressLine(text string) {
+	if s.opts.Progress != nil {
+		fmt.Fprintln(s.opts.Progress, text)
 	}
+}
+
+func (u *uploadLines) report(up sandbox.Upload) {
 	now := u.now()
 	switch {
 	case up.Phase == sandbox.UploadCopying && up.Done < up.Size:
@@ -40,17 +43,17 @@ func (u *uploadLines) report(up sandbox.Upload) {
 			return
 		}
 		u.last, u.shown = now, true
-		fmt.Fprintf(u.w, "copying %s into the sandbox: %s of %s (%d%%)\n",
-			up.Name, sizeText(up.Done), sizeText(up.Size), up.Done*100/max(up.Size, 1))
+		u.emit(fmt.Sprintf("copying %s into the sandbox: %s of %s (%d%%)",
+			up.Name, sizeText(up.Done), sizeText(up.Size), up.Done*100/max(up.Size, 1)))
 	case up.Phase == sandbox.UploadCopying:
 		if !u.shown && up.Elapsed < uploadQuiet {
 			return
 		}
 		u.shown = true
-		fmt.Fprintf(u.w, "copied %s (%s) in %s, %s/s\n", up.Name, sizeText(up.Size),
-			up.Elapsed.Round(100*time.Millisecond), sizeText(int64(float64(up.Size)/max(up.Elapsed.Seconds(), 0.001))))
+		u.emit(fmt.Sprintf("copied %s (%s) in %s, %s/s", up.Name, sizeText(up.Size),
+			up.Elapsed.Round(100*time.Millisecond), sizeText(int64(float64(up.Size)/max(up.Elapsed.Seconds(), 0.001)))))
 	case up.Phase == sandbox.UploadProfiling && u.shown:
-		fmt.Fprintf(u.w, "profiling %s\n", up.Name)
+		u.emit("profiling " + up.Name)
 	}
 }
 

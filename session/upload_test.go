@@ -12,7 +12,7 @@ func TestUploadLines(t *testing.T) {
 	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	feed := func(ups ...sandbox.Upload) string {
 		var b strings.Builder
-		u := newUploadLines(&b)
+		u := newUploadLines(func(line string) { b.WriteString(line + "\n") })
 		u.now = func() time.Time { return clock }
 		u.start = clock
 		for _, up := range ups {
