@@ -20,18 +20,24 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
+// ledgerSession writes a ledger of rows rows (deleted with the benchmark's
+// folder) and starts a session with a timeout fit for it.
+func ledgerSession(b *testing.B, rows int64, seed uint64) (sandboxtest.Ledger, *sandbox.Session) {
+	e := sandboxtest.Engine(b)
+	lg, err := sandboxtest.WriteLedger(filepath.Join(b.TempDir(), "ledger.csv"), rows, seed)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return lg, sandboxtest.Session(b, e, sandbox.Options{Timeout: 10 * time.Minute})
+}
+
 // BenchmarkReadLedger answers "sum per account" over a 1 M-row (100 MB)
 // ledger that pandas can load in the default 2 GiB, three ways: pandas'
 // C parser, pandas with engine="pyarrow", and sql() (DuckDB). Each
 // iteration runs in a fresh kernel, so "peak-MiB" is that method's peak
 // resident memory, and "over-idle-MiB" what it added to an idle kernel.
 func BenchmarkReadLedger(b *testing.B) {
-	e := sandboxtest.Engine(b)
-	lg, err := sandboxtest.WriteLedger(filepath.Join(b.TempDir(), "ledger.csv"), 1_000_000, 11)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := sandboxtest.Session(b, e, sandbox.Options{Timeout: 10 * time.Minute})
+	lg, s := ledgerSession(b, 1_000_000, 11)
 	ctx := context.Background()
 	if _, err := s.CopyIn(ctx, lg.Path); err != nil {
 		b.Fatal(err)
@@ -83,12 +89,7 @@ func BenchmarkReadLedger(b *testing.B) {
 // host allocated meanwhile (MB; the copy streams, so it does not grow with
 // the file).
 func BenchmarkAttachLedger1600MB(b *testing.B) {
-	e := sandboxtest.Engine(b)
-	lg, err := sandboxtest.WriteLedger(filepath.Join(b.TempDir(), "ledger.csv"), 16_000_000, 2026)
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := sandboxtest.Session(b, e, sandbox.Options{Timeout: 10 * time.Minute})
+	lg, s := ledgerSession(b, 16_000_000, 2026)
 	ctx := context.Background()
 	var copySecs, profileSecs, allocMB float64
 	b.SetBytes(lg.Bytes)
