@@ -218,8 +218,9 @@ def _open_db(memory, threads, notes):
 
 
 def _with_advice(e, memory):
-    """DuckDB's advice for running out of memory (a temporary directory) or
-    a missing encoding (an extension) cannot be followed here: say what can."""
+    """DuckDB's advice for running out of memory (a temporary directory), a
+    missing encoding or function (an extension) cannot be followed here: say
+    what can."""
     msg = str(e)
     first = msg.split('\n', 1)[0]
     if msg.startswith('Out of Memory Error'):
@@ -232,4 +233,9 @@ def _with_advice(e, memory):
             "%s\nDuckDB reads UTF-8, UTF-16 and latin-1 here (no extensions): for other encodings "
             "stream the file with pyarrow.csv.open_csv(path, read_options=pyarrow.csv.ReadOptions("
             "encoding=...)) or read it with pandas" % first)
+    if 'extension' in first and ('exists in the' in first or 'INSTALL' in msg):
+        cut = first.split(' but it exists in the ')[0].rstrip(',')
+        return DuckDBError(
+            '%s\nDuckDB extensions cannot be installed in the sandbox (only parquet, json, icu and the '
+            'core functions are built in): read such files with pandas (e.g. pd.read_excel)' % cut)
     return e
