@@ -178,8 +178,35 @@ func checkImage(ctx context.Context, e *sandbox.Engine, c config.Config) checkRe
 		r.fix = "quarry sandbox build"
 	default:
 		r.detail = ref + " present, recipe current"
+		if pkgs, err := e.ImagePackages(ctx, ref); err != nil {
+			r.detail += "\npackage versions unknown: " + err.Error()
+		} else {
+			r.detail += "\n" + wrapList(sandbox.RecipePackages(pkgs), 96)
+		}
 	}
 	return r
+}
+
+// wrapList joins items with ", " into lines of about width characters.
+func wrapList[T fmt.Stringer](items []T, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, it := range items {
+		s := it.String()
+		if i < len(items)-1 {
+			s += ","
+		}
+		if n > 0 && n+1+len(s) > width {
+			b.WriteString("\n")
+			n = 0
+		} else if n > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(s)
+		n += len(s)
+	}
+	return b.String()
 }
 
 // noNetworkCell lists the sandbox's network interfaces and routes; a

@@ -158,6 +158,12 @@ func TestDoctorAllGreen(t *testing.T) {
 	if l := lineWith(out, "✓ sandbox image:"); !strings.Contains(l, "recipe current") {
 		t.Errorf("image line %q", l)
 	}
+	// The exact versions from the image's manifest follow.
+	for _, want := range []string{"    python3 3.", "python3-pandas 2.3", "python3-pyarrow 25.", "libduckdb2.0 2.0."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not show %q:\n%s", want, out)
+		}
+	}
 	if l := lineWith(out, "✓ sandbox:"); !strings.Contains(l, "has no network (interfaces: lo; no routes)") {
 		t.Errorf("sandbox line %q:\n%s", l, out)
 	}

@@ -122,5 +122,14 @@ func cmdSandboxStatus(stdout, stderr io.Writer) int {
 	if !ok {
 		return exitFailed
 	}
+	pkgs, err := e.ImagePackages(ctx, ref)
+	if err != nil {
+		fmt.Fprintf(stderr, "quarry sandbox status: %v\n", err)
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "packages (%d in all; the recipe's):\n", len(pkgs))
+	for _, p := range sandbox.RecipePackages(pkgs) {
+		fmt.Fprintf(stdout, "  %-28s %s\n", p.Name, p.Version)
+	}
 	return exitOK
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 func TestCmdSandboxRefAndUsage(t *testing.T) {
@@ -25,6 +26,20 @@ func TestCmdSandboxRefAndUsage(t *testing.T) {
 		if code != c.code || (c.out != "" && out.String() != c.out) || !strings.Contains(errb.String(), c.err) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr containing %q",
 				c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
+		}
+	}
+}
+
+// status names the image's exact package versions, read from the image.
+func TestCmdSandboxStatusShowsPackageVersions(t *testing.T) {
+	sandboxtest.Engine(t)
+	var out, errb bytes.Buffer
+	if code := run([]string{"sandbox", "status"}, strings.NewReader(""), &out, &errb); code != exitOK {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{sandbox.ImageRef() + "  built", "in all; the recipe's", "  python3-pandas ", "  libduckdb2.0 "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("status lacks %q:\n%s", want, out.String())
 		}
 	}
 }

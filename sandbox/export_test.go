@@ -18,7 +18,8 @@ func SetInterruptGrace(d time.Duration) func() {
 func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.copyIn(ctx, hostPath)
+	name, _, err := s.copyIn(ctx, hostPath, time.Now(), func(Upload) {})
+	return name, err
 }
 
 // SessionObjects counts the containers and volumes labelled with a session id.
@@ -72,3 +73,6 @@ func (e *Engine) EngineVersionAPI(ctx context.Context) (string, error) {
 	v, err := e.cli.ServerVersion(ctx, client.ServerVersionOptions{})
 	return v.Version, err
 }
+
+// ParsePackages exposes the manifest parser.
+var ParsePackages = parsePackages

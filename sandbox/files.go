@@ -19,39 +19,54 @@ import (
 // AddFile makes a host file readable (read-only) at /data/<base name> and
 // profiles it inside the sandbox. The host file is never modified.
 func (s *Session) AddFile(ctx context.Context, hostPath string) (kernel.Profile, error) {
+	return s.AddFileProgress(ctx, hostPath, nil)
+}
+
+// AddFileProgress is AddFile reporting its progress to onProgress (nil
+// for none): see Upload for when. onProgress runs on AddFile's goroutines
+// and must return quickly; the copy waits for it.
+func (s *Session) AddFileProgress(ctx context.Context, hostPath string, onProgress func(Upload)) (kernel.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return kernel.Profile{}, ErrClosed
 	}
-	name, err := s.copyIn(ctx, hostPath)
+	if onProgress == nil {
+		onProgress = func(Upload) {}
+	}
+	t0 := time.Now()
+	name, size, err := s.copyIn(ctx, hostPath, t0, onProgress)
 	if err != nil {
 		return kernel.Profile{}, err
 	}
+	onProgress(Upload{Name: name, Phase: UploadProfiling, Done: size, Size: size, Elapsed: time.Since(t0)})
 	return s.profile(ctx, dataDir+"/"+name)
 }
 
 // copyIn streams one host file into /data as a one-entry tar built on the
 // fly: memory use does not depend on the file's size. The entry is
 // root-owned and 0444 in a root-owned folder, so the code can read it but
-// not change, replace or delete it.
-func (s *Session) copyIn(ctx context.Context, hostPath string) (string, error) {
+// not change, replace or delete it. /data is a volume on the engine's disk,
+// so files larger than the sandbox's memory fit.
+func (s *Session) copyIn(ctx context.Context, hostPath string, t0 time.Time, onProgress func(Upload)) (string, int64, error) {
 	f, err := os.Open(hostPath)
 	if err != nil {
-		return "", fmt.Errorf("add file: %w", err)
+		return "", 0, fmt.Errorf("add file: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", fmt.Errorf("add file: %w", err)
+		return "", 0, fmt.Errorf("add file: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return "", fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
+		return "", 0, fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
 	}
 	name := filepath.Base(hostPath)
 	if err := checkDataName(name); err != nil {
-		return "", fmt.Errorf("add file %q: %w", hostPath, err)
+		return "", 0, fmt.Errorf("add file %q: %w", hostPath, err)
 	}
+	src := &progressReader{r: f, up: Upload{Name: name, Phase: UploadCopying, Size: st.Size()}, t0: t0, last: t0, report: onProgress}
+	onProgress(src.up)
 	pr, pw := io.Pipe()
 	go func() {
 		tw := tar.NewWriter(pw)
@@ -62,7 +77,7 @@ func (s *Session) copyIn(ctx context.Context, hostPath string) (string, error) {
 		err := tw.WriteHeader(hdr)
 		if err == nil {
 			var n int64
-			n, err = io.CopyN(tw, f, st.Size())
+			n, err = io.CopyN(tw, src, st.Size())
 			if err == io.EOF || (err == nil && n < st.Size()) {
 				err = fmt.Errorf("%s shrank while being copied", hostPath)
 			}
@@ -77,9 +92,10 @@ func (s *Session) copyIn(ctx context.Context, hostPath string) (string, error) {
 	})
 	pr.CloseWithError(io.ErrClosedPipe) // stop the writer if the engine gave up early
 	if err != nil {
-		return "", s.engineError(fmt.Errorf("add file %s: copy into the sandbox: %w", name, err))
+		return "", 0, s.engineError(fmt.Errorf("add file %s: copy into the sandbox: %w", name, err))
 	}
-	return name, nil
+	onProgress(Upload{Name: name, Phase: UploadCopying, Done: st.Size(), Size: st.Size(), Elapsed: time.Since(t0)})
+	return name, st.Size(), nil
 }
 
 // checkDataName refuses names that cannot be a single file in /data or

@@ -20,10 +20,10 @@ var recipeFS embed.FS
 var recipeFiles = []string{"packages.txt", "Dockerfile", "setup.sh"}
 
 const (
-	imageRepo     = "quarry-sandbox"
-	recipeLabel   = "io.quarry.recipe"
+	imageRepo   = "quarry-sandbox"
+	recipeLabel = "io.quarry.recipe"
 	// Debian testing: the first suite with pyarrow, DuckDB, xlrd, odf and
-	// pyreadstat all packaged (docs/security.md says why it is worth it).
+	// pyreadstat all packaged (docs/image.md says why it is worth it).
 	debianSuite   = "forky"
 	dockerfileTag = "debian:forky-slim" // base image of build path (a)
 )

@@ -40,6 +40,12 @@ var outputSource string
 //go:embed kernel/values.py
 var valuesSource string
 
+//go:embed kernel/sql_duckdb.py
+var sqlDuckDBSource string
+
+//go:embed kernel/sql.py
+var sqlSource string
+
 const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
 
 const (
@@ -50,7 +56,7 @@ const (
 // kernelPayload is what the bootstrap reads: a length line, then the source.
 func kernelPayload() []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + kernelSource
+	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 

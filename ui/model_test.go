@@ -352,3 +352,20 @@ func TestCtrlCQuitsWhenCancelHangs(t *testing.T) {
 		t.Fatal("the third ctrl+c did not return tea.Quit")
 	}
 }
+
+// A large upload's progress lines show in the status bar while it runs
+// and go away with it.
+func TestUploadProgressInStatusBar(t *testing.T) {
+	m, _ := newTestModel(t, 120, 24, true)
+	m.Update(startedMsg{})
+	m.attaching++
+	m.st.sandbox = "busy"
+	m.Update(inboxMsg{progressMsg("copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)")})
+	if s := plain(m); !strings.Contains(s, "sandbox busy: copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)") {
+		t.Fatalf("upload progress not shown:\n%s", s)
+	}
+	m.Update(attachedMsg{path: "ledger.csv", profile: kernel.Profile{Name: "ledger.csv"}})
+	if s := plain(m); strings.Contains(s, "copying") || !strings.Contains(s, "sandbox ready") {
+		t.Fatalf("progress left after the upload:\n%s", s)
+	}
+}

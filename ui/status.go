@@ -16,7 +16,7 @@ func lipglossWidth(s string) int { return lipgloss.Width(s) }
 type status struct {
 	model    string
 	sandbox  string // starting, ready, busy, restarting, failed
-	progress string // the latest start-up line
+	progress string // the latest start-up or upload line
 	usage    agent.Usage
 	running  int       // cell number running, 0 for none
 	since    time.Time // when it started
@@ -27,7 +27,7 @@ type status struct {
 func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 	parts := []string{th.statusKey.Render(" " + sanitizeLine(s.model))}
 	sb := "sandbox " + s.sandbox
-	if s.sandbox == "starting" && s.progress != "" {
+	if (s.sandbox == "starting" || s.sandbox == "busy") && s.progress != "" {
 		sb += ": " + sanitizeLine(s.progress)
 	}
 	parts = append(parts, sb)

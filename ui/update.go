@@ -61,7 +61,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case startedMsg:
-		m.started = true
+		m.started, m.st.progress = true, ""
 		if msg.err != nil {
 			m.st.sandbox = "failed"
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
@@ -73,7 +73,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, m.flushPending()
 	case attachedMsg:
-		m.attaching--
+		m.attaching, m.st.progress = m.attaching-1, ""
 		m.chips.done(msg.path, msg.profile, msg.err)
 		if msg.err != nil {
 			m.notice(levelError, msg.err.Error())

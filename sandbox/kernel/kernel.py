@@ -1,6 +1,7 @@
-# quarry's Python kernel. The host sends this source (after output.py and
-# values.py, as one program) over the container's stdin right after start
-# (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
+# quarry's Python kernel. The host sends this source (after output.py,
+# values.py, sql_duckdb.py and sql.py, as one program) over the container's
+# stdin right after start (see bootstrap in kernel_conn.go), so changing it
+# needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
 #          one JSON object per line)
@@ -213,6 +214,7 @@ def main():
     signal.signal(signal.SIGINT, on_sigint)
     threading.Thread(target=flusher, daemon=True).start()
     sys.modules['__main__'] = main_mod
+    user_ns.update(sql=sql, DuckDBError=DuckDBError)
     ready = {'t': 'ready', 'python': sys.version.split()[0]}
     t0 = time.monotonic()
     try:

@@ -1,0 +1,103 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/client"
+)
+
+// packageManifest is written by setup.sh: every Debian package in the
+// image, "name<TAB>version" per line.
+const packageManifest = "/etc/quarry/packages.tsv"
+
+// Package is one Debian package installed in the sandbox image.
+type Package struct {
+	Name    string
+	Version string
+}
+
+func (p Package) String() string { return p.Name + " " + p.Version }
+
+// ErrNoManifest says an image has no package manifest (a custom image, or
+// one built before the manifest existed).
+var ErrNoManifest = errors.New("the image has no package manifest (" + packageManifest + ")")
+
+// ImagePackages lists the packages of image ref, read from its manifest
+// through a container that is created, never started, and removed again:
+// nothing in the image runs.
+func (e *Engine) ImagePackages(ctx context.Context, ref string) ([]Package, error) {
+	id := "manifest-" + newSessionID()
+	res, err := e.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+		Name: "quarry-" + id,
+		Config: &container.Config{
+			Image: ref, Entrypoint: []string{"/bin/true"}, Labels: labels(id, "manifest"),
+			NetworkDisabled: true,
+		},
+		HostConfig: &container.HostConfig{NetworkMode: "none", LogConfig: container.LogConfig{Type: "none"}},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("image packages: container create: %w", err)
+	}
+	defer func() {
+		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e.removeSessionObjects(rm, res.ID, id)
+	}()
+	rc, err := e.cli.CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: packageManifest})
+	if err != nil {
+		if strings.Contains(err.Error(), "No such") || strings.Contains(err.Error(), "not found") {
+			return nil, fmt.Errorf("image packages: %s: %w", ref, ErrNoManifest)
+		}
+		return nil, fmt.Errorf("image packages: copy from container: %w", err)
+	}
+	defer rc.Content.Close()
+	tr := tar.NewReader(rc.Content)
+	if _, err := tr.Next(); err != nil {
+		return nil, fmt.Errorf("image packages: %s: %w", ref, ErrNoManifest)
+	}
+	return parsePackages(io.LimitReader(tr, 1<<20))
+}
+
+// parsePackages reads a manifest; lines that are not "name<TAB>version"
+// are skipped.
+func parsePackages(r io.Reader) ([]Package, error) {
+	var pkgs []Package
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		name, version, ok := strings.Cut(strings.TrimSpace(sc.Text()), "\t")
+		if ok && name != "" && version != "" && !strings.ContainsAny(name+version, " \t") {
+			pkgs = append(pkgs, Package{Name: name, Version: version})
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("image packages: %w", err)
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("image packages: %w", ErrNoManifest)
+	}
+	return pkgs, nil
+}
+
+// RecipePackages picks from pkgs those the recipe installs by name
+// (packages.txt), in the recipe's order: the versions worth showing.
+func RecipePackages(pkgs []Package) []Package {
+	byName := make(map[string]Package, len(pkgs))
+	for _, p := range pkgs {
+		byName[p.Name] = p
+	}
+	var out []Package
+	for _, name := range currentRecipe.packages() {
+		if p, ok := byName[name]; ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -1,0 +1,70 @@
+package sandbox_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// The image's manifest names the exact versions of what the recipe asks
+// for, and reading it leaves no container behind.
+func TestImagePackages(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	all, err := e.ImagePackages(ctx, sandbox.ImageRef())
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := sandbox.RecipePackages(all)
+	versions := map[string]string{}
+	for _, p := range recipe {
+		versions[p.Name] = p.Version
+	}
+	// What the prompt's promises stand on, at the versions docs/image.md names.
+	for name, prefix := range map[string]string{
+		"python3": "3.14", "python3-pandas": "2.3", "python3-pyarrow": "25.", "libduckdb2.0": "2.0.",
+		"python3-xlrd": "", "python3-odf": "", "python3-pyreadstat": "", "python3-charset-normalizer": "",
+	} {
+		if v, ok := versions[name]; !ok || !strings.HasPrefix(v, prefix) {
+			t.Errorf("%s: version %q, want %s…", name, v, prefix)
+		}
+	}
+	if len(all) < 100 || len(recipe) < 15 || recipe[0].Name != "python3" {
+		t.Errorf("%d packages, %d of the recipe's, first %v", len(all), len(recipe), recipe[:1])
+	}
+
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	f := make(client.Filters).Add("label", "io.quarry.role=manifest").Add("label", "io.quarry.pid="+strconv.Itoa(os.Getpid()))
+	cs, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil || len(cs.Items) != 0 {
+		t.Errorf("manifest containers left: %d (%v)", len(cs.Items), err)
+	}
+
+	if _, err := e.ImagePackages(ctx, "quarry-sandbox:no-such-tag-for-test"); err == nil {
+		t.Error("a missing image gave packages")
+	}
+}
+
+func TestParsePackages(t *testing.T) {
+	pkgs, err := sandbox.ParsePackages(strings.NewReader("python3\t3.14.8-1\nbroken line\n\tnoname\nlibduckdb2.0\t2.0.0+dfsg2-1\n"))
+	if err != nil || len(pkgs) != 2 || pkgs[1].String() != "libduckdb2.0 2.0.0+dfsg2-1" {
+		t.Fatalf("%v %v", pkgs, err)
+	}
+	if _, err := sandbox.ParsePackages(strings.NewReader("<html>not a manifest</html>")); !errors.Is(err, sandbox.ErrNoManifest) {
+		t.Errorf("garbage: %v, want ErrNoManifest", err)
+	}
+}

@@ -1,0 +1,84 @@
+package sandbox_test
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// systemPrompt is the agent's template; what it promises must hold here.
+const systemPrompt = "../agent/prompt/system.tmpl"
+
+// promisedNames lists what the system prompt tells the model it can use:
+// the libraries under "Available:" (as import names) and every function
+// its code spans call, such as sql() or pyarrow.csv.open_csv (strings
+// inside a call, like SQL text, are not code).
+func promisedNames(t *testing.T) []string {
+	b, err := os.ReadFile(systemPrompt)
+	if err != nil {
+		t.Fatalf("read the system prompt: %v", err)
+	}
+	text := string(b)
+	var names []string
+	avail := regexp.MustCompile(`Available: ([^.]+)\.`).FindStringSubmatch(text)
+	if avail == nil {
+		t.Fatalf("%s has no \"Available: …\" list", systemPrompt)
+	}
+	importName := map[string]string{"scikit-learn": "sklearn"}
+	for _, lib := range strings.Split(avail[1], ",") {
+		lib = strings.TrimSpace(lib)
+		if n, ok := importName[lib]; ok {
+			lib = n
+		}
+		names = append(names, lib)
+	}
+	strs := regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
+	call := regexp.MustCompile(`(?:^|[^\w.)])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(`)
+	text = strings.ReplaceAll(text, "```", "")
+	for _, span := range regexp.MustCompile("`([^`\n]+)`").FindAllStringSubmatch(text, -1) {
+		code := strs.ReplaceAllString(span[1], `""`)
+		for _, m := range call.FindAllStringSubmatch(code, -1) {
+			if !slices.Contains(names, m[1]) {
+				names = append(names, m[1])
+			}
+		}
+	}
+	return names
+}
+
+// Every library and function the system prompt promises exists in the real
+// sandbox: imported, or defined in the kernel (sql, DuckDBError).
+func TestPromptPromisesHoldInImage(t *testing.T) {
+	names := promisedNames(t)
+	for _, must := range []string{"pandas", "sql", "pyarrow.csv.open_csv", "pyarrow.parquet.ParquetFile"} {
+		if !slices.Contains(names, must) {
+			t.Errorf("the prompt no longer promises %s (found %v): keep this test in step", must, names)
+		}
+	}
+	s := sharedSession(t)
+	js, _ := json.Marshal(append(names, "DuckDBError"))
+	var missing map[string]string
+	runJSON(t, s, `import importlib
+def resolve(dotted):
+    parts = dotted.split('.')
+    obj = globals()[parts[0]] if parts[0] in globals() else importlib.import_module(parts[0])
+    for i, p in enumerate(parts[1:], 1):
+        try:
+            obj = getattr(obj, p)
+        except AttributeError:
+            obj = importlib.import_module('.'.join(parts[:i + 1]))
+    return obj
+out = {}
+for name in `+string(js)+`:
+    try:
+        resolve(name)
+    except Exception as e:
+        out[name] = '%s: %s' % (type(e).__name__, e)`+report, &missing)
+	for name, why := range missing {
+		t.Errorf("the system prompt promises %s, but in the sandbox: %s", name, why)
+	}
+	t.Logf("checked in the sandbox: %s", strings.Join(names, ", "))
+}

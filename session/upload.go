@@ -1,0 +1,71 @@
+package session
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// uploadLines turns an upload's progress into progress lines, which both
+// front ends show (the chat's status bar, headless's status line or
+// stderr). Files that copy in under a second say nothing.
+type uploadLines struct {
+	emit  func(string)
+	now   func() time.Time
+	start time.Time
+	last  time.Time
+	shown bool // a line was written for this upload
+}
+
+// uploadQuiet is how long a copy runs before its progress is shown, and
+// then how often.
+const uploadQuiet = time.Second
+
+func newUploadLines(emit func(string)) *uploadLines {
+	u := &uploadLines{emit: emit, now: time.Now}
+	u.start = u.now()
+	return u
+}
+
+// progressLine is one line on Options.Progress.
+func (s *Session) progressLine(text string) {
+	if s.opts.Progress != nil {
+		fmt.Fprintln(s.opts.Progress, text)
+	}
+}
+
+func (u *uploadLines) report(up sandbox.Upload) {
+	now := u.now()
+	switch {
+	case up.Phase == sandbox.UploadCopying && up.Done < up.Size:
+		if now.Sub(u.start) < uploadQuiet || now.Sub(u.last) < uploadQuiet {
+			return
+		}
+		u.last, u.shown = now, true
+		u.emit(fmt.Sprintf("copying %s into the sandbox: %s of %s (%d%%)",
+			up.Name, sizeText(up.Done), sizeText(up.Size), up.Done*100/max(up.Size, 1)))
+	case up.Phase == sandbox.UploadCopying:
+		if !u.shown && up.Elapsed < uploadQuiet {
+			return
+		}
+		u.shown = true
+		u.emit(fmt.Sprintf("copied %s (%s) in %s, %s/s", up.Name, sizeText(up.Size),
+			up.Elapsed.Round(100*time.Millisecond), sizeText(int64(float64(up.Size)/max(up.Elapsed.Seconds(), 0.001)))))
+	case up.Phase == sandbox.UploadProfiling && u.shown:
+		u.emit("profiling " + up.Name)
+	}
+}
+
+// sizeText is a byte count in SI units, as the front ends show sizes.
+func sizeText(n int64) string {
+	switch {
+	case n >= 1e9:
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	case n >= 1e6:
+		return fmt.Sprintf("%d MB", n/1e6)
+	case n >= 1e3:
+		return fmt.Sprintf("%d kB", n/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
