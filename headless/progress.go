@@ -1,10 +1,8 @@
 package headless
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
@@ -104,9 +102,11 @@ func (p *progress) report(text string, asStatus bool) {
 	fmt.Fprintf(p.w, "quarry: %s\n", text)
 }
 
-// Event turns an agent event into progress.
+// Event turns a session or agent event into progress.
 func (p *progress) Event(e agent.Event) {
 	switch e.Kind {
+	case agent.EventProgress:
+		p.Phase(render.SanitizeLine(e.Text))
 	case agent.EventCellStart:
 		p.writing = false
 		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
@@ -179,28 +179,4 @@ func (p *progress) Stop() {
 	p.mu.Unlock()
 	close(p.stop)
 	p.done.Wait()
-}
-
-// LineWriter turns written lines (the session's start-up phases, the image
-// build's output) into phases.
-func (p *progress) LineWriter() io.Writer { return &lineWriter{p: p} }
-
-type lineWriter struct {
-	p   *progress
-	buf bytes.Buffer
-}
-
-func (l *lineWriter) Write(b []byte) (int, error) {
-	l.buf.Write(b)
-	for {
-		i := bytes.IndexByte(l.buf.Bytes(), '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimSpace(render.SanitizeLine(string(l.buf.Next(i + 1))))
-		if line != "" {
-			l.p.Phase(line)
-		}
-	}
-	return len(b), nil
 }

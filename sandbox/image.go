@@ -8,6 +8,7 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
 )
 
 // ImageRef is the tag of the image built from the current recipe,
@@ -19,10 +20,12 @@ func RecipeHash() string { return currentRecipe.hash() }
 
 // ImagePresent reports whether the image for the current recipe exists.
 func (e *Engine) ImagePresent(ctx context.Context) (bool, error) {
-	return e.imageExists(ctx, ImageRef())
+	return e.ImageExists(ctx, ImageRef())
 }
 
-func (e *Engine) imageExists(ctx context.Context, ref string) (bool, error) {
+// ImageExists reports whether the engine has the image ref (a custom
+// image named in the configuration, or quarry's own).
+func (e *Engine) ImageExists(ctx context.Context, ref string) (bool, error) {
 	_, err := e.cli.ImageInspect(ctx, ref)
 	if err == nil {
 		return true, nil
@@ -59,7 +62,7 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	ref := ImageRef()
 	if path == BuildAuto || path == "" {
 		path = BuildDebootstrap
-		if ok, err := e.imageExists(ctx, dockerfileTag); err != nil {
+		if ok, err := e.ImageExists(ctx, dockerfileTag); err != nil {
 			return err
 		} else if ok {
 			path = BuildDockerfile
@@ -99,6 +102,24 @@ func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "building the sandbox image "+ImageRef()+" (first run only; this takes a few minutes)")
 	return e.BuildImage(ctx, w)
+}
+
+// OlderImages lists up to three quarry-sandbox tags of other recipes, which
+// tell "the recipe changed" apart from "never built".
+func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
+	res, err := e.cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", imageRepo)})
+	if err != nil {
+		return nil, fmt.Errorf("image list: %w", err)
+	}
+	var out []string
+	for _, img := range res.Items {
+		for _, t := range img.RepoTags {
+			if t != ImageRef() && len(out) < 3 {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
 }
 
 // ErrNeedRoot says the offline build needs privileges the process lacks.

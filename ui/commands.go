@@ -25,9 +25,6 @@ func (m *Model) attachCmd(path string, check bool) tea.Cmd {
 		m.pending = append(m.pending, pendingAttach{path, check})
 		return nil
 	}
-	if m.st.sandbox == "ready" {
-		m.st.sandbox = "busy"
-	}
 	b, ctx, checkFile := m.opts.Backend, m.ctx, m.opts.CheckFile
 	return func() tea.Msg {
 		if check {
@@ -136,7 +133,6 @@ func (m *Model) slash(text string) tea.Cmd {
 			m.st.hint = "An answer is running: press Esc to cancel it first."
 			return nil
 		}
-		m.st.sandbox = "restarting"
 		b, ctx := m.opts.Backend, m.ctx
 		return func() tea.Msg { return resetMsg{err: b.Reset(ctx)} }
 	case "/clear":

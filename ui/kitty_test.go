@@ -3,13 +3,14 @@ package ui
 import (
 	"context"
 	"fmt"
-	uv "github.com/charmbracelet/ultraviolet"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi/kitty"

@@ -15,9 +15,6 @@ import (
 func (m *Model) ask(prompt string) tea.Cmd {
 	m.turn++
 	m.running, m.turnErr, m.cancelling = true, false, false
-	if m.st.sandbox == "ready" {
-		m.st.sandbox = "busy"
-	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelTurn = cancel
 	turn, b, ib := m.turn, m.opts.Backend, m.inbox
@@ -54,8 +51,13 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 		if msg.turn == m.turn {
 			m.endTurn(msg)
 		}
-	case progressMsg:
-		m.st.progress = string(msg)
+	case sessionMsg:
+		switch msg.Kind {
+		case agent.EventProgress:
+			m.st.progress = msg.Text
+		case agent.EventSandbox:
+			m.st.sandbox = msg.Text
+		}
 	case confirmRequest:
 		m.finishStreaming()
 		m.confirm = newConfirmPrompt(msg)
@@ -181,7 +183,6 @@ func (m *Model) endTurn(msg turnEndMsg) {
 	}
 	m.st.running = 0
 	m.st.hint = ""
-	m.settleSandbox()
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(levelWarn, "Interrupted. The chat and the kernel's variables are kept.")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 	sandboxtest.Engine(t)
 	isolateConfig(t)
 	bin := filepath.Join(t.TempDir(), "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "doctor")

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ func TestCmdSandboxRefAndUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
-		code := run(c.args, strings.NewReader(""), &out, &errb)
+		code := run(Build{}, c.args, strings.NewReader(""), &out, &errb)
 		if code != c.code || (c.out != "" && out.String() != c.out) || !strings.Contains(errb.String(), c.err) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr containing %q",
 				c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
