@@ -41,7 +41,7 @@ func profileText(p kernel.Profile, examples bool) string {
 	if path == "" {
 		path = "/data/" + p.Name
 	}
-	facts := []string{p.Kind, sizeText(p.Size)}
+	facts := []string{p.Kind, kernel.FormatSize(p.Size)}
 	if p.Rows > 0 {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}

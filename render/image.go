@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // Protocol is how figures are drawn: the `images` setting.
@@ -156,7 +158,7 @@ type ImageOptions struct {
 // is quarry's own escapes: do not sanitize it. It ends without a newline and
 // occupies the rows ImageCells reports.
 func Image(data []byte, opt ImageOptions) (string, error) {
-	w, h, err := CheckPNG(data)
+	w, h, err := kernel.CheckPNG(data)
 	if err != nil {
 		return "", err
 	}

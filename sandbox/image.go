@@ -9,6 +9,7 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // ImageRef is the tag of the image built from the current recipe,
@@ -87,7 +88,7 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	}
 	size := ""
 	if info, err := e.cli.ImageInspect(ctx, ref); err == nil {
-		size = fmt.Sprintf(", %d MB", info.Size/1_000_000)
+		size = ", " + kernel.FormatSize(info.Size)
 	}
 	fmt.Fprintf(w, "built %s in %s%s\n", ref, time.Since(start).Round(time.Second), size)
 	return nil

@@ -20,8 +20,8 @@ var recipeFS embed.FS
 var recipeFiles = []string{"packages.txt", "Dockerfile", "setup.sh"}
 
 const (
-	imageRepo     = "quarry-sandbox"
-	recipeLabel   = "io.quarry.recipe"
+	imageRepo   = "quarry-sandbox"
+	recipeLabel = "io.quarry.recipe"
 	// Debian testing: the first suite with pyarrow, DuckDB, xlrd, odf and
 	// pyreadstat all packaged (docs/security.md says why it is worth it).
 	debianSuite   = "forky"

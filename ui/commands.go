@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -175,7 +175,7 @@ func (m *Model) filesText() string {
 			if c.profile.Kind != "" {
 				b.WriteString(" (" + c.profile.Kind + ")")
 			}
-			b.WriteString(", " + render.HumanSize(c.profile.Size))
+			b.WriteString(", " + kernel.FormatSize(c.profile.Size))
 		}
 	}
 	return b.String()
