@@ -37,7 +37,7 @@ func CheckPNG(data []byte) (w, h int, err error) {
 		return 0, 0, fmt.Errorf("png: empty image %d×%d", cfg.Width, cfg.Height)
 	}
 	if cfg.Width > MaxPNGSide || cfg.Height > MaxPNGSide || cfg.Width*cfg.Height > MaxPNGArea {
-		return 0, 0, fmt.Errorf("png: %d×%d pixels is over the limit (%d per side, %d in all)",
+		return 0, 0, fmt.Errorf("png: %d×%d pixels is over the limit (cap: %d per side, %d in all)",
 			cfg.Width, cfg.Height, MaxPNGSide, MaxPNGArea)
 	}
 	return cfg.Width, cfg.Height, nil
