@@ -149,16 +149,16 @@ func TestProgressPlainLines(t *testing.T) {
 	want := []string{
 		"quarry: starting the sandbox",
 		"quarry: cell 1 running",
-		"quarry: cell 1 failed (KeyError]52;c;cHduZWQ=]0;title31m) in 1s",
+		"quarry: cell 1 failed: KeyError]52;c;cHduZWQ=]0;title31m in 1.0s",
 	}
 	got := strings.Split(b.String(), "\n")
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") {
 		t.Errorf("progress keeps control sequences: %q", b.String())
 	}
-	if len(got) < 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], "quarry: cell 1 failed (KeyError") {
+	if len(got) < 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], "quarry: cell 1 failed: KeyError") {
 		t.Errorf("progress =\n%s", b.String())
 	}
-	if strings.Count(b.String(), "writing the answer") != 1 || !strings.Contains(b.String(), "retry 2 in 2s") {
+	if strings.Count(b.String(), "writing the answer") != 1 || !strings.Contains(b.String(), "retry 2 in 2.0s") {
 		t.Errorf("progress =\n%s", b.String())
 	}
 	var q bytes.Buffer

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
-	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
 
@@ -111,7 +110,7 @@ func (p *progress) Event(e agent.Event) {
 		p.writing = false
 		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
 	case agent.EventCellDone:
-		p.Note(cellLine(e.Cell, e.Result))
+		p.Note(fmt.Sprintf("cell %d %s", e.Cell, render.CellSummary(e.Result)))
 		p.Status("waiting for the model")
 	case agent.EventText:
 		if !p.writing {
@@ -121,32 +120,11 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventRetry:
 		p.writing = false // the unfinished response is void
 		p.Note(fmt.Sprintf("model request failed (%s); retry %d in %s",
-			render.SanitizeLine(e.Text), e.Attempt, e.Wait.Round(100*time.Millisecond)))
+			render.SanitizeLine(e.Text), e.Attempt, render.FormatDuration(e.Wait)))
 		p.Status("waiting to retry")
 	case agent.EventWarning:
 		p.Note("warning: " + render.SanitizeLine(e.Text))
 	}
-}
-
-func cellLine(n int, r *kernel.Result) string {
-	if r == nil {
-		return fmt.Sprintf("cell %d done", n)
-	}
-	d := r.Duration.Round(100 * time.Millisecond)
-	if r.Error == nil {
-		return fmt.Sprintf("cell %d done in %s", n, d)
-	}
-	switch r.Error.Kind {
-	case kernel.ErrTimeout:
-		return fmt.Sprintf("cell %d stopped at the time limit (%s)", n, d)
-	case kernel.ErrInterrupted:
-		return fmt.Sprintf("cell %d interrupted after %s", n, d)
-	}
-	what := render.SanitizeLine(r.Error.Type)
-	if what == "" {
-		what = string(r.Error.Kind)
-	}
-	return fmt.Sprintf("cell %d failed (%s) in %s", n, what, d)
 }
 
 // Summary prints the turn's totals.
@@ -157,7 +135,7 @@ func (p *progress) Summary(c *collector) {
 		cells = "cell"
 	}
 	line := fmt.Sprintf("done in %s: %d %s, %d prompt + %d completion tokens",
-		time.Since(p.start).Round(100*time.Millisecond), c.steps, cells, u.PromptTokens, u.CompletionTokens)
+		render.FormatDuration(time.Since(p.start)), c.steps, cells, u.PromptTokens, u.CompletionTokens)
 	if u.CostUSD > 0 {
 		line += fmt.Sprintf(", $%.4f", u.CostUSD)
 	}

@@ -216,11 +216,11 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		m.tr.add(&block{kind: kindUser, text: "message number " + string(rune('A'+i%26))})
 	}
-	if !m.tr.following() || !strings.Contains(plain(m), "message number D") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "message number D") {
 		t.Fatalf("not following the bottom:\n%s", plain(m))
 	}
 	m.Update(press("pgup"))
-	if m.tr.following() {
+	if m.tr.anchor == nil {
 		t.Fatal("pgup did not scroll")
 	}
 	top := plain(m)
@@ -237,7 +237,7 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.Update(press("pgdown"))
 	}
-	if !m.tr.following() || !strings.Contains(plain(m), "newest") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") {
 		t.Fatalf("pgdown to the end did not resume following:\n%s", plain(m))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // ask starts a turn. Ask runs in a Cmd; its events and its end are queued
@@ -76,7 +77,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventRetry:
 		// The deltas of the unfinished response are void.
 		m.dropStreaming()
-		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, fmtDur(ev.Wait), ev.Attempt))
+		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, render.FormatDuration(ev.Wait), ev.Attempt))
 	case agent.EventCellStart:
 		m.finishStreaming()
 		start := ev.Time
@@ -177,7 +178,7 @@ func (m *Model) endTurn(msg turnEndMsg) {
 	// A cell that never reported its end was cut short.
 	for _, b := range m.cells {
 		if b.cell.run == cellRunning {
-			b.cell.run, b.cell.result = cellInterrupted, &kernel.Result{}
+			b.cell.run, b.cell.result = cellInterrupted, &kernel.Result{Error: &kernel.Error{Kind: kernel.ErrInterrupted}}
 			b.ver++
 		}
 	}
