@@ -294,3 +294,52 @@ func cpuTicks(t *testing.T, pid string) int {
 	fmt.Sscan(f[12], &s)
 	return u + s
 }
+
+// TestChatTUIHidesKeys: the chat's view, its exit messages and the
+// transcript never show the key, whether it is the API key or written into
+// the base URL, even when the server quotes both in its error.
+func TestChatTUIHidesKeys(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required for the chat end-to-end test")
+		}
+		t.Skip("tmux not installed")
+	}
+	sandboxtest.Engine(t)
+	const urlKey = "sk-proj-CHATURLKEY0123456789abcdef"
+	srv := openaitest.New(t)
+	srv.Handle(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Error(400, "bad request from sk-test-e2e via "+urlKey)
+	})
+	base := strings.Replace(srv.URL, "http://", "http://"+urlKey+"@", 1)
+	dir := t.TempDir()
+	c := startChat(t, dir, base)
+	c.waitFor("the chat", time.Minute, c.has("sandbox ready"))
+	c.tmux("send-keys", "-t", "q", "-l", "What is the revenue?")
+	c.tmux("send-keys", "-t", "q", "Enter")
+	s := c.waitFor("the error", time.Minute, c.has("rejected the request (400)"))
+	for _, k := range []string{urlKey, "sk-test-e2e"} {
+		if strings.Contains(s, k) {
+			t.Errorf("the chat shows %s:\n%s", k, s)
+		}
+	}
+	c.tmux("send-keys", "-t", "q", "C-c")
+	c.tmux("send-keys", "-t", "q", "C-c")
+	deadline := time.Now().Add(time.Minute)
+	for strings.TrimSpace(c.tmux("display-message", "-p", "-t", "q", "#{pane_dead}")) != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("quarry did not exit; screen:\n%s", c.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	all := c.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q")
+	tr, err := os.ReadFile(filepath.Join(dir, "out", "transcript.jsonl"))
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	for _, k := range []string{urlKey, "sk-test-e2e"} {
+		if strings.Contains(all, k) || strings.Contains(string(tr), k) {
+			t.Errorf("%s shown after exit or in the transcript:\n%s\n%s", k, all, tr)
+		}
+	}
+}
