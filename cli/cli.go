@@ -50,15 +50,27 @@ func (a *app) execute(args []string) int {
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
-	// Help is written through a filter that drops the padding fang leaves
-	// at line ends; completion scripts and the man page go out untouched.
-	out := &trimLines{w: a.stdout}
-	defer out.flush()
-	root.SetOut(out)
+	// Piped, help is written through a filter that drops the padding fang
+	// leaves at line ends; on a terminal it goes straight there, so fang sees
+	// the terminal and styles it.
+	if isTerminal(a.stdout) {
+		root.SetOut(a.stdout)
+	} else {
+		out := &trimLines{w: a.stdout}
+		defer out.flush()
+		root.SetOut(out)
+	}
 	root.SetErr(a.stderr)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
-		if c.Name() == "completion" || c.Name() == "man" {
+		switch c.Name() {
+		case "completion":
+			c.Args = unknownCommand // "completion tcsh" is a mistake, not a request for help
+			c.RunE = func(c *cobra.Command, _ []string) error {
+				return usagef(c, "name the shell: bash, zsh, fish or powershell")
+			}
+			c.SetOut(a.stdout) // scripts go out untouched
+		case "man":
 			c.SetOut(a.stdout)
 		}
 	}
@@ -73,6 +85,7 @@ func (a *app) execute(args []string) int {
 func (a *app) rootCommand() *cobra.Command {
 	root := a.mainCommand()
 	root.AddCommand(a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.versionCmd(), a.manCmd())
+	root.SetVersionTemplate("quarry {{.Version}}\n")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cmd: c.CommandPath(), err: err} })
 	for _, c := range root.Commands() {
 		c.SetFlagErrorFunc(root.FlagErrorFunc())

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"regexp"
 
 	mango "github.com/muesli/mango-cobra"
 	"github.com/muesli/roff"
@@ -20,8 +21,12 @@ func (a *app) manCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("man page: %w", err)
 			}
-			_, err = fmt.Fprint(c.OutOrStdout(), page.Build(roff.NewDocument()))
+			// mango writes a shorthand with the long prefix ("--p --prompt").
+			out := shortFlagRE.ReplaceAllString(page.Build(roff.NewDocument()), `\fB-$1, --`)
+			_, err = fmt.Fprint(c.OutOrStdout(), out)
 			return err
 		},
 	}
 }
+
+var shortFlagRE = regexp.MustCompile(`\\fB--([A-Za-z0-9]) --`)
