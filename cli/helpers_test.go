@@ -6,8 +6,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"charm.land/fang/v2"
 )
 
 var errCaptured = errors.New("captured")
@@ -26,7 +24,3 @@ func parseFlags(t *testing.T, args ...string) (rootFlags, error) {
 	}
 	return *got, nil
 }
-
-// fangStyles are the styles fang hands the error handler; in a buffer they
-// print plain.
-func fangStyles() fang.Styles { return fang.Styles{} }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"charm.land/fang/v2"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -80,30 +81,16 @@ func TestKeysReachNoExit(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("%s/%.12s", c.name, key), func(t *testing.T) {
 				isolateConfig(t)
-				t.Setenv("QUARRY_MODEL", "gpt-fake")
-				t.Setenv("OPENAI_API_KEY", c.apiKey)
-				t.Setenv("OPENAI_BASE_URL", c.baseURL)
 				t.Setenv("QUARRY_PROVIDER", "compatible")
-				out := filepath.Join(t.TempDir(), "out")
-				var stdout, stderr bytes.Buffer
-				a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-				f := &rootFlags{prompt: "variance?", promptSet: true, jsonOut: true}
-				f.overrides.OutputDir = out
-				err := a.headlessRun(context.Background(), f, fast)
-				if err == nil {
+				r := headlessWithKey(t, c.apiKey, c.baseURL, fast)
+				if r.err == nil {
 					t.Fatalf("the run succeeded against a server that only fails")
 				}
-				var msg bytes.Buffer
-				a.printError(&msg, fangStyles(), err)
-				transcript, terr := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
-				if terr != nil {
-					t.Fatalf("transcript: %v", terr)
-				}
-				requireNoKey(t, "stderr", key, stderr.String()+msg.String())
-				requireNoKey(t, "stdout", key, stdout.String())
-				requireNoKey(t, "the transcript", key, string(transcript))
-				if !strings.Contains(msg.String(), "the run failed") {
-					t.Errorf("the failure is not reported: %q", msg.String())
+				requireNoKey(t, "stderr", key, r.stderr)
+				requireNoKey(t, "stdout", key, r.stdout)
+				requireNoKey(t, "the transcript", key, r.transcript)
+				if !strings.Contains(r.stderr, "the run failed") {
+					t.Errorf("the failure is not reported: %q", r.stderr)
 				}
 			})
 		}
@@ -123,27 +110,49 @@ func TestKeysInAnswersAndRetries(t *testing.T) {
 				openaitest.Error(503, "overloaded; your key "+key+" is fine"),
 				openaitest.ToolCalls("print("+k+")"),
 				openaitest.Text("The key is "+key+"."))
-			t.Setenv("QUARRY_MODEL", "gpt-fake")
-			t.Setenv("OPENAI_API_KEY", key)
-			t.Setenv("OPENAI_BASE_URL", srv.URL)
 			t.Setenv("QUARRY_TOOL_MODE", "native")
-			out := filepath.Join(t.TempDir(), "out")
-			var stdout, stderr bytes.Buffer
-			a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
-			f := &rootFlags{prompt: "x", promptSet: true, jsonOut: true}
-			f.overrides.OutputDir = out
-			if err := a.headlessRun(context.Background(), f, func(c *agent.Config) { c.RetryBaseDelay = 5 * time.Millisecond }); err != nil {
-				t.Fatalf("run: %v\n%s", err, stderr.String())
+			r := headlessWithKey(t, key, srv.URL, func(c *agent.Config) { c.RetryBaseDelay = 5 * time.Millisecond })
+			if r.err != nil {
+				t.Fatalf("run: %v\n%s", r.err, r.stderr)
 			}
-			transcript, _ := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
-			requireNoKey(t, "stderr", key, stderr.String())
-			requireNoKey(t, "--json", key, stdout.String())
-			requireNoKey(t, "the transcript", key, string(transcript))
-			if !strings.Contains(stdout.String(), secret.Hidden) || !strings.Contains(stderr.String(), "retry 1") {
-				t.Errorf("the answer or the retry is missing:\nstdout %s\nstderr %s", stdout.String(), stderr.String())
+			requireNoKey(t, "stderr", key, r.stderr)
+			requireNoKey(t, "--json", key, r.stdout)
+			requireNoKey(t, "the transcript", key, r.transcript)
+			if !strings.Contains(r.stdout, secret.Hidden) || !strings.Contains(r.stderr, "retry 1") {
+				t.Errorf("the answer or the retry is missing:\nstdout %s\nstderr %s", r.stdout, r.stderr)
 			}
 		})
 	}
+}
+
+// headlessResult is what one `quarry -p x --json` run left on each exit.
+type headlessResult struct {
+	stdout, stderr, transcript string
+	err                        error
+}
+
+// headlessWithKey runs the headless mode in process with this key and base
+// URL (the configuration otherwise isolated by the caller); stderr includes
+// the final error as the command line prints it.
+func headlessWithKey(t *testing.T, key, baseURL string, hook func(*agent.Config)) headlessResult {
+	t.Helper()
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("OPENAI_BASE_URL", baseURL)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	f := &rootFlags{prompt: "variance?", promptSet: true, jsonOut: true}
+	f.overrides.OutputDir = out
+	err := a.headlessRun(context.Background(), f, hook)
+	if err != nil {
+		a.printError(&stderr, fang.Styles{}, err)
+	}
+	transcript, terr := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
+	if terr != nil {
+		t.Fatalf("transcript: %v", terr)
+	}
+	return headlessResult{stdout: stdout.String(), stderr: stderr.String(), transcript: string(transcript), err: err}
 }
 
 // TestKeysNotInPanicDoctorOrConfig: the panic guard, quarry doctor and
