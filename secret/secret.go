@@ -123,27 +123,40 @@ var shapeRE = regexp.MustCompile(`(?:sk-|sk_|gsk_|xai-|AIza|ghp_|github_pat_|hf_
 // does not parse.
 func Shapes(s string) string {
 	return shapeRE.ReplaceAllStringFunc(s, func(m string) string {
-		if !strings.ContainsAny(m[:4], "-_") && !mixed(m) {
-			return m // a long word or number, not a key
+		if !strings.ContainsAny(m[:4], "-_") && !randomLooking(m) {
+			return m // a long word, number, name or engine id, not a key
 		}
 		key := strings.TrimRight(m, ".") // the end of a sentence stays
 		return Hidden + m[len(key):]
 	})
 }
 
-// mixed reports letters and digits together, as keys have and words and
-// runs of punctuation do not.
-func mixed(s string) bool {
-	letters, digits := false, false
+// randomLooking tells a long run that may be a key from the long runs error
+// texts hold for other reasons: a key mixes letters and digits, has no
+// word in it (eight lower-case letters in a row: a test's or a file's name)
+// and is not a 64-digit hex id (containers, image digests).
+func randomLooking(s string) bool {
+	letters, digits, hex := false, false, len(s) == 64
+	lowerRun := 0
 	for _, c := range s {
+		lower := c >= 'a' && c <= 'z'
 		switch {
 		case c >= '0' && c <= '9':
 			digits = true
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z':
+		case lower, c >= 'A' && c <= 'Z':
 			letters = true
 		}
+		if lower {
+			lowerRun++
+			if lowerRun >= 8 {
+				return false
+			}
+		} else {
+			lowerRun = 0
+		}
+		hex = hex && (c >= '0' && c <= '9' || c >= 'a' && c <= 'f')
 	}
-	return letters && digits
+	return letters && digits && !hex
 }
 
 // FromURL returns the credentials written into a URL: the user name and

@@ -70,11 +70,16 @@ func TestUnknownCredentialsHidden(t *testing.T) {
 		}
 	}
 	for in, want := range map[string]string{
-		"Incorrect API key provided: sk-anoth********0000.":  "Incorrect API key provided: [hidden].",
-		"key 0123456789abcdef0123456789abcdef rejected":      "key [hidden] rejected",
-		"file quarterly_revenue_by_department_2024.csv":      "file quarterly_revenue_by_department_2024.csv",
-		"/home/analyst/quarry-output/20260101-120000-a1b2c3": "/home/analyst/quarry-output/20260101-120000-a1b2c3",
-		"abcdefghijklmnopqrstuvwxyzabcdefghij (a word)":      "abcdefghijklmnopqrstuvwxyzabcdefghij (a word)",
+		"Incorrect API key provided: sk-anoth********0000.":                               "Incorrect API key provided: [hidden].",
+		"key 0123456789abcdef0123456789abcdef rejected":                                   "key [hidden] rejected",
+		"file quarterly_revenue_by_department_2024.csv":                                   "file quarterly_revenue_by_department_2024.csv",
+		"/home/analyst/quarry-output/20260101-120000-a1b2c3":                              "/home/analyst/quarry-output/20260101-120000-a1b2c3",
+		"abcdefghijklmnopqrstuvwxyzabcdefghij (a word)":                                   "abcdefghijklmnopqrstuvwxyzabcdefghij (a word)",
+		"echo sk-proj-abcdefghijkl":                                                       "echo [hidden]",
+		"pass show openai":                                                                "pass show openai",
+		"/tmp/TestDoctorBadConfiguration3456789012/002/c.toml":                            "/tmp/TestDoctorBadConfiguration3456789012/002/c.toml",
+		"container 4f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3 gone": "container 4f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3 gone",
+		"mistral key Xk4PqR7sT2vW9yZ1bC3dF5gH8jK0mN6L":                                    "mistral key [hidden]",
 	} {
 		if got := m.MaskError(in); got != want {
 			t.Errorf("MaskError(%q) = %q, want %q", in, got, want)
