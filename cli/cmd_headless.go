@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
-	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -56,7 +55,6 @@ func (a *app) runHeadless(ctx context.Context, f *rootFlags) error {
 // headlessRun is the headless mode after the signals are set up; agentHook
 // adjusts the agent (tests).
 func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*agent.Config)) (err error) {
-	var theme string
 	r := headless.New(headless.Options{JSON: f.jsonOut, Quiet: f.quiet, Stdout: a.stdout, Stderr: a.stderr})
 	defer r.Stop()
 	var prompt, tmp string
@@ -66,14 +64,14 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		}
 	}()
 	l, err := launch(ctx, f, launchOptions{
-		inputs: func(ctx context.Context, cfg config.Config) ([]string, error) {
-			theme = cfg.Theme
-			p, err := headless.Prompt(ctx, strings.TrimSpace(f.prompt), a.stdin)
+		inputs: func(ctx context.Context) ([]string, error) {
+			given := strings.TrimSpace(f.prompt)
+			p, err := headless.Prompt(ctx, given, a.stdin)
 			if err != nil {
 				return nil, err
 			}
 			prompt = p
-			if f.prompt == "-" {
+			if given == "-" {
 				return nil, nil // standard input was the prompt
 			}
 			if tmp, err = os.MkdirTemp("", "quarry-stdin-"); err != nil {
@@ -100,7 +98,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 			fmt.Fprintf(a.stderr, "quarry: warning: %s\n", render.SanitizeLine(l.mask.Mask(cerr.Error())))
 		}
 	})
-	if err := r.Run(ctx, l.sess, headless.Question{Prompt: prompt, Files: l.files, Theme: theme}); err != nil {
+	if err := r.Run(ctx, l.sess, headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme}); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{err.Error()}
 		}

@@ -31,7 +31,7 @@ import (
 type launchOptions struct {
 	// inputs checks the front end's own inputs after the files and
 	// returns more files to attach (the headless mode's piped data).
-	inputs func(ctx context.Context, cfg config.Config) ([]string, error)
+	inputs func(ctx context.Context) ([]string, error)
 	// events receives the session's events (start-up progress, state).
 	events func(agent.Event)
 	// agent adjusts the agent configuration (the chat's confirm hook).
@@ -58,7 +58,7 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		return nil, inputError{err}
 	}
 	if o.inputs != nil {
-		more, err := o.inputs(ctx, cfg)
+		more, err := o.inputs(ctx)
 		if ctx.Err() != nil {
 			return nil, interrupted{"interrupted"}
 		}

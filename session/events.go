@@ -73,12 +73,11 @@ func maskResult(m *secret.Masker, r *kernel.Result) *kernel.Result {
 		e.Message, e.Traceback = m.Mask(e.Message), m.Mask(e.Traceback)
 		out.Error = &e
 	}
-	out.Notes = make([]string, len(r.Notes))
-	for i, n := range r.Notes {
-		out.Notes[i] = m.Mask(n)
-	}
-	if r.Notes == nil {
-		out.Notes = nil
+	if r.Notes != nil {
+		out.Notes = make([]string, len(r.Notes))
+		for i, n := range r.Notes {
+			out.Notes[i] = m.Mask(n)
+		}
 	}
 	return &out
 }
