@@ -90,8 +90,13 @@ var keyParamRE = regexp.MustCompile(`(?i)([?&;](?:api[-_]?key|key|access[-_]?tok
 // URL hides the user info of every URL in s (https://user:pass@host becomes
 // https://[hidden]@host) and the values of key-like query parameters.
 func URL(s string) string {
-	s = userinfoRE.ReplaceAllString(s, "${1}"+Hidden+"@")
-	return keyParamRE.ReplaceAllString(s, "${1}"+Hidden)
+	if strings.Contains(s, "@") { // no user info without one
+		s = userinfoRE.ReplaceAllString(s, "${1}"+Hidden+"@")
+	}
+	if strings.Contains(s, "=") {
+		s = keyParamRE.ReplaceAllString(s, "${1}"+Hidden)
+	}
+	return s
 }
 
 // headerRE finds credentials quoted as headers or fields: "Authorization:
@@ -99,6 +104,9 @@ func URL(s string) string {
 var headerRE = regexp.MustCompile(`(?i)((?:proxy-)?authorization|x-api-key|api[-_]?key)(["']?\s*[:=]\s*["']?)(?:(bearer|basic|token)\s+)?[^\s"',;&]+`)
 
 func headers(s string) string {
+	if !strings.ContainsAny(s, ":=") { // cheap: most text the kernel prints has neither
+		return s
+	}
 	return headerRE.ReplaceAllStringFunc(s, func(m string) string {
 		sub := headerRE.FindStringSubmatch(m)
 		out := sub[1] + sub[2]
