@@ -11,6 +11,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -46,7 +47,15 @@ func run(b Build, args []string, stdin io.Reader, stdout, stderr io.Writer) int 
 	return a.execute(args)
 }
 
-func (a *app) execute(args []string) int {
+func (a *app) execute(args []string) (code int) {
+	// The front ends have their own guard, which also removes the sandbox;
+	// this one keeps a Go trace from the user in every other command.
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(a.stderr, "quarry: internal error (please report it with the command you ran): %s\n", panicText(nil, r))
+			code = exitFailed
+		}
+	}()
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(a.stdin)
@@ -86,9 +95,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root := a.mainCommand()
 	root.AddCommand(a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.versionCmd(), a.manCmd())
 	root.SetVersionTemplate("quarry {{.Version}}\n")
+	// Sub-commands inherit it: a bad flag anywhere is a usage error.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cmd: c.CommandPath(), err: err} })
-	for _, c := range root.Commands() {
-		c.SetFlagErrorFunc(root.FlagErrorFunc())
-	}
 	return root
 }

@@ -39,7 +39,11 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 	for !strings.Contains(stdout.String(), "sandbox image:") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(800 * time.Millisecond) // the sandbox is being created or runs its cell
+	// Interrupt as soon as doctor's container exists: its kernel is still
+	// starting (a fixed sleep raced the start, now well under a second).
+	for len(containersOfPID(t, pid)) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan struct{})
 	go func() { cmd.Wait(); close(done) }()

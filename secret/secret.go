@@ -113,8 +113,8 @@ func headers(s string) string {
 		if sub[3] != "" {
 			out += sub[3] + " "
 		}
-		if strings.HasPrefix(m[len(out):], Hidden) {
-			return m // already masked
+		if v := m[len(out):]; strings.HasPrefix(v, Hidden) || strings.HasSuffix(v, "...") || strings.HasSuffix(v, "…") {
+			return m // already masked, or a placeholder in advice ("export OPENAI_API_KEY=sk-...")
 		}
 		return out + Hidden
 	})

@@ -77,6 +77,8 @@ func TestUnknownCredentialsHidden(t *testing.T) {
 		"abcdefghijklmnopqrstuvwxyzabcdefghij (a word)":                                   "abcdefghijklmnopqrstuvwxyzabcdefghij (a word)",
 		"echo sk-proj-abcdefghijkl":                                                       "echo [hidden]",
 		"pass show openai":                                                                "pass show openai",
+		"export OPENAI_API_KEY=sk-... in your shell":                                      "export OPENAI_API_KEY=sk-... in your shell",
+		"export OPENAI_API_KEY=s3cretvalue":                                               "export OPENAI_API_KEY=[hidden]",
 		"/tmp/TestDoctorBadConfiguration3456789012/002/c.toml":                            "/tmp/TestDoctorBadConfiguration3456789012/002/c.toml",
 		"container 4f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3 gone": "container 4f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d3 gone",
 		"mistral key Xk4PqR7sT2vW9yZ1bC3dF5gH8jK0mN6L":                                    "mistral key [hidden]",
