@@ -33,12 +33,7 @@ by.plot.bar(x="region", y="revenue")
 by`
 
 func TestChatTUIEndToEnd(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is required for the chat end-to-end test")
-		}
-		t.Skip("tmux not installed")
-	}
+	requireTmux(t)
 	sandboxtest.Engine(t) // skips (or fails in CI) without an engine and image
 
 	srv := openaitest.New(t)
@@ -75,7 +70,7 @@ func TestChatTUIEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startChat(t, dir, srv.URL, "data/sales.csv")
-	tmux, screen, waitFor, has := c.tmux, c.screen, c.waitFor, c.has
+	tmux, waitFor, has := c.tmux, c.waitFor, c.has
 
 	// The sandbox starts in the background; the file is uploaded and profiled.
 	waitFor("the attached file's chip", 3*time.Minute, has("sales.csv", "× 3", "sandbox ready"))
@@ -138,13 +133,7 @@ func TestChatTUIEndToEnd(t *testing.T) {
 	tmux("send-keys", "-t", "q", "C-c")
 	waitFor("the quit hint", 10*time.Second, has("Press Ctrl+C again to quit."))
 	tmux("send-keys", "-t", "q", "C-c")
-	deadline := time.Now().Add(time.Minute)
-	for strings.TrimSpace(tmux("display-message", "-p", "-t", "q", "#{pane_dead}")) != "1" {
-		if time.Now().After(deadline) {
-			t.Fatalf("quarry did not exit; screen:\n%s", screen())
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	c.waitExit(t)
 	if s := tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q"); !strings.Contains(s, "figures and files of this session are in") {
 		t.Errorf("exit message missing:\n%s", s)
 	}
@@ -157,12 +146,7 @@ func TestChatTUIEndToEnd(t *testing.T) {
 // kill-session: SIGHUP) while the sandbox is still starting: quarry must
 // exit and leave no container behind.
 func TestChatTUIHangUpDuringStartRemovesSandbox(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is required for the chat end-to-end test")
-		}
-		t.Skip("tmux not installed")
-	}
+	requireTmux(t)
 	sandboxtest.Engine(t)
 	srv := openaitest.New(t)
 	srv.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Text("ok") })
@@ -190,6 +174,29 @@ func TestChatTUIHangUpDuringStartRemovesSandbox(t *testing.T) {
 	}
 	if n := containersOf(t, c.pid); n != 0 {
 		t.Errorf("%d containers of quarry (pid %s) left after the hang-up", n, c.pid)
+	}
+}
+
+// requireTmux skips without tmux, or fails in CI.
+func requireTmux(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is required for the chat end-to-end test")
+		}
+		t.Skip("tmux not installed")
+	}
+}
+
+// waitExit waits up to a minute for quarry to exit (the pane stays, dead).
+func (c chat) waitExit(t *testing.T) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for strings.TrimSpace(c.tmux("display-message", "-p", "-t", "q", "#{pane_dead}")) != "1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("quarry did not exit; screen:\n%s", c.screen())
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
@@ -293,4 +300,42 @@ func cpuTicks(t *testing.T, pid string) int {
 	fmt.Sscan(f[11], &u)
 	fmt.Sscan(f[12], &s)
 	return u + s
+}
+
+// TestChatTUIHidesKeys: the chat's view, its exit messages and the
+// transcript never show the key, whether it is the API key or written into
+// the base URL, even when the server quotes both in its error.
+func TestChatTUIHidesKeys(t *testing.T) {
+	requireTmux(t)
+	sandboxtest.Engine(t)
+	const urlKey = "sk-proj-CHATURLKEY0123456789abcdef"
+	srv := openaitest.New(t)
+	srv.Handle(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Error(400, "bad request from sk-test-e2e via "+urlKey)
+	})
+	base := strings.Replace(srv.URL, "http://", "http://"+urlKey+"@", 1)
+	dir := t.TempDir()
+	c := startChat(t, dir, base)
+	c.waitFor("the chat", time.Minute, c.has("sandbox ready"))
+	c.tmux("send-keys", "-t", "q", "-l", "What is the revenue?")
+	c.tmux("send-keys", "-t", "q", "Enter")
+	s := c.waitFor("the error", time.Minute, c.has("rejected the request (400)"))
+	for _, k := range []string{urlKey, "sk-test-e2e"} {
+		if strings.Contains(s, k) {
+			t.Errorf("the chat shows %s:\n%s", k, s)
+		}
+	}
+	c.tmux("send-keys", "-t", "q", "C-c")
+	c.tmux("send-keys", "-t", "q", "C-c")
+	c.waitExit(t)
+	all := c.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q")
+	tr, err := os.ReadFile(filepath.Join(dir, "out", "transcript.jsonl"))
+	if err != nil {
+		t.Fatalf("transcript: %v", err)
+	}
+	for _, k := range []string{urlKey, "sk-test-e2e"} {
+		if strings.Contains(all, k) || strings.Contains(string(tr), k) {
+			t.Errorf("%s shown after exit or in the transcript:\n%s\n%s", k, all, tr)
+		}
+	}
 }

@@ -8,10 +8,8 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/secret"
 )
-
-// CONTRACT (lead): the exported shapes below are what session/, headless and
-// ui build on. The agent owner fills in the bodies and may add to them.
 
 // Kernel runs Python cells; the sandbox satisfies it. Cancelling ctx
 // interrupts the cell. An error means the kernel itself is unusable, not that
@@ -73,6 +71,7 @@ type Agent struct {
 	cfg    Config
 	kernel Kernel
 	files  []kernel.Profile
+	mask   *secret.Masker // the key and base_url's credentials, for error texts
 
 	mode    string // native or markdown: what the next request uses
 	history []entry
@@ -111,7 +110,8 @@ func New(cfg Config, k Kernel) (*Agent, error) {
 	if cfg.ContextBudget < 0 {
 		return nil, fmt.Errorf("agent: context_budget %d is negative: use a number of tokens (default 100000)", cfg.ContextBudget)
 	}
-	a := &Agent{cfg: cfg, kernel: k, mode: modeNative}
+	a := &Agent{cfg: cfg, kernel: k, mode: modeNative,
+		mask: secret.New(append([]string{cfg.APIKey}, secret.FromURL(cfg.BaseURL)...)...)}
 	if cfg.ToolMode == modeMarkdown {
 		a.mode = modeMarkdown
 	}

@@ -81,7 +81,7 @@ func errorText(e *kernel.Error) string {
 func fileList(fs []kernel.File) string {
 	lines := make([]string, 0, len(fs))
 	for _, f := range fs {
-		lines = append(lines, fmt.Sprintf("/output/%s (%s)", strings.TrimPrefix(f.Name, "/"), sizeText(f.Size)))
+		lines = append(lines, fmt.Sprintf("/output/%s (%s)", strings.TrimPrefix(f.Name, "/"), kernel.FormatSize(f.Size)))
 	}
 	return strings.Join(lines, "\n")
 }
@@ -117,16 +117,6 @@ func tableText(t *kernel.Table) string {
 		}
 	}
 	return strings.TrimRight(b.String(), "\n")
-}
-
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 // clipMiddle keeps the head and tail of s within limit characters, with a

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/quarry-cli/quarry/kernel"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -110,7 +111,7 @@ func (d *doneWatcher) Read(p []byte) (int, error) {
 				d.line = append(d.line, b)
 			}
 			if d.lineLen++; d.lineLen > maxStreamLine {
-				return i, &malformedError{err: fmt.Errorf("a stream line is longer than %d MB", maxStreamLine>>20)}
+				return i, &malformedError{err: fmt.Errorf("a stream line is longer than %s", kernel.FormatSize(maxStreamLine))}
 			}
 			continue
 		}
@@ -124,7 +125,7 @@ func (d *doneWatcher) Read(p []byte) (int, error) {
 				d.errLine = append([]byte(nil), data...)
 			}
 		} else if d.extra += d.lineLen; d.extra > maxStreamExtra {
-			return i, &malformedError{err: fmt.Errorf("the stream sent more than %d MB outside data lines", maxStreamExtra>>20)}
+			return i, &malformedError{err: fmt.Errorf("the stream sent more than %s outside data lines", kernel.FormatSize(maxStreamExtra))}
 		}
 		d.line, d.lineLen = d.line[:0], 0
 	}

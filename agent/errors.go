@@ -162,11 +162,10 @@ func rejectsStreamOptions(err error) bool {
 	return status == 400 && strings.Contains(msg, "stream_options")
 }
 
+// redact hides the key, credentials in URLs and key-shaped tokens in a
+// server's message, and keeps it short.
 func (a *Agent) redact(s string) string {
-	if k := a.cfg.APIKey; len(k) >= 4 {
-		s = strings.ReplaceAll(s, k, "[API key]")
-	}
-	return clip(s, 300)
+	return clip(a.mask.MaskError(s), 300)
 }
 
 func (a *Agent) keySource() string {
@@ -176,16 +175,12 @@ func (a *Agent) keySource() string {
 	return "OPENAI_API_KEY"
 }
 
-// baseURL is the endpoint for messages: a password in it is masked.
+// baseURL is the endpoint for messages, credentials in it hidden.
 func (a *Agent) baseURL() string {
 	if a.cfg.BaseURL == "" {
 		return "https://api.openai.com/v1"
 	}
-	base := a.cfg.BaseURL
-	if u, err := url.Parse(base); err == nil {
-		base = u.Redacted()
-	}
-	return strings.TrimRight(base, "/")
+	return strings.TrimRight(a.mask.Mask(a.cfg.BaseURL), "/")
 }
 
 func isUserCancel(ctx context.Context) bool { return errors.Is(ctx.Err(), context.Canceled) }

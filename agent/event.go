@@ -19,10 +19,18 @@ const (
 	EventWarning    EventKind = "warning"     // Text
 	EventError      EventKind = "error"       // Text: the turn failed, in words
 	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown)
+
+	// Emitted by the session around the agent's turns, on the same stream.
+	EventProgress EventKind = "progress" // Text: a start-up step (engine, image build line, sandbox)
+	EventSandbox  EventKind = "sandbox"  // Text: the sandbox's new state (starting, ready, busy, restarting, failed, closed)
 )
 
-// Event is the one thing the agent emits. Text from the model and output
-// from the kernel are untrusted: consumers sanitize before display.
+// Event is the one stream the front ends and the session record consume:
+// the agent's turn and the session's start-up and sandbox state. A new kind
+// adds a constant here and, when it needs data no field carries, one
+// omitempty field; consumers ignore kinds they do not know. Text from the
+// model and output from the kernel are untrusted: consumers sanitize before
+// display.
 type Event struct {
 	Kind    EventKind      `json:"kind"`
 	Time    time.Time      `json:"time"`

@@ -338,3 +338,19 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		t.Error("New without a kernel succeeded")
 	}
 }
+
+// A key written into the base URL as its user name (http://KEY@host/v1)
+// must not come back in the connection-refused message: net/http hides
+// only a password there.
+func TestKeyInBaseURLNotInErrors(t *testing.T) {
+	const key = "sk-proj-BASEURLKEY0123456789"
+	cfg := Config{Model: "gpt-fake", BaseURL: "http://" + key + "@127.0.0.1:1/v1", MaxRetries: -1}
+	a := newAgent(t, cfg, echoKernel())
+	_, rec, err := run(t, a, "hi")
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("err = %v, want one naming the server", err)
+	}
+	if strings.Contains(rec.all()+err.Error()+fmt.Sprintf("%+v %v", cfg, a), "BASEURLKEY") {
+		t.Errorf("the key leaked:\nerr %v\nevents %s", err, rec.all())
+	}
+}

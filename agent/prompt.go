@@ -45,7 +45,7 @@ func profileText(p kernel.Profile, examples bool) string {
 	if p.Compression != "" {
 		kind += " (" + oneLine(p.Compression, 8) + ")"
 	}
-	facts := []string{kind, sizeText(p.Size)}
+	facts := []string{kind, kernel.FormatSize(p.Size)}
 	if p.Rows > 0 {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
@@ -70,7 +70,7 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	if p.Large {
 		facts = append(facts, fmt.Sprintf("large: about %s in memory as a DataFrame, limit %s",
-			sizeText(p.MemoryEstimate), sizeText(p.MemoryLimit)))
+			kernel.FormatSize(p.MemoryEstimate), kernel.FormatSize(p.MemoryLimit)))
 	}
 	fmt.Fprintf(&b, "- %s (%s)", path, strings.Join(facts, ", "))
 	if p.Error != "" {

@@ -30,7 +30,7 @@ func TestSystemPrompt(t *testing.T) {
 	for _, want := range []string{
 		"pandas, numpy, matplotlib, scipy, seaborn, statsmodels, scikit-learn, openpyxl",
 		"no internet", "/output", "no need for plt.show()",
-		"/data/sales.csv (csv, 2.0 KB, 120 rows, encoding latin-1, delimiter \";\", decimal \",\", thousands \".\")",
+		"/data/sales.csv (csv, 2 KiB, 120 rows, encoding latin-1, delimiter \";\", decimal \",\", thousands \".\")",
 		salesCall, "note: sampled: the file is 80.0 MB", "date: datetime64[ns] (parsed from text \"%d.%m.%Y\")",
 		"with the call under \"read with\"",
 		"amount: float64, 3 missing, e.g. 12.5; 99.9", "2024-01-02 | 99.9",
@@ -96,7 +96,7 @@ func TestCellViewShowsEverythingCompactly(t *testing.T) {
 		StateLost: true,
 	})
 	for _, want := range []string{"[stdout]\nhello", "table: 10 rows × 2 columns", "region (object) | total (float64)",
-		"0 | north | 1.5", "(7 rows not shown)", "9 | west | 9", "/output/fig-1.png (2.0 KB)", "/output/summary.xlsx (10 bytes)",
+		"0 | north | 1.5", "(7 rows not shown)", "9 | west | 9", "/output/fig-1.png (2 KiB)", "/output/summary.xlsx (10 B)",
 		"ValueError: bad", "kernel was restarted"} {
 		if !strings.Contains(v, want) {
 			t.Errorf("view lacks %q:\n%s", want, v)

@@ -1,6 +1,10 @@
 package agent
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/quarry-cli/quarry/secret"
+)
 
 // The key must not reach a log or an error through fmt: Config and Agent
 // print themselves with it hidden, under every verb.
@@ -10,8 +14,9 @@ func (c Config) Format(f fmt.State, verb rune) {
 	type plain Config // no methods: no recursion into Format
 	p := plain(c)
 	if p.APIKey != "" {
-		p.APIKey = "[hidden]"
+		p.APIKey = secret.Hidden
 	}
+	p.BaseURL = secret.URL(p.BaseURL)
 	fmt.Fprintf(f, fmt.FormatString(f, verb), p)
 }
 

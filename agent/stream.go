@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/quarry-cli/quarry/kernel"
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -174,7 +175,7 @@ func (r *response) callFor(index *int, id string) (*wireCall, error) {
 func (r *response) grow(n int) error {
 	r.size += n
 	if r.size > maxResponseBytes {
-		return &malformedError{err: fmt.Errorf("the response is larger than %d MB", maxResponseBytes>>20)}
+		return &malformedError{err: fmt.Errorf("the response is larger than %s", kernel.FormatSize(maxResponseBytes))}
 	}
 	return nil
 }

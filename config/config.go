@@ -8,9 +8,6 @@ package config
 
 import "time"
 
-// CONTRACT (lead): the exported shapes below are what main, session, ui and
-// headless build on. The config owner fills in Load and may add fields.
-
 // Price is the cost of a million tokens, in US dollars.
 type Price struct {
 	Input  float64 `toml:"input"`

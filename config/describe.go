@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // Line is one row of `quarry config`: a setting, its effective value
@@ -28,7 +30,7 @@ func Describe(c Config) []Line {
 	for _, s := range settings {
 		v := s.get(c)
 		if s.Key == "base_url" {
-			v = redactURL(v)
+			v = secret.URL(v)
 		}
 		switch {
 		case s.Key == "base_url" && v == "":

@@ -115,11 +115,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-func quoteList(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
-}

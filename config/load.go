@@ -10,12 +10,6 @@ import (
 	"time"
 )
 
-// DefaultPath is $XDG_CONFIG_HOME/quarry/config.toml, else
-// ~/.config/quarry/config.toml (on every system, as the docs say).
-func DefaultPath() string {
-	return defaultPath(os.Getenv)
-}
-
 func defaultPath(getenv func(string) string) string {
 	dir := getenv("XDG_CONFIG_HOME")
 	if dir == "" {

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // ErrNoModelList means the endpoint does not list its models (Azure, or a
@@ -43,7 +45,7 @@ func (c Config) endpoint() string {
 
 // Endpoint is the base URL requests go to (BaseURL, or OpenAI's), for
 // display: a password or key embedded in it is hidden.
-func (c Config) Endpoint() string { return redactURL(c.endpoint()) }
+func (c Config) Endpoint() string { return secret.URL(c.endpoint()) }
 
 const listModelsTimeout = 10 * time.Second
 
@@ -55,9 +57,10 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, listModelsTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.endpoint()+"/models", nil)
-	base := redactURL(c.endpoint()) // for messages only
+	base := c.Endpoint() // for messages only
+	mask := c.Masker()
 	if err != nil {
-		return nil, fmt.Errorf("model endpoint %s: %s", base, redactURL(redactKey(err, c.APIKey)))
+		return nil, fmt.Errorf("model endpoint %s: %s", base, mask.MaskError(err.Error()))
 	}
 	if c.APIKey != "" {
 		req.Header.Set("Authorization", "Bearer "+c.APIKey)
@@ -65,7 +68,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		// url.Error quotes the URL only, never headers.
-		return nil, fmt.Errorf("model endpoint %s does not answer: %v", base, redactURL(redactKey(errors.Unwrap(err), c.APIKey)))
+		return nil, fmt.Errorf("model endpoint %s does not answer: %v", base, mask.MaskError(errors.Unwrap(err).Error()))
 	}
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
@@ -76,7 +79,7 @@ func ListModels(ctx context.Context, c Config) ([]string, error) {
 	case resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusMethodNotAllowed:
 		return nil, ErrNoModelList
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("model endpoint %s: HTTP %d: %s", base, resp.StatusCode, shortBody(body, c.APIKey))
+		return nil, fmt.Errorf("model endpoint %s: HTTP %d: %s", base, resp.StatusCode, shortBody(body, mask))
 	}
 	var list struct {
 		Data []struct {
@@ -118,7 +121,7 @@ func CheckModel(ctx context.Context, c Config) error {
 			return nil
 		}
 	}
-	return &UnknownModelError{Model: c.Model, Endpoint: redactURL(c.endpoint()), Closest: closest(c.Model, names, 3, false)}
+	return &UnknownModelError{Model: c.Model, Endpoint: c.Endpoint(), Closest: closest(c.Model, names, 3, false)}
 }
 
 func keyHint(c Config) string {
@@ -132,7 +135,7 @@ var controlRE = regexp.MustCompile(`[\x00-\x1f\x7f]+`)
 
 // shortBody is a server's error message made safe to show: the key and
 // anything like one hidden, control characters removed, length capped.
-func shortBody(body []byte, key string) string {
+func shortBody(body []byte, mask *secret.Masker) string {
 	var e struct {
 		Error struct {
 			Message string `json:"message"`
@@ -142,23 +145,9 @@ func shortBody(body []byte, key string) string {
 	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
 		s = e.Error.Message
 	}
-	if key != "" {
-		s = strings.ReplaceAll(s, key, hidden)
-	}
-	s = controlRE.ReplaceAllString(maskSecrets(s), " ")
+	s = controlRE.ReplaceAllString(mask.MaskError(s), " ")
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:200]) + "…"
 	}
 	return strings.TrimSpace(s)
-}
-
-func redactKey(err error, key string) string {
-	if err == nil {
-		return "no answer"
-	}
-	s := err.Error()
-	if key != "" {
-		s = strings.ReplaceAll(s, key, hidden)
-	}
-	return s
 }

@@ -18,12 +18,12 @@ func modelConfig(url, model, key string) Config {
 
 func TestCheckModelKnown(t *testing.T) {
 	srv := openaitest.New(t)
-	srv.RequireKey(secret)
-	if err := CheckModel(context.Background(), modelConfig(srv.URL, "gpt-fake", secret)); err != nil {
+	srv.RequireKey(keySecret)
+	if err := CheckModel(context.Background(), modelConfig(srv.URL, "gpt-fake", keySecret)); err != nil {
 		t.Fatal(err)
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 1 || reqs[0].Path != "/v1/models" || reqs[0].Header.Get("Authorization") != "Bearer "+secret {
+	if len(reqs) != 1 || reqs[0].Path != "/v1/models" || reqs[0].Header.Get("Authorization") != "Bearer "+keySecret {
 		t.Fatalf("requests %+v", reqs)
 	}
 }
@@ -52,7 +52,7 @@ func TestCheckModelWrongKeyDoesNotLeak(t *testing.T) {
 	srv := openaitest.New(t)
 	srv.RequireKey("sk-the-right-one-000000")
 	// The fake, like OpenAI, quotes the wrong key in its 401 body.
-	err := CheckModel(context.Background(), modelConfig(srv.URL, "gpt-fake", secret))
+	err := CheckModel(context.Background(), modelConfig(srv.URL, "gpt-fake", keySecret))
 	if err == nil || strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "sk-the-right") {
 		t.Fatalf("err %v", err)
 	}
@@ -62,7 +62,7 @@ func TestCheckModelWrongKeyDoesNotLeak(t *testing.T) {
 }
 
 func TestCheckModelUnreachable(t *testing.T) {
-	err := CheckModel(context.Background(), modelConfig("http://127.0.0.1:1/v1", "m", secret))
+	err := CheckModel(context.Background(), modelConfig("http://127.0.0.1:1/v1", "m", keySecret))
 	if err == nil || !strings.Contains(err.Error(), "does not answer") || strings.Contains(err.Error(), "SECRET") {
 		t.Fatalf("err %v", err)
 	}
@@ -79,8 +79,8 @@ func TestClosest(t *testing.T) {
 }
 
 func TestServerErrorIsShortAndSafe(t *testing.T) {
-	body := []byte(`{"error":{"message":"bad \u001b[31mthing` + strings.Repeat("é", 300) + ` key ` + secret + `"}}`)
-	got := shortBody(body, secret)
+	body := []byte(`{"error":{"message":"bad \u001b[31mthing` + strings.Repeat("é", 300) + ` key ` + keySecret + `"}}`)
+	got := shortBody(body, Config{APIKey: keySecret}.Masker())
 	if strings.Contains(got, "SECRET") || strings.Contains(got, "\x1b") || len([]rune(got)) > 201 {
 		t.Fatalf("%q", got)
 	}

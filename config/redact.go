@@ -2,22 +2,29 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
+
+	"github.com/quarry-cli/quarry/secret"
 )
+
+// Masker hides this configuration's secrets (the API key and any
+// credential written into base_url) and credentials by shape, wherever
+// text leaves quarry.
+func (c Config) Masker() *secret.Masker {
+	return secret.New(append([]string{c.APIKey}, secret.FromURL(c.BaseURL)...)...)
+}
 
 // plainConfig has Config's fields but none of its methods, so fmt can print
 // it without recursing into Format.
 type plainConfig Config
 
-const hidden = "[hidden]"
-
 func (c Config) redacted() plainConfig {
 	p := plainConfig(c)
 	if p.APIKey != "" {
-		p.APIKey = hidden
+		p.APIKey = secret.Hidden
 	}
-	p.BaseURL = redactURL(p.BaseURL)
+	p.BaseURL = secret.URL(p.BaseURL)
+	p.APIKeyCmd = secret.Shapes(p.APIKeyCmd)
 	return p
 }
 
@@ -43,28 +50,4 @@ func (c Config) Format(f fmt.State, verb rune) {
 	default:
 		fmt.Fprintf(f, "%%!%c(config.Config)", verb)
 	}
-}
-
-// userinfoRE and keyParamRE find credentials people embed in base_url:
-// https://user:KEY@host/v1 or ?api-key=KEY (some proxies and Azure-style
-// gateways take the key that way).
-var (
-	userinfoRE = regexp.MustCompile(`(://)([^/?#@]*)@`)
-	keyParamRE = regexp.MustCompile(`(?i)([?&;](?:api[-_]?key|key|access[-_]?token|token|auth|authorization|secret|password|pass|sig|signature|code)=)[^&;#]*`)
-)
-
-const hiddenURLPart = "xxxxx"
-
-// redactURL hides a password in the userinfo of a URL, a user name that
-// looks like a key, and key-like query parameters. It works on text that
-// does not parse as a URL too: that is the text error messages quote.
-func redactURL(s string) string {
-	s = userinfoRE.ReplaceAllStringFunc(s, func(m string) string {
-		info := strings.TrimSuffix(strings.TrimPrefix(m, "://"), "@")
-		if user, _, ok := strings.Cut(info, ":"); ok {
-			return "://" + maskSecrets(user) + ":" + hiddenURLPart + "@"
-		}
-		return "://" + maskSecrets(info) + "@"
-	})
-	return keyParamRE.ReplaceAllString(s, "${1}"+hiddenURLPart)
 }

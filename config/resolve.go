@@ -34,7 +34,7 @@ func Resolve(ctx context.Context, c Config) (Config, string, error) {
 	}
 	if c.configured("base_url") || c.Provider == ProviderAzure {
 		return c, "", &Error{Where: c.Source("base_url"), Key: "api_key_env",
-			Problem: fmt.Sprintf("no API key for %s at %s: %s is not set", c.Provider, redactURL(c.endpoint()), displayEnvName(c.APIKeyEnv)),
+			Problem: fmt.Sprintf("no API key for %s at %s: %s is not set", c.Provider, c.Endpoint(), displayEnvName(c.APIKeyEnv)),
 			Fix:     fmt.Sprintf("export %s=... in your shell, or set api_key_cmd in %s", displayEnvName(c.APIKeyEnv), c.File)}
 	}
 	host := ollamaHost()

@@ -100,7 +100,7 @@ func TestResolveKeepsConfiguredEndpoint(t *testing.T) {
 	// With a key: untouched, no probe.
 	t.Setenv("QUARRY_OLLAMA_HOST", "http://127.0.0.1:1")
 	c := noKeyConfig(t)
-	c.APIKey = secret
+	c.APIKey = keySecret
 	got, notice, err := Resolve(context.Background(), c)
 	if err != nil || notice != "" || got.BaseURL != "" {
 		t.Fatalf("%v %q %q", err, notice, got.BaseURL)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // kind is the type of value a setting holds; it decides parsing, the type
@@ -124,7 +126,7 @@ var settings = []Setting{
 		Help:    "A command that prints the API key, e.g. \"pass show openai\" (run with sh -c; the first line of its output is used). When set, it wins over api_key_env.",
 		Example: `"pass show openai"`, kind: kindString,
 		set: func(c *Config, v any) { c.APIKeyCmd = strings.TrimSpace(v.(string)) },
-		get: func(c Config) string { return maskSecrets(c.APIKeyCmd) },
+		get: func(c Config) string { return secret.Shapes(c.APIKeyCmd) },
 	},
 	{
 		Key: "azure_api_version", Env: []string{"QUARRY_AZURE_API_VERSION"},
@@ -241,7 +243,7 @@ func settingKeys() []string {
 func checkURL(s string) string {
 	u, err := url.Parse(strings.TrimSpace(s))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Sprintf("%q is not an http:// or https:// URL", maskSecrets(redactURL(s)))
+		return fmt.Sprintf("%q is not an http:// or https:// URL", secret.Shapes(secret.URL(s)))
 	}
 	return ""
 }
@@ -254,8 +256,3 @@ func displayEnvName(name string) string {
 	}
 	return "(a variable name that is not shown: it may be a key)"
 }
-
-var secretLikeRE = regexp.MustCompile(`(sk-|gsk_|xai-|sk_)[A-Za-z0-9_\-*.]{6,}|[A-Za-z0-9_\-]{32,}`)
-
-// maskSecrets hides anything in s that looks like an API key.
-func maskSecrets(s string) string { return secretLikeRE.ReplaceAllString(s, "[hidden]") }

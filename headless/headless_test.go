@@ -2,10 +2,7 @@ package headless
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"io"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +10,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
-	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -58,32 +54,6 @@ func TestSaveStdinNamesByType(t *testing.T) {
 	}
 }
 
-// A standard input that never closes (ssh without -n, a pipe from a
-// process that keeps running) must not hold up Ctrl+C or SIGTERM.
-func TestEndlessStdinIsInterruptible(t *testing.T) {
-	for _, prompt := range []string{"summarise", "-"} {
-		pr, pw := io.Pipe()
-		defer pw.Close()
-		ctx, cancel := context.WithCancel(context.Background())
-		var stderr bytes.Buffer
-		done := make(chan int, 1)
-		go func() {
-			done <- Run(ctx, Options{Prompt: prompt, NoResolve: true, Stdin: pr, Stdout: io.Discard, Stderr: &stderr,
-				Config: config.Config{Model: "m", APIKey: "sk-x", OutputDir: t.TempDir()}})
-		}()
-		time.Sleep(100 * time.Millisecond)
-		cancel()
-		select {
-		case code := <-done:
-			if code != ExitInterrupted {
-				t.Errorf("--prompt %s: code %d, want %d; stderr %q", prompt, code, ExitInterrupted, stderr.String())
-			}
-		case <-time.After(5 * time.Second):
-			t.Errorf("--prompt %s: Run still reading stdin 5s after the interrupt", prompt)
-		}
-	}
-}
-
 func TestHasPipedData(t *testing.T) {
 	devnull, err := os.Open(os.DevNull)
 	if err != nil {
@@ -108,32 +78,14 @@ func TestHasPipedData(t *testing.T) {
 }
 
 func TestReadPrompt(t *testing.T) {
-	if p, err := readPrompt("-", strings.NewReader("\n  what changed?  \n")); err != nil || p != "what changed?" {
-		t.Errorf("readPrompt(-) = %q, %v", p, err)
+	if p, err := ReadPrompt("-", strings.NewReader("\n  what changed?  \n")); err != nil || p != "what changed?" {
+		t.Errorf("ReadPrompt(-) = %q, %v", p, err)
 	}
-	if _, err := readPrompt("-", strings.NewReader(" \n")); err == nil {
+	if _, err := ReadPrompt("-", strings.NewReader(" \n")); err == nil {
 		t.Error("empty stdin prompt accepted")
 	}
-	if p, err := readPrompt("variance", nil); err != nil || p != "variance" {
-		t.Errorf("readPrompt(text) = %q, %v", p, err)
-	}
-}
-
-// Bad input ends with exit 2 before any container: Run never reaches the
-// session's Start (no Docker needed for this test).
-func TestRunBadInputExit2(t *testing.T) {
-	dir := t.TempDir()
-	missing := filepath.Join(dir, "q9.csv")
-	var stdout, stderr bytes.Buffer
-	code := Run(context.Background(), Options{
-		Prompt: "x", Files: []string{missing}, Config: config.Config{Model: "m", OutputDir: dir},
-		Stdout: &stdout, Stderr: &stderr,
-	})
-	if code != ExitUsage || !strings.Contains(stderr.String(), missing) || stdout.Len() != 0 {
-		t.Fatalf("code %d, stderr %q, stdout %q", code, stderr.String(), stdout.String())
-	}
-	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
-		t.Errorf("output folder created: %v", entries)
+	if p, err := ReadPrompt("variance", nil); err != nil || p != "variance" {
+		t.Errorf("ReadPrompt(text) = %q, %v", p, err)
 	}
 }
 
@@ -197,16 +149,16 @@ func TestProgressPlainLines(t *testing.T) {
 	want := []string{
 		"quarry: starting the sandbox",
 		"quarry: cell 1 running",
-		"quarry: cell 1 failed (KeyError]52;c;cHduZWQ=]0;title31m) in 1s",
+		"quarry: cell 1 failed: KeyError]52;c;cHduZWQ=]0;title31m in 1.0s",
 	}
 	got := strings.Split(b.String(), "\n")
 	if strings.ContainsAny(b.String(), "\x1b\x07\u009b") {
 		t.Errorf("progress keeps control sequences: %q", b.String())
 	}
-	if len(got) < 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], "quarry: cell 1 failed (KeyError") {
+	if len(got) < 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasPrefix(got[2], "quarry: cell 1 failed: KeyError") {
 		t.Errorf("progress =\n%s", b.String())
 	}
-	if strings.Count(b.String(), "writing the answer") != 1 || !strings.Contains(b.String(), "retry 2 in 2s") {
+	if strings.Count(b.String(), "writing the answer") != 1 || !strings.Contains(b.String(), "retry 2 in 2.0s") {
 		t.Errorf("progress =\n%s", b.String())
 	}
 	var q bytes.Buffer
@@ -231,37 +183,5 @@ func TestMarkdownRenderedForTerminal(t *testing.T) {
 	}
 	if strings.Contains(out, "\x1b]") || strings.Contains(out, "\x07") || strings.Contains(out, "\u009b") {
 		t.Errorf("untrusted escapes survived: %q", out)
-	}
-}
-
-// Ctrl+C while the configuration is resolved (the Ollama probe) is an
-// interrupt (130), not "no model is set up" with the status of bad input.
-func TestInterruptDuringResolveExit130(t *testing.T) {
-	closed := httptest.NewServer(nil)
-	closed.Close()
-	t.Setenv("QUARRY_OLLAMA_HOST", closed.URL)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	var stderr bytes.Buffer
-	code := Run(ctx, Options{Prompt: "x", Config: config.Config{Model: "m", Provider: config.ProviderOpenAI, OutputDir: t.TempDir()},
-		Stdout: io.Discard, Stderr: &stderr})
-	if code != ExitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
-		t.Errorf("code %d, stderr %q", code, stderr.String())
-	}
-}
-
-// A bad output_dir setting is bad input (2), found before Docker is asked:
-// it used to fail only at the sandbox's start, with exit 1 and no fix.
-func TestBadOutputParentExit2(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "notes.txt")
-	os.WriteFile(file, []byte("x"), 0o644)
-	for _, parent := range []string{file, filepath.Join(file, "sub")} {
-		var stderr bytes.Buffer
-		code := Run(context.Background(), Options{Prompt: "x", NoResolve: true,
-			Config: config.Config{Model: "m", APIKey: "sk-x", OutputDir: parent},
-			Stdin:  strings.NewReader(""), Stdout: io.Discard, Stderr: &stderr})
-		if code != ExitUsage || !strings.Contains(stderr.String(), parent) || !strings.Contains(stderr.String(), "output_dir") {
-			t.Errorf("output_dir %s: code %d, stderr %q", parent, code, stderr.String())
-		}
 	}
 }

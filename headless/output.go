@@ -178,10 +178,10 @@ func writeMarkdown(w io.Writer, r Result, st mdStyle) error {
 	return err
 }
 
-func markdownStyle(o Options) mdStyle {
+func markdownStyle(o Options, theme string) mdStyle {
 	if !isTerminal(o.Stdout) {
 		return mdStyle{}
 	}
-	dark := o.Config.Theme != "light"
+	dark := theme != "light"
 	return mdStyle{render: true, width: terminalWidth(o.Stdout), style: render.DetectStyle(o.Getenv, dark)}
 }

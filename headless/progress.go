@@ -1,15 +1,12 @@
 package headless
 
 import (
-	"bytes"
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
-	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
 
@@ -104,14 +101,16 @@ func (p *progress) report(text string, asStatus bool) {
 	fmt.Fprintf(p.w, "quarry: %s\n", text)
 }
 
-// Event turns an agent event into progress.
+// Event turns a session or agent event into progress.
 func (p *progress) Event(e agent.Event) {
 	switch e.Kind {
+	case agent.EventProgress:
+		p.Phase(render.SanitizeLine(e.Text))
 	case agent.EventCellStart:
 		p.writing = false
 		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
 	case agent.EventCellDone:
-		p.Note(cellLine(e.Cell, e.Result))
+		p.Note(fmt.Sprintf("cell %d %s", e.Cell, render.CellSummary(e.Result)))
 		p.Status("waiting for the model")
 	case agent.EventText:
 		if !p.writing {
@@ -121,32 +120,11 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventRetry:
 		p.writing = false // the unfinished response is void
 		p.Note(fmt.Sprintf("model request failed (%s); retry %d in %s",
-			render.SanitizeLine(e.Text), e.Attempt, e.Wait.Round(100*time.Millisecond)))
+			render.SanitizeLine(e.Text), e.Attempt, render.FormatDuration(e.Wait)))
 		p.Status("waiting to retry")
 	case agent.EventWarning:
 		p.Note("warning: " + render.SanitizeLine(e.Text))
 	}
-}
-
-func cellLine(n int, r *kernel.Result) string {
-	if r == nil {
-		return fmt.Sprintf("cell %d done", n)
-	}
-	d := r.Duration.Round(100 * time.Millisecond)
-	if r.Error == nil {
-		return fmt.Sprintf("cell %d done in %s", n, d)
-	}
-	switch r.Error.Kind {
-	case kernel.ErrTimeout:
-		return fmt.Sprintf("cell %d stopped at the time limit (%s)", n, d)
-	case kernel.ErrInterrupted:
-		return fmt.Sprintf("cell %d interrupted after %s", n, d)
-	}
-	what := render.SanitizeLine(r.Error.Type)
-	if what == "" {
-		what = string(r.Error.Kind)
-	}
-	return fmt.Sprintf("cell %d failed (%s) in %s", n, what, d)
 }
 
 // Summary prints the turn's totals.
@@ -157,7 +135,7 @@ func (p *progress) Summary(c *collector) {
 		cells = "cell"
 	}
 	line := fmt.Sprintf("done in %s: %d %s, %d prompt + %d completion tokens",
-		time.Since(p.start).Round(100*time.Millisecond), c.steps, cells, u.PromptTokens, u.CompletionTokens)
+		render.FormatDuration(time.Since(p.start)), c.steps, cells, u.PromptTokens, u.CompletionTokens)
 	if u.CostUSD > 0 {
 		line += fmt.Sprintf(", $%.4f", u.CostUSD)
 	}
@@ -179,28 +157,4 @@ func (p *progress) Stop() {
 	p.mu.Unlock()
 	close(p.stop)
 	p.done.Wait()
-}
-
-// LineWriter turns written lines (the session's start-up phases, the image
-// build's output) into phases.
-func (p *progress) LineWriter() io.Writer { return &lineWriter{p: p} }
-
-type lineWriter struct {
-	p   *progress
-	buf bytes.Buffer
-}
-
-func (l *lineWriter) Write(b []byte) (int, error) {
-	l.buf.Write(b)
-	for {
-		i := bytes.IndexByte(l.buf.Bytes(), '\n')
-		if i < 0 {
-			break
-		}
-		line := strings.TrimSpace(render.SanitizeLine(string(l.buf.Next(i + 1))))
-		if line != "" {
-			l.p.Phase(line)
-		}
-	}
-	return len(b), nil
 }

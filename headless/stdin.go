@@ -13,6 +13,35 @@ import (
 	"github.com/quarry-cli/quarry/session"
 )
 
+// Prompt reads the prompt (from stdin for "-") and returns ctx's error when
+// ctx ends first: a standard input that never closes must not make Ctrl+C
+// or SIGTERM wait.
+func Prompt(ctx context.Context, p string, stdin io.Reader) (string, error) {
+	var prompt string
+	err := untilDone(ctx, func() (err error) {
+		prompt, err = ReadPrompt(p, stdin)
+		return err
+	})
+	return prompt, err
+}
+
+// PipedData saves data piped on stdin (not a terminal, not /dev/null) into
+// dir as stdin.<type> and returns its path, or "" when there is none. It
+// says so on the runner's progress first, so a script that hangs here shows
+// why. Cancelling ctx stops the wait.
+func (r *Runner) PipedData(ctx context.Context, stdin io.Reader, dir string) (string, error) {
+	if !hasPipedData(stdin) {
+		return "", nil
+	}
+	r.Phase("reading data from standard input (to attach none, run quarry with < /dev/null)")
+	var path string
+	err := untilDone(ctx, func() (err error) {
+		path, err = saveStdin(dir, stdin)
+		return err
+	})
+	return path, err
+}
+
 // hasPipedData reports whether stdin may carry data to attach: a pipe or a
 // redirected file, not a terminal or /dev/null. Readers that are not files
 // (tests) count as data.

@@ -1,7 +1,9 @@
 // Package kernel describes what the sandbox's Python kernel reports: output
 // chunks, cell results, tables and file profiles. It is plain data shared by
 // sandbox (which produces it), agent (which reasons over it) and render, ui and
-// headless (which show it). It must not import any other quarry package.
+// headless (which show it), with the rules that must read the same on both
+// sides: the size format (FormatSize) and the PNG limits (CheckPNG). It must
+// not import any other quarry package.
 package kernel
 
 import "time"
@@ -84,6 +86,10 @@ type File struct {
 	Size   int64  `json:"size"`
 	Width  int    `json:"width,omitempty"` // PNG only, after validation
 	Height int    `json:"height,omitempty"`
+	// PNG is a figure's bytes, already checked (CheckPNG), so the front end
+	// draws it without reading the file back; nil for other files and in
+	// records read from disk.
+	PNG []byte `json:"-"`
 }
 
 // Profile describes an attached file, computed inside the sandbox.

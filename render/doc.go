@@ -37,38 +37,34 @@
 //	func Table(t *kernel.Table, opt TableOptions) string  // lipgloss table fitted to Width: text cells cut
 //	                                   // with "…" (numbers never), "+N columns not shown", "⋯" row before
 //	                                   // Tail, footer "1,234 rows × 12 columns"; no trailing newline
-//	func TableMarkdown(t *kernel.Table) string            // GitHub pipe table: pipes and the model
 //
-//	// image*.go — figures (PNG files harvested onto the host)
+//	// image*.go — figures (PNG bytes the harvest checked; limits in kernel.CheckPNG)
 //	type Protocol string // ProtocolAuto, ProtocolKitty, ProtocolITerm, ProtocolSixel, ProtocolBlocks, ProtocolOff
 //	func ParseProtocol(s string) (Protocol, error)                          // the `images =` setting
-//	func ResolveProtocol(setting Protocol, getenv func(string) string) Protocol // auto → DetectProtocol
 //	func DetectProtocol(getenv func(string) string) Protocol    // env only; tmux/screen → blocks
 //	type ColorDepth int // ColorNone, Color256, ColorTrue
 //	func DetectColorDepth(getenv func(string) string) ColorDepth // NO_COLOR, COLORTERM, TERM, TERM_PROGRAM
-//	const KittyQuery, DA1Query                                   // TUI: write both, in this order
-//	func ParseTerminalReply(b []byte) TerminalCaps               // TerminalCaps{Kitty, Sixel bool}
-//	func (c TerminalCaps) Upgrade(p Protocol) Protocol           // blocks → kitty/sixel if the terminal said so
-//	func CheckPNG(data []byte) (w, h int, err error)             // signature + DecodeConfig + caps, no pixels
-//	func DecodePNG(data []byte) (image.Image, error)             // CheckPNG, then decode
-//	func LoadPNG(path string) (data []byte, w, h int, err error) // regular file ≤ 32 MB, then CheckPNG
+//	const KittyQuery                                             // the chat asks; a reply "OK" upgrades to kitty
+//	func DecodePNG(data []byte) (image.Image, error)             // kernel.CheckPNG, then decode
 //	func ImageCells(w, h, cols, rows int) (c, r int)             // cells a figure will occupy (reserve rows)
-//	type ImageOptions struct{ Protocol; Cols, Rows int; Depth ColorDepth; Name string; Tmux bool }
-//	func Image(data []byte, opt ImageOptions) (string, error)    // checks, then draws; off/auto → ""
-//	func Kitty(data []byte, cols, rows int) string               // a=T,f=100,q=2, base64 chunks ≤ 4096
 //	func KittyUnicode(data []byte, id uint32, cols, rows int) KittyImage // for Bubble Tea: send .Transmit
 //	                                   // once with tea.Raw, print .Lines (placeholder text) in the View
 //	func KittyDelete(id uint32) string                           // free an image sent with KittyUnicode
-//	func ITerm(data []byte, name string, cols, rows int) string  // OSC 1337 File=inline=1
-//	func Sixel(img image.Image, cols, rows int) string           // ≤ 256 colours; 10×20 px cells assumed
 //	func HalfBlocks(img image.Image, cols, rows int, depth ColorDepth) string // ▀ lines, no trailing \n
 //	func Hyperlink(path, text string) string                     // OSC 8 file:// link; both sanitized
 //	func FileURL(path string) string                             // file:// + percent-encoding
+//	// Not wired into the chat yet (the terminal-rendering work): drawn at the cursor, outside
+//	// Bubble Tea's cell model.
+//	type ImageOptions struct{ Protocol; Cols, Rows int; Depth ColorDepth; Name string; Tmux bool }
+//	func Image(data []byte, opt ImageOptions) (string, error)    // checks, then draws; off/auto → ""
+//	func Kitty(data []byte, cols, rows int) string               // a=T,f=100,q=2, base64 chunks ≤ 4096
+//	func ITerm(data []byte, name string, cols, rows int) string  // OSC 1337 File=inline=1
+//	func Sixel(img image.Image, cols, rows int) string           // ≤ 256 colours; 10×20 px cells assumed
 //
-//	// result.go — one cell's outcome, compact
-//	type ResultOptions struct{ Width, MaxLines int; Color, Links bool } // MaxLines 0 = 8 per stream
-//	func Result(r *kernel.Result, opt ResultOptions) string // output folded, value/table, error, files
-//	func ResultSummary(r *kernel.Result) string             // "ok · 1.2s · 1 figure" or the error, one line
-//	func FoldLines(s string, n int) string                  // first n lines + "… N more lines" (sanitize first)
-//	func HumanSize(n int64) string                          // 1.2 MB
+//	// result.go — one cell's outcome, the same words in the chat and the headless progress
+//	func CellSummary(r *kernel.Result) string // "done in 1.2s", "failed: KeyError in 300ms", "timed out after 2m00s"
+//	func FormatDuration(d time.Duration) string // 450ms, 2.0s, 1m05s
+//
+// Byte sizes are written with kernel.FormatSize (KiB, MiB, GiB), which the
+// model's view uses too.
 package render

@@ -3,6 +3,8 @@ package render
 import (
 	"fmt"
 	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // Protocol is how figures are drawn: the `images` setting.
@@ -26,15 +28,6 @@ func ParseProtocol(s string) (Protocol, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("images setting %q: use auto, kitty, iterm, sixel, blocks or off", s)
-}
-
-// ResolveProtocol turns the setting into what to draw with: auto is
-// detected from the environment, anything else is taken as given.
-func ResolveProtocol(setting Protocol, getenv func(string) string) Protocol {
-	if setting == ProtocolAuto || setting == "" {
-		return DetectProtocol(getenv)
-	}
-	return setting
 }
 
 // DetectProtocol guesses the image protocol from the environment. It never
@@ -88,57 +81,9 @@ func DetectColorDepth(getenv func(string) string) ColorDepth {
 	return Color256
 }
 
-// TerminalCaps is what a terminal said about itself when queried.
-type TerminalCaps struct {
-	Kitty bool // answered the kitty graphics query with OK
-	Sixel bool // listed attribute 4 in its primary device attributes
-}
-
-// Queries the TUI may write to the terminal, in this order: every terminal
-// answers DA1, so the DA1 reply marks the end of the answers and a missing
-// kitty reply before it means no kitty graphics.
-const (
-	KittyQuery = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
-	DA1Query   = "\x1b[c"
-)
-
-// ParseTerminalReply reads the terminal's answers to KittyQuery and
-// DA1Query (in any order, possibly with other input around them).
-func ParseTerminalReply(b []byte) TerminalCaps {
-	var caps TerminalCaps
-	s := string(b)
-	if i := strings.Index(s, "\x1b_Gi=31;"); i >= 0 {
-		rest := s[i+len("\x1b_Gi=31;"):]
-		caps.Kitty = strings.HasPrefix(rest, "OK")
-	}
-	if i := strings.Index(s, "\x1b[?"); i >= 0 {
-		rest := s[i+3:]
-		if end := strings.IndexByte(rest, 'c'); end >= 0 {
-			for _, attr := range strings.Split(rest[:end], ";") {
-				if attr == "4" {
-					caps.Sixel = true
-				}
-			}
-		}
-	}
-	return caps
-}
-
-// Upgrade returns a better protocol than p when the terminal said it has
-// one (for example inside tmux with passthrough, or an unknown terminal).
-// An explicit choice other than blocks is kept.
-func (c TerminalCaps) Upgrade(p Protocol) Protocol {
-	if p != ProtocolBlocks {
-		return p
-	}
-	switch {
-	case c.Kitty:
-		return ProtocolKitty
-	case c.Sixel:
-		return ProtocolSixel
-	}
-	return p
-}
+// KittyQuery asks the terminal whether it speaks kitty graphics (image id
+// 31); the chat sends it when the environment does not tell.
+const KittyQuery = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
 
 // ImageOptions say how and how large to draw a figure.
 type ImageOptions struct {
@@ -151,12 +96,14 @@ type ImageOptions struct {
 	Tmux bool
 }
 
+// Not wired into the chat yet: the terminal-rendering work draws figures with it.
+//
 // Image draws a PNG with the chosen protocol. The PNG is checked (signature,
 // dimensions, caps) before anything; off and auto draw nothing. The result
 // is quarry's own escapes: do not sanitize it. It ends without a newline and
 // occupies the rows ImageCells reports.
 func Image(data []byte, opt ImageOptions) (string, error) {
-	w, h, err := CheckPNG(data)
+	w, h, err := kernel.CheckPNG(data)
 	if err != nil {
 		return "", err
 	}
@@ -209,7 +156,7 @@ func ImageCells(w, h, cols, rows int) (int, int) {
 
 // tmuxPassthrough wraps escapes so tmux hands them to the outer terminal,
 // one wrapper per escape (kitty chunks each get their own, as kitty's
-// documentation advises).
+// documentation advises). Used by Image (the terminal-rendering work).
 func tmuxPassthrough(s string) string {
 	var b strings.Builder
 	for s != "" {

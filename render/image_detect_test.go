@@ -29,12 +29,6 @@ func TestDetectProtocol(t *testing.T) {
 			t.Errorf("%v: got %s, want %s", c.env, got, c.want)
 		}
 	}
-	if ResolveProtocol(ProtocolSixel, envOf(map[string]string{"TERM": "xterm-kitty"})) != ProtocolSixel {
-		t.Error("explicit setting overridden")
-	}
-	if ResolveProtocol(ProtocolAuto, envOf(map[string]string{"TERM": "xterm-kitty"})) != ProtocolKitty {
-		t.Error("auto not detected")
-	}
 }
 
 func envOf(m map[string]string) func(string) string {
@@ -70,28 +64,5 @@ func TestDetectColorDepth(t *testing.T) {
 		if got := DetectColorDepth(envOf(c.env)); got != c.want {
 			t.Errorf("%v: got %d, want %d", c.env, got, c.want)
 		}
-	}
-}
-
-func TestParseTerminalReply(t *testing.T) {
-	cases := []struct {
-		reply string
-		want  TerminalCaps
-	}{
-		{"\x1b_Gi=31;OK\x1b\\\x1b[?62;22c", TerminalCaps{Kitty: true}},
-		{"\x1b[?62;4;6;22c", TerminalCaps{Sixel: true}},
-		{"\x1b[?1;2c", TerminalCaps{}},
-		{"\x1b_Gi=31;ENOTSUPPORTED:x\x1b\\\x1b[?64;4c", TerminalCaps{Sixel: true}},
-		{"junk", TerminalCaps{}},
-	}
-	for _, c := range cases {
-		if got := ParseTerminalReply([]byte(c.reply)); got != c.want {
-			t.Errorf("%q: got %+v, want %+v", c.reply, got, c.want)
-		}
-	}
-	if (TerminalCaps{Kitty: true}).Upgrade(ProtocolBlocks) != ProtocolKitty ||
-		(TerminalCaps{Sixel: true}).Upgrade(ProtocolBlocks) != ProtocolSixel ||
-		(TerminalCaps{Kitty: true}).Upgrade(ProtocolOff) != ProtocolOff {
-		t.Error("Upgrade")
 	}
 }

@@ -13,6 +13,8 @@ const (
 	sixelCellH = 20
 )
 
+// Used by Image, for the terminal-rendering work (not wired into the chat yet).
+//
 // Sixel draws img as a Sixel image of cols × rows cells (assuming 10×20
 // pixel cells), box-filtered down and reduced to at most 256 colours: the
 // most frequent colours at 5 bits per channel, each pixel mapped to the
@@ -75,6 +77,8 @@ func Sixel(img image.Image, cols, rows int) string {
 	return sb.String()
 }
 
+// writeSixelRLE writes one colour's sixel row run-length encoded; used by
+// Sixel (the terminal-rendering work).
 func writeSixelRLE(sb *strings.Builder, line []byte) {
 	for i := 0; i < len(line); {
 		j := i
@@ -94,7 +98,7 @@ func writeSixelRLE(sb *strings.Builder, line []byte) {
 }
 
 // quantize picks up to 256 colours by popularity and maps every pixel to
-// its nearest palette entry.
+// its nearest palette entry. Used by Sixel (the terminal-rendering work).
 func quantize(px []rgb) ([]rgb, []uint8) {
 	key := func(p rgb) int { return int(p.r>>3)<<10 | int(p.g>>3)<<5 | int(p.b>>3) }
 	type bin struct {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // testPNG draws a small chart-like picture: white page, a red bar, a blue
@@ -67,7 +68,7 @@ func pngHeaderOnly(w, h uint32) []byte {
 	binary.BigEndian.PutUint32(ihdr[4:], h)
 	ihdr[8], ihdr[9] = 8, 6 // 8-bit RGBA
 	var b bytes.Buffer
-	b.Write(pngSignature)
+	b.Write([]byte("\x89PNG\r\n\x1a\n"))
 	binary.Write(&b, binary.BigEndian, uint32(len(ihdr)))
 	chunk := append([]byte("IHDR"), ihdr[:]...)
 	b.Write(chunk)
@@ -77,7 +78,7 @@ func pngHeaderOnly(w, h uint32) []byte {
 
 func TestCheckPNG(t *testing.T) {
 	good := testPNG(t, 40, 20)
-	if w, h, err := CheckPNG(good); err != nil || w != 40 || h != 20 {
+	if w, h, err := kernel.CheckPNG(good); err != nil || w != 40 || h != 20 {
 		t.Fatalf("good PNG: %d×%d, %v", w, h, err)
 	}
 	cases := []struct {
@@ -94,7 +95,7 @@ func TestCheckPNG(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, _, err := CheckPNG(c.data)
+			_, _, err := kernel.CheckPNG(c.data)
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}

@@ -244,51 +244,6 @@ func thousands(n int) string {
 	return s
 }
 
-// TableMarkdown renders a DataFrame as a GitHub pipe table with the same
-// rows, a "⋯" row between head and tail and a footer line: for piped output
-// and for the model. Cells are sanitized and pipes escaped.
-func TableMarkdown(t *kernel.Table) string {
-	if t == nil {
-		return ""
-	}
-	f := newFrame(t, 0)
-	var b strings.Builder
-	line := func(cells []string) {
-		b.WriteString("|")
-		for _, c := range cells {
-			b.WriteString(" ")
-			b.WriteString(strings.ReplaceAll(c, "|", `\|`))
-			b.WriteString(" |")
-		}
-		b.WriteString("\n")
-	}
-	line(f.header)
-	b.WriteString("|")
-	for j := range f.header {
-		if f.numeric[j] {
-			b.WriteString("---:|")
-		} else {
-			b.WriteString("---|")
-		}
-	}
-	b.WriteString("\n")
-	for i, r := range f.rows {
-		if i == f.gap {
-			line(gapRow(len(f.header)))
-		}
-		line(r)
-	}
-	if f.gap == len(f.rows) {
-		line(gapRow(len(f.header)))
-	}
-	fmt.Fprintf(&b, "\n%s rows × %s columns", thousands(t.Rows), thousands(t.Cols))
-	if f.hidden > 0 {
-		fmt.Fprintf(&b, " (+%d %s not shown)", f.hidden, plural(f.hidden, "column"))
-	}
-	b.WriteString("\n")
-	return b.String()
-}
-
 func plural(n int, word string) string {
 	if n == 1 {
 		return word

@@ -95,18 +95,12 @@ func TestTableSanitizesCells(t *testing.T) {
 		Head:    [][]string{{"\x1b]52;c;AAAA\x07evil\nline", "1\u009b6n"}},
 		Rows:    1, Cols: 2,
 	}
-	for _, out := range []string{Table(tb, TableOptions{Width: 80}), TableMarkdown(tb)} {
+	for _, out := range []string{Table(tb, TableOptions{Width: 80})} {
 		assertClean(t, strings.ReplaceAll(out, "\n", ""), true)
 		if !strings.Contains(out, "evil line") || !strings.Contains(out, "name") {
 			t.Errorf("text lost: %q", out)
 		}
 	}
-}
-
-func TestTableMarkdown(t *testing.T) {
-	tb := sampleTable()
-	tb.Head[0][5] = "a|b"
-	golden.RequireEqual(t, TableMarkdown(tb))
 }
 
 func TestTableNarrowAndEmpty(t *testing.T) {
@@ -116,7 +110,7 @@ func TestTableNarrowAndEmpty(t *testing.T) {
 	}
 	Table(&kernel.Table{}, TableOptions{})
 	Table(&kernel.Table{Columns: []string{"a"}, Head: [][]string{{}}, Rows: 1, Cols: 1}, TableOptions{})
-	if Table(nil, TableOptions{}) != "" || TableMarkdown(nil) != "" {
+	if Table(nil, TableOptions{}) != "" {
 		t.Error("nil table rendered")
 	}
 }

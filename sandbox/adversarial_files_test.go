@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/sandbox"
 )
@@ -171,8 +172,8 @@ open('/output/bomb.png', 'wb').write(png)
 		if f, ok := hasFile(res.Files, "bomb.png"); ok && f.Width != 0 {
 			t.Errorf("bomb.png has dimensions %d×%d: it would be displayed", f.Width, f.Height)
 		}
-		if w, h, err := render.CheckPNG(mustRead(t, filepath.Join(outDir, "bomb.png"))); err == nil && (w > 10000 || h > 10000) {
-			t.Errorf("render.CheckPNG accepted %d×%d", w, h)
+		if w, h, err := kernel.CheckPNG(mustRead(t, filepath.Join(outDir, "bomb.png"))); err == nil && (w > 10000 || h > 10000) {
+			t.Errorf("kernel.CheckPNG accepted %d×%d", w, h)
 		}
 	})
 

@@ -251,16 +251,3 @@ func (e *Engine) removeVolume(ctx context.Context, name string) error {
 	}
 	return fmt.Errorf("volume remove %s: %w", name, err)
 }
-
-func formatBytes(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%d MiB", n>>20)
-	default:
-		return fmt.Sprintf("%d bytes", n)
-	}
-}

@@ -96,6 +96,3 @@ func (e *Engine) Runtime() string {
 func (e *Engine) Remote() bool {
 	return !strings.HasPrefix(e.host, "unix://") && !strings.HasPrefix(e.host, "npipe://")
 }
-
-// Client exposes the underlying client for the package's own files.
-func (e *Engine) client() *client.Client { return e.cli }

@@ -39,8 +39,6 @@ const (
 	maxComponentBytes   = 255  // one path component (NAME_MAX)
 	maxNotes            = 20   // notes per call before they are summarised
 	pngSniffBytes       = 64 << 10
-	maxPNGSide          = 10000
-	maxPNGArea          = 40e6
 	tmpPrefix           = ".quarry-tmp-"
 )
 
@@ -179,11 +177,11 @@ func (h *harvester) fromTar(r io.Reader, want map[string]bool) ([]kernel.File, [
 			break
 		}
 		if hdr.Size > h.lim.MaxFileBytes {
-			notes.add(fmt.Sprintf("skipped %q: %d bytes is over the %d-byte cap for one file", rel, hdr.Size, h.lim.MaxFileBytes))
+			notes.add(fmt.Sprintf("skipped %q: %s is over the %s cap for one file", rel, kernel.FormatSize(hdr.Size), kernel.FormatSize(h.lim.MaxFileBytes)))
 			continue
 		}
 		if h.bytes-h.written[rel]+hdr.Size > h.lim.MaxBytes {
-			notes.add(fmt.Sprintf("output: size cap of %d bytes reached at %q; the rest was not harvested", h.lim.MaxBytes, rel))
+			notes.add(fmt.Sprintf("output: size cap of %s reached at %q; the rest was not harvested", kernel.FormatSize(h.lim.MaxBytes), rel))
 			break
 		}
 		// The header's size is a claim; the reader is capped at it and at the remaining budget.
@@ -203,7 +201,9 @@ func (h *harvester) fromTar(r io.Reader, want map[string]bool) ([]kernel.File, [
 }
 
 // writeFile writes one file whose bytes came over the kernel protocol (figures), e.g.
-// name "figures/cell3-1.png"; same name rules and caps. A .png must pass checkPNG.
+// name "figures/cell3-1.png"; same name rules and caps. A .png must pass
+// kernel.CheckPNG, and the File carries the bytes, so the front end shows
+// the figure without reading it back from disk.
 func (h *harvester) writeFile(name string, data []byte) (kernel.File, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -214,8 +214,8 @@ func (h *harvester) writeFile(name string, data []byte) (kernel.File, error) {
 	if len(h.written) >= h.lim.MaxFiles && !h.hasWritten(name) {
 		return kernel.File{}, fmt.Errorf("figure %q: file cap of %d reached", name, h.lim.MaxFiles)
 	}
-	if size > h.lim.MaxFileBytes || h.bytes-h.written[name]+size > h.lim.MaxBytes {
-		return kernel.File{}, fmt.Errorf("figure %q: %d bytes is over the output size cap", name, size)
+	if size > h.lim.MaxFileBytes || size > kernel.MaxPNGBytes || h.bytes-h.written[name]+size > h.lim.MaxBytes {
+		return kernel.File{}, fmt.Errorf("figure %q: %s is over the output size cap", name, kernel.FormatSize(size))
 	}
 	f, note, err := h.write(name, bytes.NewReader(data), size, true)
 	if err != nil {
@@ -224,6 +224,7 @@ func (h *harvester) writeFile(name string, data []byte) (kernel.File, error) {
 		}
 		return kernel.File{}, fmt.Errorf("figure %q: %w", name, err)
 	}
+	f.PNG = data
 	return f, nil
 }
 
@@ -231,7 +232,7 @@ func (h *harvester) hasWritten(rel string) bool { _, ok := h.written[rel]; retur
 
 // write streams r (exactly size bytes) to rel. It returns a note and errSkip for a
 // per-file refusal, or another error when the host folder itself failed.
-// A figure refuses a .png that fails checkPNG instead of writing it without
+// A figure refuses a .png that fails kernel.CheckPNG instead of writing it without
 // dimensions, and figures and /output files never replace one another.
 func (h *harvester) write(rel string, r io.Reader, size int64, figure bool) (kernel.File, string, error) {
 	file := kernel.File{Name: rel, Path: filepath.Join(h.dir, filepath.FromSlash(rel)), Size: size}
@@ -241,7 +242,7 @@ func (h *harvester) write(rel string, r io.Reader, size int64, figure bool) (ker
 		if _, err := io.ReadFull(r, head); err != nil {
 			return file, fmt.Sprintf("skipped %q: short read: %v", rel, err), errSkip
 		}
-		w, ht, err := checkPNG(head)
+		w, ht, err := kernel.CheckPNG(head)
 		switch {
 		case err == nil:
 			file.Width, file.Height = w, ht

@@ -2,10 +2,8 @@ package sandbox
 
 import (
 	"archive/tar"
-	"bytes"
 	"errors"
 	"fmt"
-	"image/png"
 	"strings"
 	"unicode/utf8"
 )
@@ -73,25 +71,6 @@ func unsafeRune(c rune) bool {
 		return true
 	}
 	return false
-}
-
-var pngSignature = []byte("\x89PNG\r\n\x1a\n")
-
-// checkPNG validates signature and dimensions (image.DecodeConfig, each side <= 10000, area
-// <= 40e6) and returns width, height. Only the header is parsed: no pixels are decoded.
-func checkPNG(data []byte) (int, int, error) {
-	if !bytes.HasPrefix(data, pngSignature) {
-		return 0, 0, errors.New("not a PNG (bad signature)")
-	}
-	cfg, err := png.DecodeConfig(bytes.NewReader(data))
-	if err != nil {
-		return 0, 0, fmt.Errorf("not a valid PNG: %v", err)
-	}
-	w, h := cfg.Width, cfg.Height
-	if w <= 0 || h <= 0 || w > maxPNGSide || h > maxPNGSide || float64(w)*float64(h) > maxPNGArea {
-		return 0, 0, fmt.Errorf("PNG of %d×%d pixels is over the %d×%d cap", w, h, maxPNGSide, maxPNGSide)
-	}
-	return w, h, nil
 }
 
 func typeName(t byte) string {

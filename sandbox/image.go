@@ -8,6 +8,8 @@ import (
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
+	"github.com/moby/moby/client"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // ImageRef is the tag of the image built from the current recipe,
@@ -19,10 +21,12 @@ func RecipeHash() string { return currentRecipe.hash() }
 
 // ImagePresent reports whether the image for the current recipe exists.
 func (e *Engine) ImagePresent(ctx context.Context) (bool, error) {
-	return e.imageExists(ctx, ImageRef())
+	return e.ImageExists(ctx, ImageRef())
 }
 
-func (e *Engine) imageExists(ctx context.Context, ref string) (bool, error) {
+// ImageExists reports whether the engine has the image ref (a custom
+// image named in the configuration, or quarry's own).
+func (e *Engine) ImageExists(ctx context.Context, ref string) (bool, error) {
 	_, err := e.cli.ImageInspect(ctx, ref)
 	if err == nil {
 		return true, nil
@@ -59,7 +63,7 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	ref := ImageRef()
 	if path == BuildAuto || path == "" {
 		path = BuildDebootstrap
-		if ok, err := e.imageExists(ctx, dockerfileTag); err != nil {
+		if ok, err := e.ImageExists(ctx, dockerfileTag); err != nil {
 			return err
 		} else if ok {
 			path = BuildDockerfile
@@ -84,7 +88,7 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	}
 	size := ""
 	if info, err := e.cli.ImageInspect(ctx, ref); err == nil {
-		size = fmt.Sprintf(", %d MB", info.Size/1_000_000)
+		size = ", " + kernel.FormatSize(info.Size)
 	}
 	fmt.Fprintf(w, "built %s in %s%s\n", ref, time.Since(start).Round(time.Second), size)
 	return nil
@@ -99,6 +103,24 @@ func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
 	}
 	fmt.Fprintln(w, "building the sandbox image "+ImageRef()+" (first run only; this takes a few minutes)")
 	return e.BuildImage(ctx, w)
+}
+
+// OlderImages lists up to three quarry-sandbox tags of other recipes, which
+// tell "the recipe changed" apart from "never built".
+func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
+	res, err := e.cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", imageRepo)})
+	if err != nil {
+		return nil, fmt.Errorf("image list: %w", err)
+	}
+	var out []string
+	for _, img := range res.Items {
+		for _, t := range img.RepoTags {
+			if t != ImageRef() && len(out) < 3 {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
 }
 
 // ErrNeedRoot says the offline build needs privileges the process lacks.

@@ -88,7 +88,7 @@ func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, re
 		return err
 	}
 	phase(4, "checking the imported image")
-	if ok, err := e.imageExists(ctx, ref); err != nil || !ok {
+	if ok, err := e.ImageExists(ctx, ref); err != nil || !ok {
 		return fmt.Errorf("image import: %s missing after import (%v)", ref, err)
 	}
 	return nil

@@ -141,7 +141,7 @@ func (k *kconn) readFrames(r io.Reader) {
 		}
 		n := binary.BigEndian.Uint32(hdr[:])
 		if n > maxFrame {
-			k.err = fmt.Errorf("kernel protocol: frame of %d bytes exceeds the %d MiB cap", n, maxFrame>>20)
+			k.err = fmt.Errorf("kernel protocol: frame of %s exceeds the %s cap", kernel.FormatSize(int64(n)), kernel.FormatSize(maxFrame))
 			return
 		}
 		buf := make([]byte, n)

@@ -217,7 +217,7 @@ func (s *Session) classifyExit(code int, oomKilled bool) *kernel.Error {
 	switch {
 	case oomKilled || code == 137:
 		return &kernel.Error{Kind: kernel.ErrOutOfMemory,
-			Message: fmt.Sprintf("out of memory: the cell needed more than the %s limit%s", formatBytes(s.lim.Memory), lost)}
+			Message: fmt.Sprintf("out of memory: the cell needed more than the %s limit%s", kernel.FormatSize(s.lim.Memory), lost)}
 	case code == 139:
 		return &kernel.Error{Kind: kernel.ErrCrashed, Message: "the kernel crashed with a segmentation fault" + lost}
 	case code == 134:

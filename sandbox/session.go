@@ -17,10 +17,6 @@ import (
 	"github.com/quarry-cli/quarry/kernel"
 )
 
-// CONTRACT (lead): the exported shapes below are what session/, doctor and
-// the tests build on. The sandbox owner fills in the bodies and may add to
-// them; changing a signature needs a word with the lead.
-
 // Limits caps what one session's container may use. Zero fields take the
 // defaults in DefaultLimits.
 type Limits struct {

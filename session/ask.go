@@ -8,7 +8,8 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 )
 
-// Ask runs one agent turn; events go to emit and to the transcript. It waits
+// Ask runs one agent turn; its events, masked, go to emit and to the
+// transcript, and the error's message is masked too. It waits
 // for Start and for a running Attach or Reset (select on ctx). Cancelling ctx
 // interrupts the running cell; the files harvested so far stay in the output
 // folder.
@@ -21,14 +22,9 @@ func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)
 	tr := s.transcript
 	s.mu.Unlock()
 	tr.user(prompt)
-	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) {
-		tr.event(e)
-		if emit != nil {
-			emit(e)
-		}
-	})
+	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) { s.publish(e, emit) })
 	s.release(StateReady, nil)
-	return answer, err
+	return s.mask.Mask(answer), s.maskErr(err)
 }
 
 // Reset gives the session a fresh kernel with the same files attached and
@@ -75,4 +71,13 @@ func (s *Session) Model() string {
 		return s.opts.Config.Model
 	}
 	return s.ag.Model()
+}
+
+// Endpoint is the model server's address for messages, credentials hidden;
+// empty when it is OpenAI's default.
+func (s *Session) Endpoint() string {
+	if s.opts.Config.BaseURL == "" {
+		return ""
+	}
+	return s.opts.Config.Endpoint()
 }

@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -58,8 +60,15 @@ print('PEAK_RSS_MIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 	)
 	cfg := testConfig(srv.URL, t.TempDir())
 	cfg.Memory, cfg.CPUs, cfg.Timeout = 2<<30, 2, 5*time.Minute
-	var progress strings.Builder // copied from the sandbox's goroutine; read after Attach returns
-	s := New(Options{Config: cfg, Engine: e, Progress: &progress})
+	var mu sync.Mutex
+	var progress strings.Builder // written from the sandbox's goroutine
+	s := New(Options{Config: cfg, Engine: e, Events: func(ev agent.Event) {
+		if ev.Kind == agent.EventProgress {
+			mu.Lock()
+			progress.WriteString(ev.Text + "\n")
+			mu.Unlock()
+		}
+	}})
 	defer s.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
@@ -73,7 +82,7 @@ print('PEAK_RSS_MIB', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
 	}
 	attach := time.Since(t1)
 	t.Logf("attach (copy and profile): %s; profile error %q; progress shown:\n%s", attach.Round(time.Millisecond),
-		p.Error, progress.String())
+		p.Error, func() string { mu.Lock(); defer mu.Unlock(); return progress.String() }())
 
 	t2 := time.Now()
 	if _, err := s.Ask(ctx, "what is the ledger total?", nil); err != nil {

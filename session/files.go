@@ -204,7 +204,7 @@ func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, erro
 	sb := s.sb
 	s.mu.Unlock()
 	s.setState(StateBusy, nil)
-	p, err := sb.AddFileProgress(ctx, path, newUploadLines(s.progressLine).report)
+	p, err := sb.AddFileProgress(ctx, path, newUploadLines(s.progress).report)
 	if err != nil {
 		s.release(StateReady, nil)
 		return kernel.Profile{}, fmt.Errorf("attach %s: %w", path, err)

@@ -5,8 +5,8 @@
 //
 // Life of a session:
 //
-//	s := session.New(opts)          // no I/O; s.State() reports a bad model config
-//	go s.Start(ctx)                 // engine, orphan sweep, image, container
+//	s := session.New(opts)          // no I/O; s.Err() reports a bad model config
+//	go s.Start(ctx)                 // engine, orphan sweep, image, container; progress as events
 //	s.Attach(ctx, "q1.csv")         // waits for Start, uploads and profiles
 //	s.Ask(ctx, "variance?", emit)   // one agent turn; events also go to the transcript
 //	s.Close()                       // removes the container; safe twice
@@ -14,6 +14,11 @@
 // Output folder: Options.OutputDir when set (used exactly as given, e.g. from
 // --output-dir), otherwise <Config.OutputDir>/<session id>. It receives the
 // harvested figures and files and transcript.jsonl.
+//
+// Events: the agent's events of a turn go to Ask's emit; the session's own
+// (start-up progress, the sandbox's state) go to Options.Events. Both pass
+// through one function, publish, which masks them (package secret) and
+// writes them to the transcript, so every front end receives masked text.
 package session
 
 import (
@@ -22,7 +27,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -32,10 +36,8 @@ import (
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/secret"
 )
-
-// CONTRACT (lead): the exported shapes below are what ui and headless build
-// on. The session owner fills in the bodies and may add to them.
 
 // Options configure a session.
 type Options struct {
@@ -43,9 +45,11 @@ type Options struct {
 	// OutputDir is this session's own output folder; empty means
 	// <Config.OutputDir>/<session id>.
 	OutputDir string
-	// Progress receives one line per start-up phase and the image build's
-	// output (first run only). Nil discards them.
-	Progress io.Writer
+	// Events receives the session's own events, masked: an EventProgress
+	// per start-up step (and per line of the image build, first run only)
+	// and an EventSandbox at each change of the sandbox's state. It is
+	// called from the session's goroutines; nil discards them.
+	Events func(agent.Event)
 	// Engine, when set, is used instead of connecting; the session then does
 	// not close it. Tests and doctor share one engine this way.
 	Engine *sandbox.Engine
@@ -54,7 +58,7 @@ type Options struct {
 	Agent func(*agent.Config)
 }
 
-// State is what a front end shows about the session.
+// State is the sandbox's state, as EventSandbox reports it.
 type State string
 
 const (
@@ -63,7 +67,7 @@ const (
 	StateReady      State = "ready"      // idle, waiting for a prompt
 	StateBusy       State = "busy"       // a turn or an upload is running
 	StateRestarting State = "restarting" // Reset: a fresh kernel is coming up
-	StateFailed     State = "failed"     // see the error State returns
+	StateFailed     State = "failed"     // Start or Reset failed
 	StateClosed     State = "closed"
 )
 
@@ -89,7 +93,7 @@ type Session struct {
 	files      []kernel.Profile
 	transcript *transcript
 	op         chan struct{} // one kernel operation at a time (Attach, Ask, Reset)
-	busyCount  int
+	mask       *secret.Masker
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -101,6 +105,7 @@ func New(opts Options) *Session {
 		state: StateNew,
 		ready: make(chan struct{}),
 		op:    make(chan struct{}, 1),
+		mask:  opts.Config.Masker(),
 	}
 	s.outDir = opts.OutputDir
 	if s.outDir == "" {
@@ -140,13 +145,6 @@ func (s *Session) ID() string { return s.id }
 // transcript (absolute).
 func (s *Session) OutputDir() string { return s.outDir }
 
-// State reports the session's state and, for StateFailed, why.
-func (s *Session) State() (State, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.state, s.err
-}
-
 // Err is the configuration error found by New, or nil.
 func (s *Session) Err() error {
 	s.mu.Lock()
@@ -159,11 +157,16 @@ func (s *Session) Err() error {
 
 func (s *Session) setState(st State, err error) {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.closed && st != StateClosed {
+		s.mu.Unlock()
 		return
 	}
+	changed := s.state != st
 	s.state, s.err = st, err
+	s.mu.Unlock()
+	if changed {
+		s.emit(agent.Event{Kind: agent.EventSandbox, Text: string(st)})
+	}
 }
 
 // Start connects to the engine, sweeps orphans of dead quarry processes,
@@ -189,18 +192,19 @@ func (s *Session) Start(ctx context.Context) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
-	s.state = StateStarting
 	s.mu.Unlock()
+	s.setState(StateStarting, nil)
 
 	err := s.start(ctx)
 	cancel()
+	err = s.maskErr(err)
+	if err != nil {
+		s.setState(StateFailed, err)
+	} else {
+		s.setState(StateReady, nil)
+	}
 	s.mu.Lock()
 	s.startErr = err
-	if err != nil && !s.closed {
-		s.state, s.err = StateFailed, err
-	} else if !s.closed {
-		s.state = StateReady
-	}
 	close(s.ready)
 	s.mu.Unlock()
 	return err
@@ -209,14 +213,10 @@ func (s *Session) Start(ctx context.Context) error {
 var errClosed = errors.New("session closed")
 
 func (s *Session) start(ctx context.Context) error {
-	progress := s.opts.Progress
-	if progress == nil {
-		progress = io.Discard
-	}
 	if s.opts.Engine != nil {
 		s.engine = s.opts.Engine
 	} else {
-		fmt.Fprintln(progress, "connecting to the Docker engine")
+		s.progress("connecting to the Docker engine")
 		e, err := sandbox.Connect(ctx)
 		if err != nil {
 			return err
@@ -226,10 +226,10 @@ func (s *Session) start(ctx context.Context) error {
 		s.mu.Unlock()
 	}
 	if n, err := s.engine.Sweep(ctx); err == nil && n > 0 {
-		fmt.Fprintf(progress, "removed %d sandbox objects left by earlier runs\n", n)
+		s.progress(fmt.Sprintf("removed %d sandbox objects left by earlier runs", n))
 	}
 	if s.opts.Config.Image == "" { // a custom image is the user's to build
-		if err := s.engine.EnsureImage(ctx, progress); err != nil {
+		if err := s.engine.EnsureImage(ctx, &progressLines{s: s}); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
 		}
 	}
@@ -239,7 +239,7 @@ func (s *Session) start(ctx context.Context) error {
 	if err := os.MkdirAll(filepath.Dir(s.outDir), 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
-	fmt.Fprintln(progress, "starting the sandbox")
+	s.progress("starting the sandbox")
 	c := s.opts.Config
 	sb, err := s.engine.Start(ctx, sandbox.Options{
 		Image:     c.Image,
@@ -254,7 +254,7 @@ func (s *Session) start(ctx context.Context) error {
 	s.mu.Lock()
 	s.sb = sb
 	s.mu.Unlock()
-	tr, err := openTranscript(filepath.Join(s.outDir, transcriptName), s.opts.Config.APIKey)
+	tr, err := openTranscript(filepath.Join(s.outDir, transcriptName), s.mask)
 	if err != nil {
 		return err
 	}
@@ -298,18 +298,12 @@ func (s *Session) acquire(ctx context.Context) error {
 		<-s.op
 		return errClosed
 	}
-	s.busyCount++
 	s.mu.Unlock()
 	return nil
 }
 
 func (s *Session) release(st State, err error) {
-	s.mu.Lock()
-	s.busyCount--
-	if !s.closed {
-		s.state, s.err = st, err
-	}
-	s.mu.Unlock()
+	s.setState(st, err)
 	<-s.op
 }
 
@@ -335,9 +329,9 @@ func (s *Session) Close() error {
 	if started {
 		<-s.ready // the container, if one was made, is now in s.sb
 	}
+	s.setState(StateClosed, nil)
 	s.mu.Lock()
 	sb, e, own, tr := s.sb, s.engine, s.ownEngine, s.transcript
-	s.state, s.err = StateClosed, nil
 	s.mu.Unlock()
 	var errs []error
 	if sb != nil {

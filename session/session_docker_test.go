@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,7 +37,8 @@ func TestSessionLifecycle(t *testing.T) {
 	data := filepath.Join(t.TempDir(), "q1.csv")
 	os.WriteFile(data, []byte("department,budget,actual\nSales,1,2\nHR,3,4\nIT,5,6\n"), 0o644)
 
-	s := New(Options{Config: testConfig(srv.URL, out), Engine: e})
+	states := &stateLog{}
+	s := New(Options{Config: testConfig(srv.URL, out), Engine: e, Events: states.event})
 	defer s.Close()
 	startErr := make(chan error, 1)
 	go func() { startErr <- s.Start(context.Background()) }()
@@ -53,7 +55,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if p.Path != "/data/q1.csv" || len(s.Files()) != 1 {
 		t.Fatalf("profile %+v, files %d", p, len(s.Files()))
 	}
-	if st, _ := s.State(); st != StateReady {
+	if st := states.last(); st != StateReady {
 		t.Fatalf("state = %s, want ready", st)
 	}
 	var events []agent.Event
@@ -96,7 +98,7 @@ func TestSessionLifecycle(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)
 	}
-	if st, _ := s.State(); st != StateClosed {
+	if st := states.last(); st != StateClosed {
 		t.Errorf("state = %s", st)
 	}
 	if _, err := s.Ask(ctx, "after close", nil); err == nil {
@@ -132,4 +134,27 @@ func TestAskWaitsWithContext(t *testing.T) {
 	if _, err := s.Ask(context.Background(), "x", nil); err == nil {
 		t.Fatal("Ask after Close succeeded")
 	}
+}
+
+// stateLog keeps the sandbox states a session reported through its events.
+type stateLog struct {
+	mu     sync.Mutex
+	states []State
+}
+
+func (l *stateLog) event(e agent.Event) {
+	if e.Kind == agent.EventSandbox {
+		l.mu.Lock()
+		l.states = append(l.states, State(e.Text))
+		l.mu.Unlock()
+	}
+}
+
+func (l *stateLog) last() State {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.states) == 0 {
+		return StateNew
+	}
+	return l.states[len(l.states)-1]
 }

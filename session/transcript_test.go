@@ -16,14 +16,16 @@ import (
 func TestTranscriptIsJSONLWithoutKey(t *testing.T) {
 	const key = "sk-test-DO-NOT-LEAK-0123456789"
 	p := filepath.Join(t.TempDir(), transcriptName)
-	tr, err := openTranscript(p, key)
+	s := New(Options{Config: config.Config{Model: "m", APIKey: key}})
+	tr, err := openTranscript(p, s.mask)
 	if err != nil {
 		t.Fatal(err)
 	}
+	s.transcript = tr
 	tr.header("s1", "gpt-fake")
 	tr.user("variance by department")
-	tr.event(agent.Event{Kind: agent.EventCellDone, Cell: 1, Code: "print(1)", Result: &kernel.Result{Stdout: "1\n"}})
-	tr.event(agent.Event{Kind: agent.EventError, Text: "401 Incorrect API key provided: " + key})
+	s.publish(agent.Event{Kind: agent.EventCellDone, Cell: 1, Code: "print(1)", Result: &kernel.Result{Stdout: "1\n"}}, nil)
+	s.publish(agent.Event{Kind: agent.EventError, Text: "401 Incorrect API key provided: " + key}, nil)
 	if err := tr.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +73,9 @@ func TestAgentConfig(t *testing.T) {
 
 func TestNewDoesNoIOAndCloseTwice(t *testing.T) {
 	dir := t.TempDir()
-	s := New(Options{Config: config.Config{Model: "m", OutputDir: dir}})
-	if st, _ := s.State(); st != StateNew && st != StateFailed {
+	states := &stateLog{}
+	s := New(Options{Config: config.Config{Model: "m", OutputDir: dir}, Events: states.event})
+	if st := states.last(); st != StateNew {
 		t.Fatalf("state = %s", st)
 	}
 	if want := filepath.Join(dir, s.ID()); s.OutputDir() != want {

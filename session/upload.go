@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -28,13 +29,6 @@ func newUploadLines(emit func(string)) *uploadLines {
 	return u
 }
 
-// progressLine is one line on Options.Progress.
-func (s *Session) progressLine(text string) {
-	if s.opts.Progress != nil {
-		fmt.Fprintln(s.opts.Progress, text)
-	}
-}
-
 func (u *uploadLines) report(up sandbox.Upload) {
 	now := u.now()
 	switch {
@@ -44,28 +38,15 @@ func (u *uploadLines) report(up sandbox.Upload) {
 		}
 		u.last, u.shown = now, true
 		u.emit(fmt.Sprintf("copying %s into the sandbox: %s of %s (%d%%)",
-			up.Name, sizeText(up.Done), sizeText(up.Size), up.Done*100/max(up.Size, 1)))
+			up.Name, kernel.FormatSize(up.Done), kernel.FormatSize(up.Size), up.Done*100/max(up.Size, 1)))
 	case up.Phase == sandbox.UploadCopying:
 		if !u.shown && up.Elapsed < uploadQuiet {
 			return
 		}
 		u.shown = true
-		u.emit(fmt.Sprintf("copied %s (%s) in %s, %s/s", up.Name, sizeText(up.Size),
-			up.Elapsed.Round(100*time.Millisecond), sizeText(int64(float64(up.Size)/max(up.Elapsed.Seconds(), 0.001)))))
+		u.emit(fmt.Sprintf("copied %s (%s) in %s, %s/s", up.Name, kernel.FormatSize(up.Size),
+			up.Elapsed.Round(100*time.Millisecond), kernel.FormatSize(int64(float64(up.Size)/max(up.Elapsed.Seconds(), 0.001)))))
 	case up.Phase == sandbox.UploadProfiling && u.shown:
 		u.emit("profiling " + up.Name)
 	}
-}
-
-// sizeText is a byte count in SI units, as the front ends show sizes.
-func sizeText(n int64) string {
-	switch {
-	case n >= 1e9:
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
-	case n >= 1e6:
-		return fmt.Sprintf("%d MB", n/1e6)
-	case n >= 1e3:
-		return fmt.Sprintf("%d kB", n/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
 }

@@ -206,24 +206,13 @@ func (b *block) cellHeader(rc renderCtx) string {
 	case cellRunning:
 		s = th.accent.Render(fmt.Sprintf("◐ cell %d · running %s", c.num, fmtElapsed(rc.now.Sub(c.started))))
 	case cellDone:
-		s = th.ok.Render(fmt.Sprintf("● cell %d · done in %s", c.num, fmtDur(c.result.Duration)))
+		s = th.ok.Render(fmt.Sprintf("● cell %d · %s", c.num, render.CellSummary(c.result)))
 	case cellInterrupted:
-		s = th.warn.Render(fmt.Sprintf("⊘ cell %d · interrupted", c.num))
+		s = th.warn.Render(fmt.Sprintf("⊘ cell %d · %s", c.num, render.CellSummary(c.result)))
 	case cellSkipped:
 		s = th.warn.Render(fmt.Sprintf("⊘ cell %d · skipped", c.num))
 	case cellFailed:
-		msg := "failed"
-		if e := c.result.Error; e != nil {
-			switch {
-			case e.Type != "":
-				msg = "failed: " + e.Type
-			case e.Kind == kernel.ErrTimeout:
-				msg = "timed out"
-			case e.Kind != "":
-				msg = "failed: " + string(e.Kind)
-			}
-		}
-		s = th.fail.Render(fmt.Sprintf("✗ cell %d · %s", c.num, sanitizeLine(msg)))
+		s = th.fail.Render(fmt.Sprintf("✗ cell %d · %s", c.num, render.CellSummary(c.result)))
 	}
 	return truncate(s, rc.width)
 }
@@ -321,22 +310,11 @@ func truncate(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	default:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-}
-
 // fmtElapsed is a running time in whole seconds: 7s, 1m05s.
 func fmtElapsed(d time.Duration) string {
 	d = max(d, 0).Truncate(time.Second)
 	if d < time.Minute {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	}
-	return fmtDur(d)
+	return render.FormatDuration(d)
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
-	"github.com/quarry-cli/quarry/render"
 )
 
 // chip is one attached file above the input.
@@ -51,7 +50,7 @@ func (c chip) label() string {
 		return name + " …"
 	}
 	p := c.profile
-	s := name + " " + render.HumanSize(p.Size)
+	s := name + " " + kernel.FormatSize(p.Size)
 	if p.Rows > 0 || len(p.Columns) > 0 {
 		s += fmt.Sprintf(" · %s × %d", groupDigits(p.Rows), len(p.Columns))
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -24,9 +24,6 @@ func (m *Model) attachCmd(path string, check bool) tea.Cmd {
 		// The session refuses uploads before Start; they wait here.
 		m.pending = append(m.pending, pendingAttach{path, check})
 		return nil
-	}
-	if m.st.sandbox == "ready" {
-		m.st.sandbox = "busy"
 	}
 	b, ctx, checkFile := m.opts.Backend, m.ctx, m.opts.CheckFile
 	return func() tea.Msg {
@@ -136,7 +133,6 @@ func (m *Model) slash(text string) tea.Cmd {
 			m.st.hint = "An answer is running: press Esc to cancel it first."
 			return nil
 		}
-		m.st.sandbox = "restarting"
 		b, ctx := m.opts.Backend, m.ctx
 		return func() tea.Msg { return resetMsg{err: b.Reset(ctx)} }
 	case "/clear":
@@ -179,7 +175,7 @@ func (m *Model) filesText() string {
 			if c.profile.Kind != "" {
 				b.WriteString(" (" + c.profile.Kind + ")")
 			}
-			b.WriteString(", " + render.HumanSize(c.profile.Size))
+			b.WriteString(", " + kernel.FormatSize(c.profile.Size))
 		}
 	}
 	return b.String()

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -15,19 +16,24 @@ type figureMsg struct {
 	fig  *figure
 }
 
-// loadFigure reads and decodes a PNG off the Update loop (render checks the
-// signature and size caps). With kitty (kittyID non-zero) it also prepares
-// the transmission and placeholder lines, sized to fit maxCols.
+// loadFigure decodes a figure's PNG (the bytes the harvest checked and
+// handed over; the file is not read again) off the Update loop. With kitty
+// (kittyID non-zero) it also prepares the transmission and placeholder
+// lines, sized to fit maxCols.
 func loadFigure(cell int, f kernel.File, kittyID uint32, maxCols int) tea.Cmd {
 	return func() tea.Msg {
 		fig := &figure{file: f}
-		data, w, h, err := render.LoadPNG(f.Path)
-		if err == nil {
+		data := f.PNG
+		var err error
+		if data == nil {
+			err = errors.New("no image data")
+		} else {
 			fig.img, err = render.DecodePNG(data)
 		}
 		fig.err = err
 		if err == nil && kittyID != 0 {
-			if cols, rows := render.ImageCells(w, h, min(maxCols, thumbMaxCols), thumbMaxRows); cols > 0 {
+			b := fig.img.Bounds()
+			if cols, rows := render.ImageCells(b.Dx(), b.Dy(), min(maxCols, thumbMaxCols), thumbMaxRows); cols > 0 {
 				ki := render.KittyUnicode(data, kittyID, cols, rows)
 				fig.kitty, fig.transmit = &ki, ki.Transmit
 			}

@@ -74,6 +74,7 @@ func newTestModel(t testing.TB, w, h int, dark bool) (*Model, *fakeBackend) {
 	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: testEnv(dark),
 		Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})
 	m.Update(startedMsg{})
 	return m, fb
 }

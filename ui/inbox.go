@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"bytes"
 	"context"
-	"io"
-	"strings"
 	"sync"
 
 	tea "charm.land/bubbletea/v2"
@@ -12,9 +9,9 @@ import (
 )
 
 // Inbox is the one way other goroutines reach the chat: agent events, the
-// end of a turn, start-up progress lines and confirm requests are queued
+// end of a turn, the session's own events and confirm requests are queued
 // here, and a single Cmd (wait) hands them to Update in order, in batches.
-// Create it before the session so the session's Progress writer and the
+// Create it before the session so the session's Events sink and the
 // agent's confirm hook can point at it.
 type Inbox struct {
 	ch   chan tea.Msg
@@ -80,37 +77,23 @@ type turnEndMsg struct {
 	err    error
 }
 
-// progressMsg is one start-up line from the session (engine, image build).
-type progressMsg string
+// sessionMsg is one of the session's own events: a start-up step
+// (EventProgress) or the sandbox's state (EventSandbox).
+type sessionMsg agent.Event
 
-// Progress is an io.Writer for session.Options.Progress: each line shows in
-// the status bar while the sandbox starts.
-func (ib *Inbox) Progress() io.Writer { return &progressWriter{ib: ib} }
-
-type progressWriter struct {
-	ib  *Inbox
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (w *progressWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.buf.Write(p)
-	for {
-		i := bytes.IndexAny(w.buf.Bytes(), "\r\n")
-		if i < 0 {
-			break
+// Event is the sink for session.Options.Events: progress shows in the
+// status bar while the sandbox starts, the sandbox's state after it. A
+// progress line is dropped rather than block the image build on a full
+// inbox; a state change waits for room.
+func (ib *Inbox) Event(e agent.Event) {
+	if e.Kind == agent.EventProgress {
+		select {
+		case ib.ch <- sessionMsg(e):
+		default:
 		}
-		line := strings.TrimSpace(string(w.buf.Next(i + 1)))
-		if line != "" {
-			select {
-			case w.ib.ch <- progressMsg(line):
-			default: // never block the image build on the display
-			}
-		}
+		return
 	}
-	return len(p), nil
+	ib.send(sessionMsg(e))
 }
 
 // confirmRequest asks the user whether to run a cell.

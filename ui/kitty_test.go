@@ -3,13 +3,14 @@ package ui
 import (
 	"context"
 	"fmt"
-	uv "github.com/charmbracelet/ultraviolet"
 	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	uv "github.com/charmbracelet/ultraviolet"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi/kitty"
@@ -33,11 +34,15 @@ func writePNG(t *testing.T, w, h int) string {
 
 // figureTurn plays a cell that produced the PNG at path and loads it.
 func figureTurn(t *testing.T, m *Model, path string) []tea.Msg {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	typeText(m, "plot it")
 	m.Update(press("enter"))
 	_, cmd := m.Update(inboxMsg{
 		eventMsg{turn: m.turn, ev: agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "plt.plot()"}},
-		eventMsg{turn: m.turn, ev: agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Figures: []kernel.File{{Name: "fig.png", Path: path}}}}},
+		eventMsg{turn: m.turn, ev: agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Figures: []kernel.File{{Name: "fig.png", Path: path, PNG: data}}}}},
 	})
 	var msgs []tea.Msg
 	var run func(tea.Cmd)

@@ -216,11 +216,11 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 30; i++ {
 		m.tr.add(&block{kind: kindUser, text: "message number " + string(rune('A'+i%26))})
 	}
-	if !m.tr.following() || !strings.Contains(plain(m), "message number D") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "message number D") {
 		t.Fatalf("not following the bottom:\n%s", plain(m))
 	}
 	m.Update(press("pgup"))
-	if m.tr.following() {
+	if m.tr.anchor == nil {
 		t.Fatal("pgup did not scroll")
 	}
 	top := plain(m)
@@ -237,7 +237,7 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.Update(press("pgdown"))
 	}
-	if !m.tr.following() || !strings.Contains(plain(m), "newest") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") {
 		t.Fatalf("pgdown to the end did not resume following:\n%s", plain(m))
 	}
 }
@@ -357,14 +357,14 @@ func TestCtrlCQuitsWhenCancelHangs(t *testing.T) {
 // and go away with it.
 func TestUploadProgressInStatusBar(t *testing.T) {
 	m, _ := newTestModel(t, 120, 24, true)
-	m.Update(startedMsg{})
 	m.attaching++
-	m.st.sandbox = "busy"
-	m.Update(inboxMsg{progressMsg("copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)")})
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "busy"}})
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventProgress, Text: "copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)"}})
 	if s := plain(m); !strings.Contains(s, "sandbox busy: copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)") {
 		t.Fatalf("upload progress not shown:\n%s", s)
 	}
 	m.Update(attachedMsg{path: "ledger.csv", profile: kernel.Profile{Name: "ledger.csv"}})
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})
 	if s := plain(m); strings.Contains(s, "copying") || !strings.Contains(s, "sandbox ready") {
 		t.Fatalf("progress left after the upload:\n%s", s)
 	}

@@ -23,9 +23,6 @@ func (t *transcript) clear() {
 	t.anchor = nil
 }
 
-// following reports whether the view sticks to the newest line.
-func (t *transcript) following() bool { return t.anchor == nil }
-
 // Render draws height lines (padded) at the current scroll position.
 func (t *transcript) Render(rc renderCtx, height int) string {
 	if height <= 0 {

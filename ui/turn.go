@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // ask starts a turn. Ask runs in a Cmd; its events and its end are queued
@@ -15,9 +16,6 @@ import (
 func (m *Model) ask(prompt string) tea.Cmd {
 	m.turn++
 	m.running, m.turnErr, m.cancelling = true, false, false
-	if m.st.sandbox == "ready" {
-		m.st.sandbox = "busy"
-	}
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelTurn = cancel
 	turn, b, ib := m.turn, m.opts.Backend, m.inbox
@@ -54,8 +52,13 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 		if msg.turn == m.turn {
 			m.endTurn(msg)
 		}
-	case progressMsg:
-		m.st.progress = string(msg)
+	case sessionMsg:
+		switch msg.Kind {
+		case agent.EventProgress:
+			m.st.progress = msg.Text
+		case agent.EventSandbox:
+			m.st.sandbox = msg.Text
+		}
 	case confirmRequest:
 		m.finishStreaming()
 		m.confirm = newConfirmPrompt(msg)
@@ -74,7 +77,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventRetry:
 		// The deltas of the unfinished response are void.
 		m.dropStreaming()
-		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, fmtDur(ev.Wait), ev.Attempt))
+		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, render.FormatDuration(ev.Wait), ev.Attempt))
 	case agent.EventCellStart:
 		m.finishStreaming()
 		start := ev.Time
@@ -175,13 +178,12 @@ func (m *Model) endTurn(msg turnEndMsg) {
 	// A cell that never reported its end was cut short.
 	for _, b := range m.cells {
 		if b.cell.run == cellRunning {
-			b.cell.run, b.cell.result = cellInterrupted, &kernel.Result{}
+			b.cell.run, b.cell.result = cellInterrupted, &kernel.Result{Error: &kernel.Error{Kind: kernel.ErrInterrupted}}
 			b.ver++
 		}
 	}
 	m.st.running = 0
 	m.st.hint = ""
-	m.settleSandbox()
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(levelWarn, "Interrupted. The chat and the kernel's variables are kept.")

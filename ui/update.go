@@ -63,13 +63,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case startedMsg:
 		m.started, m.st.progress = true, ""
 		if msg.err != nil {
-			m.st.sandbox = "failed"
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
-		} else if m.st.sandbox == "starting" {
-			m.st.sandbox = "ready"
-			if m.running || m.attaching > 0 {
-				m.st.sandbox = "busy"
-			}
 		}
 		return m, m.flushPending()
 	case attachedMsg:
@@ -78,14 +72,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.notice(levelError, msg.err.Error())
 		}
-		m.settleSandbox()
 		return m, nil
 	case resetMsg:
 		if msg.err != nil {
-			m.st.sandbox = "failed"
 			m.notice(levelError, "Reset failed: "+msg.err.Error())
 		} else {
-			m.st.sandbox = "ready"
 			m.notice(levelInfo, "Fresh kernel with the same files; the model forgot the conversation.")
 		}
 		return m, nil
@@ -283,12 +274,6 @@ func (m *Model) submit() tea.Cmd {
 
 func (m *Model) notice(level noticeLevel, text string) {
 	m.tr.add(&block{kind: kindNotice, level: level, text: text})
-}
-
-func (m *Model) settleSandbox() {
-	if m.st.sandbox == "busy" && !m.running && m.attaching <= 0 {
-		m.st.sandbox = "ready"
-	}
 }
 
 func (m *Model) quit() tea.Cmd {

@@ -121,13 +121,6 @@ func (s *Server) ChatRequests() []Request {
 	return out
 }
 
-// Pending is the number of queued replies not yet used.
-func (s *Server) Pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.queue)
-}
-
 func isChatPath(p string) bool { return strings.HasSuffix(p, "/chat/completions") }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -23,7 +23,7 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 	sandboxtest.Engine(t)
 	isolateConfig(t)
 	bin := filepath.Join(t.TempDir(), "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	cmd := exec.Command(bin, "doctor")
@@ -39,9 +39,10 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 	for !strings.Contains(stdout.String(), "sandbox image:") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	// Interrupt once the sandbox exists: it starts in well under a second.
+	// Interrupt as soon as doctor's container exists: its kernel is still
+	// starting (a fixed sleep raced the start, now well under a second).
 	for len(containersOfPID(t, pid)) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 	}
 	cmd.Process.Signal(syscall.SIGINT)
 	done := make(chan struct{})

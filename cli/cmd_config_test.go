@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func isolateConfig(t *testing.T) string {
 func runCmd(t *testing.T, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := run(args, strings.NewReader(""), &out, &errb)
+	code := run(Build{Version: "test"}, args, strings.NewReader(""), &out, &errb)
 	return code, out.String(), errb.String()
 }
 

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -171,15 +171,4 @@ func TestDoctorAllGreen(t *testing.T) {
 
 	// The doctor's sandbox is gone: nothing labelled with this process is left.
 	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", os.Getpid()))
-}
-
-func TestParseNetworkCell(t *testing.T) {
-	ifaces, routes := parseNetworkCell("IFACES=lo\nROUTES=0\n")
-	if len(ifaces) != 1 || ifaces[0] != "lo" || routes != 0 {
-		t.Fatal(ifaces, routes)
-	}
-	ifaces, routes = parseNetworkCell("garbage")
-	if ifaces != nil || routes != -1 {
-		t.Fatal(ifaces, routes)
-	}
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestCmdSandboxRefAndUsage(t *testing.T) {
 	}
 	for _, c := range cases {
 		var out, errb bytes.Buffer
-		code := run(c.args, strings.NewReader(""), &out, &errb)
+		code := run(Build{}, c.args, strings.NewReader(""), &out, &errb)
 		if code != c.code || (c.out != "" && out.String() != c.out) || !strings.Contains(errb.String(), c.err) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr containing %q",
 				c.args, code, out.String(), errb.String(), c.code, c.out, c.err)
@@ -34,7 +34,7 @@ func TestCmdSandboxRefAndUsage(t *testing.T) {
 func TestCmdSandboxStatusShowsPackageVersions(t *testing.T) {
 	sandboxtest.Engine(t)
 	var out, errb bytes.Buffer
-	if code := run([]string{"sandbox", "status"}, strings.NewReader(""), &out, &errb); code != exitOK {
+	if code := run(Build{}, []string{"sandbox", "status"}, strings.NewReader(""), &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{sandbox.ImageRef() + "  built", "in all; the recipe's", "  python3-pandas ", "  libduckdb2.0 "} {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"strings"
@@ -74,7 +74,7 @@ func TestConfigHelpTableIsNarrow(t *testing.T) {
 
 // After "--" every argument is a file, even one that looks like a flag.
 func TestDoubleDashEndsFlags(t *testing.T) {
-	f, err := parseFlags([]string{"-p", "x", "a.csv", "--", "-b.csv", "--json"})
+	f, err := parseFlags(t, "-p", "x", "a.csv", "--", "-b.csv", "--json")
 	if err != nil || f.jsonOut || strings.Join(f.files, " ") != "a.csv -b.csv --json" {
 		t.Errorf("files %q, json %v, err %v", f.files, f.jsonOut, err)
 	}

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/ui"
+)
+
+// closeTimeout bounds removing the sandbox after the chat closes.
+const closeTimeout = 20 * time.Second
+
+// runChat is `quarry [FILE...]` in a terminal: the Bubble Tea chat. The
+// sandbox starts in the background while the chat opens.
+func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
+	in, inOK := a.stdin.(*os.File)
+	out, outOK := a.stdout.(*os.File)
+	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		return inputError{fmt.Errorf("the chat needs a terminal; for pipes and scripts use quarry -p PROMPT [FILE...]")}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	inbox := ui.NewInbox()
+	opts := launchOptions{events: inbox.Event}
+	if f.overrides.Confirm {
+		// Each cell waits for the user's y, n or e in the chat.
+		opts.agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }
+	}
+	l, err := launch(ctx, f, opts)
+	if err != nil {
+		return err
+	}
+	// Whatever ends the chat (quit, hang-up, a panic), the sandbox goes.
+	defer l.guard(&err, a.stderr, func() {
+		cancel() // ends session calls still running in the chat's commands
+		closeSandbox(l.sess, a.stderr, closeTimeout)
+		if err == nil {
+			fmt.Fprintf(a.stderr, "quarry: figures and files of this session are in %s\n", l.sess.OutputDir())
+		}
+	})
+	uopts := ui.Options{
+		Backend:   l.sess,
+		Inbox:     inbox,
+		Files:     l.files,
+		Images:    l.cfg.Images,
+		Theme:     l.cfg.Theme,
+		CheckFile: session.CheckFile,
+	}
+	if l.notice != "" {
+		uopts.Notices = append(uopts.Notices, l.notice)
+	}
+	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox
+	// is still removed; Bubble Tea itself handles SIGTERM.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		select {
+		case <-hup:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := ui.Run(ctx, uopts); err != nil {
+		return fmt.Errorf("%s", l.mask.MaskError(err.Error()))
+	}
+	return nil
+}
+
+// closeSandbox removes the sandbox, at most timeout long. Ctrl+C, a hang-up
+// or a TERM while it runs would otherwise kill quarry half-way and leave the
+// container behind (the terminal is back in cooked mode by now).
+func closeSandbox(sess interface{ Close() error }, stderr io.Writer, timeout time.Duration) {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sig)
+	fmt.Fprintln(stderr, "quarry: removing the sandbox…")
+	done := make(chan error, 1)
+	go func() { done <- sess.Close() }()
+	deadline := time.After(timeout)
+	for {
+		select {
+		case err := <-done:
+			if err != nil {
+				fmt.Fprintf(stderr, "quarry: removing the sandbox: %v\n", err)
+			}
+			return
+		case <-sig:
+			fmt.Fprintln(stderr, "quarry: still removing the sandbox, a moment…")
+		case <-deadline:
+			fmt.Fprintln(stderr, "quarry: the sandbox is still being removed; the next quarry run sweeps it")
+			return
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package cli
+
+import (
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quarry-cli/quarry/config"
+)
+
+// rootFlags are the flags of the chat and the headless mode.
+type rootFlags struct {
+	prompt    string
+	promptSet bool // -p was given, even empty: a headless run, never the chat
+	jsonOut   bool
+	quiet     bool
+	overrides config.Overrides
+	files     []string // positional arguments: after "--" even ones that start with a dash
+}
+
+const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
+that runs in a local, networkless Docker sandbox.
+
+With -p, --prompt, standard output carries only the answer (Markdown, or JSON
+with --json); progress goes to standard error. Exit status: 0 answered; 1 the
+run failed (model or sandbox); 2 bad usage or input, found before anything
+starts; 130 interrupted.
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, QUARRY_MODEL and QUARRY_*
+(quarry config --help lists them). Flags win over the environment, the
+environment over the config file.`
+
+const rootExample = `# open the chat with files attached
+quarry q1.csv q2.csv
+# answer one prompt, print the answer and exit: quarry -p PROMPT [FILE...]
+quarry -p "variance by department, Q1 vs Q2" q1.csv q2.csv
+# the same, reading the prompt from standard input
+echo "summarise" | quarry -p - data.csv
+# data piped on standard input is attached (stdin.csv)
+cat data.csv | quarry -p "summarise"
+# build the sandbox image, or tell its state or tag
+quarry sandbox build|status|ref
+# show the effective settings; write a commented config file
+quarry config -v
+quarry config init
+# check Docker, the image, a sandbox, the model, the terminal
+quarry doctor
+# print version, commit and build date (also --version)
+quarry version`
+
+// mainCommand is `quarry [FILE...]`: the chat, or with --prompt one
+// headless answer.
+func (a *app) mainCommand() *cobra.Command {
+	f := &rootFlags{}
+	c := &cobra.Command{
+		Use:     "quarry [FILE...]",
+		Short:   "Ask questions about CSV and Excel files",
+		Long:    rootLong,
+		Example: rootExample,
+		Args:    cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			f.files = args
+			f.promptSet = c.Flags().Changed("prompt")
+			if err := f.check(c); err != nil {
+				return err
+			}
+			if f.promptSet {
+				return a.headless(c.Context(), f)
+			}
+			return a.chat(c.Context(), f)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit; - reads it from standard input")
+	fs.BoolVar(&f.jsonOut, "json", false, "headless: print one JSON document instead of Markdown")
+	fs.BoolVar(&f.quiet, "quiet", false, "headless: no progress on standard error")
+	addConfigFlags(fs, &f.overrides)
+	fs.SortFlags = false
+	return c
+}
+
+// check refuses flag combinations and values that cannot work.
+func (f *rootFlags) check(c *cobra.Command) error {
+	o := f.overrides
+	switch {
+	case o.Timeout < 0 || (o.Timeout > 0 && o.Timeout < 100*time.Millisecond):
+		return usagef(c, "--timeout %s is too short: give a duration such as 30s", o.Timeout)
+	case o.MaxSteps < 0:
+		return usagef(c, "--max-steps must be positive")
+	case (f.jsonOut || f.quiet) && !f.promptSet:
+		return usagef(c, "--json and --quiet go with --prompt")
+	case f.promptSet && o.Confirm:
+		return usagef(c, "--confirm needs the chat to ask you about each cell; it does not go with --prompt")
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// sandboxCmd is `quarry sandbox build|status|ref`.
+func (a *app) sandboxCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "sandbox",
+		Short: "Build the sandbox image, or tell its state or tag",
+		Example: `# build the image for this recipe (progress on stderr, the tag on stdout)
+quarry sandbox build [--via auto|dockerfile|debootstrap] [--force]
+# print the image tag for this recipe and whether it is built
+quarry sandbox status
+# print the image tag for this recipe
+quarry sandbox ref`,
+		Args: unknownCommand,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return usagef(c, "say what to do: quarry sandbox build|status|ref")
+		},
+	}
+	c.AddCommand(a.sandboxBuildCmd(), &cobra.Command{
+		Use:   "status",
+		Short: "Print the image tag for this recipe and whether it is built",
+		Args:  noArgs,
+		RunE:  func(*cobra.Command, []string) error { return a.sandboxStatus() },
+	}, &cobra.Command{
+		Use:   "ref",
+		Short: "Print the image tag for this recipe",
+		Args:  noArgs,
+		RunE: func(*cobra.Command, []string) error {
+			fmt.Fprintln(a.stdout, sandbox.ImageRef())
+			return nil
+		},
+	})
+	return c
+}
+
+func (a *app) sandboxBuildCmd() *cobra.Command {
+	var via string
+	var force bool
+	c := &cobra.Command{
+		Use:   "build",
+		Short: "Build the sandbox image: progress on stderr, the tag on stdout",
+		Args:  noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			switch sandbox.BuildPath(via) {
+			case sandbox.BuildAuto, sandbox.BuildDockerfile, sandbox.BuildDebootstrap:
+			default:
+				return usagef(c, "--via %q: use auto, dockerfile or debootstrap", via)
+			}
+			return a.sandboxBuild(sandbox.BuildPath(via), force)
+		},
+	}
+	c.Flags().StringVar(&via, "via", "auto", "auto (Dockerfile when debian:forky-slim is in the engine, else debootstrap), dockerfile or debootstrap")
+	c.Flags().BoolVar(&force, "force", false, "rebuild even when the image for this recipe exists")
+	return c
+}
+
+func (a *app) sandboxBuild(via sandbox.BuildPath, force bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox build: %w", err)
+	}
+	defer e.Close()
+	ref := sandbox.ImageRef()
+	if !force {
+		ok, err := e.ImagePresent(ctx)
+		if err != nil {
+			return fmt.Errorf("sandbox build: %w", err)
+		}
+		if ok {
+			fmt.Fprintf(a.stderr, "%s is already built (--force rebuilds it)\n", ref)
+			fmt.Fprintln(a.stdout, ref)
+			return nil
+		}
+	}
+	start := time.Now()
+	if err := e.BuildImageWith(ctx, a.stderr, via); err != nil {
+		if ctx.Err() != nil {
+			return interrupted{fmt.Sprintf("sandbox build: interrupted after %s", time.Since(start).Round(time.Second))}
+		}
+		return fmt.Errorf("sandbox build: %w", err)
+	}
+	fmt.Fprintln(a.stdout, ref)
+	return nil
+}
+
+func (a *app) sandboxStatus() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	ref := sandbox.ImageRef()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox status: %w", err)
+	}
+	defer e.Close()
+	ok, err := e.ImagePresent(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox status: %w", err)
+	}
+	state := "built"
+	if !ok {
+		state = "missing: run `quarry sandbox build` (as root for the offline build) or `make image`"
+	}
+	fmt.Fprintf(a.stdout, "%s  %s\nengine %s (API %s) at %s\n", ref, state, e.Version(), e.APIVersion(), e.Host())
+	if !ok {
+		return silent{code: exitFailed}
+	}
+	pkgs, err := e.ImagePackages(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("sandbox status: %w", err)
+	}
+	fmt.Fprintf(a.stdout, "packages (%d in all; the recipe's):\n", len(pkgs))
+	for _, p := range sandbox.RecipePackages(pkgs) {
+		fmt.Fprintf(a.stdout, "  %-28s %s\n", p.Name, p.Version)
+	}
+	return nil
+}

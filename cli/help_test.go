@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCompletionAndManPage(t *testing.T) {
+	isolateConfig(t)
+	for shell, want := range map[string]string{
+		"zsh": "#compdef quarry", "bash": "bash completion V2 for quarry",
+		"fish": "fish completion for quarry", "powershell": "powershell completion for quarry",
+	} {
+		code, out, errOut := runCmd(t, "completion", shell)
+		if code != exitOK || !strings.Contains(out, want) || errOut != "" {
+			t.Errorf("completion %s: exit %d, stderr %q, stdout starts %q", shell, code, errOut, firstLine(out))
+		}
+	}
+	if code, _, errOut := runCmd(t, "completion", "tcsh"); code != exitUsage || !strings.Contains(errOut, "tcsh") {
+		t.Errorf("completion tcsh: exit %d, stderr %q", code, errOut)
+	}
+	code, out, _ := runCmd(t, "man")
+	for _, want := range []string{".TH QUARRY 1", "doctor", "sandbox", `\fB-p, --prompt`} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("man: exit %d, lacks %q:\n%.400s", code, want, out)
+		}
+	}
+}
+
+// Help and mistakes piped into a file or a script carry no escapes and no
+// trailing blanks.
+func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
+	isolateConfig(t)
+	for _, args := range [][]string{{"--help"}, {"config", "--help"}, {"sandbox", "build", "--help"}, {"--bogus"}, {"config", "nope"}} {
+		_, out, errOut := runCmd(t, args...)
+		if strings.Contains(out+errOut, "\x1b") {
+			t.Errorf("quarry %q: escapes when piped: %q", args, out+errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasSuffix(l, " ") {
+				t.Errorf("quarry %q: trailing blanks in %q", args, l)
+			}
+		}
+	}
+}
+
+// On a terminal, help and mistakes are styled. script(1) gives the binary a
+// terminal of known size.
+func TestHelpAndErrorsStyledOnTerminal(t *testing.T) {
+	script, err := exec.LookPath("script")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("script (util-linux) is required to give quarry a terminal")
+		}
+		t.Skip("script not installed")
+	}
+	bin := filepath.Join(t.TempDir(), "quarry")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, args := range []string{"--help", "--bogus"} {
+		cmd := exec.Command(script, "-qec", "stty cols 100 rows 40; "+bin+" "+args, os.DevNull)
+		cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=", "COLORTERM=truecolor")
+		out, _ := cmd.CombinedOutput()
+		if !strings.Contains(string(out), "\x1b[") {
+			t.Errorf("quarry %s on a terminal is not styled:\n%q", args, out)
+		}
+		if !strings.Contains(string(out), "quarry") {
+			t.Errorf("quarry %s printed nothing useful: %q", args, out)
+		}
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}

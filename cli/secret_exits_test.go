@@ -1,0 +1,197 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/fang/v2"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+	"github.com/quarry-cli/quarry/secret"
+)
+
+// keyShapes are the keys of the providers quarry talks to, and keys with
+// the characters that change under JSON and URL encoding.
+var keyShapes = []string{
+	"sk-proj-Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z",
+	"sk-ant-api03-Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2Rr1Qq0",
+	"gsk_9f8e7d6c5b4a3f2e1d0c9b8a7f6e5d4c",
+	"xai-Q1w2E3r4T5y6U7i8O9p0AaSsDdFfGgHh",
+	"0123456789abcdef0123456789abcdef", // Azure: 32 hex digits
+	"AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUv",
+	"key+with/slash=and&amp<html>\"quote@at",
+}
+
+// leaks reports every form of key found in out: the key itself, JSON- or
+// URL-encoded.
+func leaks(key, out string) []string {
+	q, _ := json.Marshal(key)
+	var found []string
+	for _, form := range []string{key, string(q[1 : len(q)-1]), url.QueryEscape(key), url.PathEscape(key), url.User(key).String()} {
+		if strings.Contains(out, form) {
+			found = append(found, form)
+		}
+	}
+	return found
+}
+
+func requireNoKey(t *testing.T, exit, key, out string) {
+	t.Helper()
+	if found := leaks(key, out); len(found) > 0 {
+		t.Errorf("%s shows the key %q (as %q):\n%s", exit, key, found, out)
+	}
+}
+
+// echoServer is a model server that quotes the key in every error: as a
+// Bearer header echo and in the message, the way misbehaving proxies do.
+func echoServer(t *testing.T, key string) *openaitest.Server {
+	srv := openaitest.New(t)
+	srv.Handle(func(openaitest.Request) openaitest.Reply {
+		return openaitest.Error(400, "Invalid request; got Authorization: Bearer "+key+" and key "+key)
+	})
+	return srv
+}
+
+// TestKeysReachNoExit feeds every shape of key, placed as the API key, as
+// the base URL's user name (the connection-refused regression) and as a
+// query parameter, through the headless mode, and reads stderr, stdout
+// (--json) and the transcript for it.
+func TestKeysReachNoExit(t *testing.T) {
+	sandboxtest.Engine(t)
+	fast := func(c *agent.Config) { c.RetryBaseDelay, c.MaxRetries = 5*time.Millisecond, 1 }
+	for _, key := range keyShapes {
+		srv := echoServer(t, key)
+		userinfo := (&url.URL{Scheme: "http", User: url.User(key), Host: "127.0.0.1:1", Path: "/v1"}).String()
+		query := srv.URL + "/v1?api-key=" + url.QueryEscape(key)
+		for _, c := range []struct{ name, apiKey, baseURL string }{
+			{"api key echoed by the server", key, srv.URL},
+			{"key as the base URL's user name, server down", "sk-other-0123456789", userinfo},
+			{"key as a query parameter", "", query},
+		} {
+			t.Run(fmt.Sprintf("%s/%.12s", c.name, key), func(t *testing.T) {
+				isolateConfig(t)
+				t.Setenv("QUARRY_PROVIDER", "compatible")
+				r := headlessWithKey(t, c.apiKey, c.baseURL, fast)
+				if r.err == nil {
+					t.Fatalf("the run succeeded against a server that only fails")
+				}
+				requireNoKey(t, "stderr", key, r.stderr)
+				requireNoKey(t, "stdout", key, r.stdout)
+				requireNoKey(t, "the transcript", key, r.transcript)
+				if !strings.Contains(r.stderr, "the run failed") {
+					t.Errorf("the failure is not reported: %q", r.stderr)
+				}
+			})
+		}
+	}
+}
+
+// TestKeysInAnswersAndRetries: a run that succeeds after a retry whose
+// error quoted the key, with the key in the answer and in cell output:
+// --json, the progress and the transcript show none of it.
+func TestKeysInAnswersAndRetries(t *testing.T) {
+	sandboxtest.Engine(t)
+	for _, key := range keyShapes {
+		t.Run(fmt.Sprintf("%.12s", key), func(t *testing.T) {
+			isolateConfig(t)
+			k := fmt.Sprintf("%q", key)
+			srv := openaitest.New(t,
+				openaitest.Error(503, "overloaded; your key "+key+" is fine"),
+				openaitest.ToolCalls("print("+k+")"),
+				openaitest.Text("The key is "+key+"."))
+			t.Setenv("QUARRY_TOOL_MODE", "native")
+			r := headlessWithKey(t, key, srv.URL, func(c *agent.Config) { c.RetryBaseDelay = 5 * time.Millisecond })
+			if r.err != nil {
+				t.Fatalf("run: %v\n%s", r.err, r.stderr)
+			}
+			requireNoKey(t, "stderr", key, r.stderr)
+			requireNoKey(t, "--json", key, r.stdout)
+			requireNoKey(t, "the transcript", key, r.transcript)
+			if !strings.Contains(r.stdout, secret.Hidden) || !strings.Contains(r.stderr, "retry 1") {
+				t.Errorf("the answer or the retry is missing:\nstdout %s\nstderr %s", r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// headlessResult is what one `quarry -p x --json` run left on each exit.
+type headlessResult struct {
+	stdout, stderr, transcript string
+	err                        error
+}
+
+// headlessWithKey runs the headless mode in process with this key and base
+// URL (the configuration otherwise isolated by the caller); stderr includes
+// the final error as the command line prints it.
+func headlessWithKey(t *testing.T, key, baseURL string, hook func(*agent.Config)) headlessResult {
+	t.Helper()
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", key)
+	t.Setenv("OPENAI_BASE_URL", baseURL)
+	out := filepath.Join(t.TempDir(), "out")
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	f := &rootFlags{prompt: "variance?", promptSet: true, jsonOut: true}
+	f.overrides.OutputDir = out
+	err := a.headlessRun(context.Background(), f, hook)
+	if err != nil {
+		a.printError(&stderr, fang.Styles{}, err)
+	}
+	transcript, terr := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
+	if terr != nil {
+		t.Fatalf("transcript: %v", terr)
+	}
+	return headlessResult{stdout: stdout.String(), stderr: stderr.String(), transcript: string(transcript), err: err}
+}
+
+// TestKeysNotInPanicDoctorOrConfig: the panic guard, quarry doctor and
+// quarry config, each with the key as the API key and inside the base URL.
+func TestKeysNotInPanicDoctorOrConfig(t *testing.T) {
+	for _, key := range keyShapes {
+		t.Run(fmt.Sprintf("%.12s", key), func(t *testing.T) {
+			isolateConfig(t)
+			t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+			// A model server that quotes the key in its error.
+			models := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(500)
+				fmt.Fprintf(w, `{"error":{"message":"broken for %s (%s)"}}`, r.Header.Get("Authorization"), key)
+			}))
+			defer models.Close()
+			base := strings.Replace(models.URL, "http://", "http://"+url.User(key).String()+"@", 1) + "/v1?api-key=" + url.QueryEscape(key)
+			t.Setenv("QUARRY_MODEL", "gpt-fake")
+			t.Setenv("OPENAI_API_KEY", key)
+			t.Setenv("OPENAI_BASE_URL", base)
+
+			_, out, errOut := runCmd(t, "doctor")
+			requireNoKey(t, "quarry doctor", key, out+errOut)
+			if !strings.Contains(out, "model endpoint") {
+				t.Errorf("doctor did not check the model:\n%s", out)
+			}
+			_, out, errOut = runCmd(t, "config", "-v")
+			requireNoKey(t, "quarry config", key, out+errOut)
+
+			var stderr bytes.Buffer
+			l := &launched{mask: secret.New(append([]string{key}, secret.FromURL(base)...)...)}
+			var err error
+			func() {
+				defer l.guard(&err, &stderr, func() {})
+				panic(fmt.Sprintf("boom: %s at %s", key, base))
+			}()
+			requireNoKey(t, "the panic message", key, stderr.String())
+			if exitCode(err) != exitFailed || !strings.Contains(stderr.String(), "internal error") {
+				t.Errorf("panic: exit %d, stderr %q", exitCode(err), stderr.String())
+			}
+		})
+	}
+}

@@ -1,0 +1,149 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// noNetworkCell lists the sandbox's network interfaces and routes; a
+// networkless container has only lo and no routes.
+const noNetworkCell = `import os
+try:
+    ifaces = sorted(os.listdir('/sys/class/net'))
+except OSError:
+    ifaces = sorted(l.split(':')[0].strip() for l in open('/proc/net/dev').read().splitlines()[2:] if ':' in l)
+routes = [l for l in open('/proc/net/route').read().splitlines()[1:] if l.strip()]
+print('IFACES=' + ','.join(ifaces))
+print('ROUTES=%d' % len(routes))
+`
+
+func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, imageOK bool) Check {
+	r := Check{Name: "sandbox"}
+	if e == nil || !imageOK {
+		r.State, r.Detail = Skipped, "needs the engine and the image"
+		return r
+	}
+	out, err := os.MkdirTemp("", "quarry-doctor-")
+	if err != nil {
+		r.State, r.Detail, r.Fix = Failed, err.Error(), "check that the temporary folder is writable"
+		return r
+	}
+	defer os.RemoveAll(out)
+	start := time.Now()
+	s, err := e.Start(ctx, sandbox.Options{
+		Image: c.Image, OutputDir: out, Timeout: 30 * time.Second,
+		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
+	})
+	if err != nil {
+		r.State, r.Detail = Failed, "does not start: "+err.Error()
+		r.Fix = "quarry sandbox build (to rebuild the image), and check that the engine has room (docker info)"
+		return r
+	}
+	defer s.Close()
+	started := time.Since(start)
+	res, err := s.Exec(ctx, noNetworkCell, nil)
+	if err != nil || res.Error != nil {
+		why := ""
+		if err != nil {
+			why = err.Error()
+		} else {
+			why = res.Error.Message
+		}
+		r.State, r.Detail, r.Fix = Failed, "starts but cannot run a cell: "+why, "quarry sandbox build, then try again"
+		return r
+	}
+	ifaces, routes := parseNetworkCell(res.Stdout)
+	var extra []string
+	for _, i := range ifaces {
+		if i != "lo" {
+			extra = append(extra, i)
+		}
+	}
+	if len(extra) > 0 || routes != 0 || ifaces == nil {
+		r.State = Failed
+		r.Detail = fmt.Sprintf("HAS A NETWORK: interfaces %s, %d route(s)", strings.Join(ifaces, ","), routes)
+		r.Fix = "do not analyse sensitive data until fixed: the container must run with network mode none; report this as a bug"
+		return r
+	}
+	r.Detail = fmt.Sprintf("starts in %s, runs a cell, has no network (interfaces: %s; no routes)", started.Round(100*time.Millisecond), strings.Join(ifaces, ","))
+	return r
+}
+
+func parseNetworkCell(stdout string) (ifaces []string, routes int) {
+	routes = -1
+	for _, line := range strings.Split(stdout, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "IFACES="); ok {
+			ifaces = []string{}
+			for _, i := range strings.Split(v, ",") {
+				if i != "" {
+					ifaces = append(ifaces, i)
+				}
+			}
+		}
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "ROUTES="); ok {
+			fmt.Sscanf(v, "%d", &routes)
+		}
+	}
+	return ifaces, routes
+}
+
+func checkModel(ctx context.Context, c config.Config, cfgOK bool) Check {
+	r := Check{Name: "model endpoint"}
+	if !cfgOK {
+		r.State, r.Detail = Skipped, "needs a valid configuration"
+		return r
+	}
+	c, notice, err := config.Resolve(ctx, c)
+	if err != nil {
+		r.State, r.Detail = Failed, err.Error()
+		return r
+	}
+	if err := config.CheckModel(ctx, c); err != nil {
+		r.State, r.Detail = Failed, err.Error()
+		r.Fix = "check base_url, the key and the model with quarry config"
+		return r
+	}
+	key := "no key"
+	if c.APIKey != "" {
+		key = "key from " + c.APIKeySource
+	}
+	r.Detail = fmt.Sprintf("%s answers and has %s (%s, %s)", c.Endpoint(), c.Model, c.Provider, key)
+	if c.Provider == config.ProviderAzure {
+		r.Detail = fmt.Sprintf("%s, deployment %s (Azure does not list deployments: not checked)", c.Endpoint(), c.Model)
+	}
+	if notice != "" {
+		r.Detail += "\n" + notice
+	}
+	return r
+}
+
+// checkTerminal reports colours and the figure protocol; it informs and
+// never fails.
+func checkTerminal(c config.Config, tty bool, getenv func(string) string) Check {
+	r := Check{Name: "terminal"}
+	if !tty {
+		r.Detail = "output is not a terminal: plain text, no colours, figures as files"
+		return r
+	}
+	term := getenv("TERM")
+	if term == "" {
+		term = "(unset)"
+	}
+	colours := map[render.ColorDepth]string{render.ColorNone: "none", render.Color256: "256", render.ColorTrue: "true colour"}[render.DetectColorDepth(getenv)]
+	if getenv("NO_COLOR") != "" {
+		colours = "off (NO_COLOR is set)"
+	}
+	images := string(render.DetectProtocol(getenv)) + " (detected)"
+	if c.Images != "" && c.Images != "auto" {
+		images = c.Images + " (" + c.Source("images") + ")"
+	}
+	r.Detail = fmt.Sprintf("TERM=%s, colours: %s, figures: %s", term, colours, images)
+	return r
+}

@@ -1,0 +1,201 @@
+// Package doctor checks what quarry needs, one check at a time: the
+// configuration, the Docker engine, the sandbox image, a real sandbox (that
+// it starts, runs a cell and has no network), the model endpoint and the
+// terminal. It uses the same sandbox engine and configuration code as a
+// session and returns results; the command line prints them. It imports
+// sandbox, config, render and secret, never cli.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/secret"
+)
+
+// State is a check's outcome.
+type State int
+
+const (
+	OK State = iota
+	Failed
+	Skipped
+)
+
+// Check is one line of `quarry doctor`.
+type Check struct {
+	Name   string
+	State  State
+	Detail string // what was found; may span lines
+	Fix    string // how to fix it, for failures
+}
+
+// Options say what to check with.
+type Options struct {
+	Overrides config.Overrides    // the flags, as for a chat
+	Terminal  bool                // standard output is a terminal
+	Getenv    func(string) string // nil means os.Getenv
+}
+
+// Timeout bounds a whole run; starting the sandbox is the slow part.
+const Timeout = 3 * time.Minute
+
+// Run runs the checks in order and reports each as it finishes; texts are
+// masked with the configuration's secrets. It stops early, returning ctx's
+// error, when ctx is cancelled: the check that was running is not reported
+// (its failure would only say "cancelled"). Whatever it started is removed
+// before it returns.
+func Run(ctx context.Context, o Options, report func(Check)) error {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	cfg, cfgCheck := checkConfig(o.Overrides)
+	mask := cfg.Masker()
+	emit := func(c Check) {
+		c.Detail, c.Fix = mask.MaskError(c.Detail), mask.MaskError(c.Fix)
+		report(c)
+	}
+	emit(cfgCheck)
+
+	engine, engCheck := checkEngine(ctx, o.Getenv)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	emit(engCheck)
+	if engine != nil {
+		defer engine.Close()
+	}
+	imgCheck := checkImage(ctx, engine, cfg)
+	emit(imgCheck)
+	sbCheck := checkSandbox(ctx, engine, cfg, imgCheck.State == OK)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	emit(sbCheck)
+	modelCheck := checkModel(ctx, cfg, cfgCheck.State == OK)
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	emit(modelCheck)
+	emit(checkTerminal(cfg, o.Terminal, o.Getenv))
+	return nil
+}
+
+var configPrefixRE = regexp.MustCompile(`(?m)^config: `)
+
+func checkConfig(o config.Overrides) (config.Config, Check) {
+	r := Check{Name: "configuration"}
+	c, err := config.Load(o)
+	if err != nil {
+		r.State, r.Detail = Failed, configPrefixRE.ReplaceAllString(err.Error(), "")
+		r.Fix = "correct the setting named above (quarry config --help lists them)"
+		// Carry on with the defaults so the other checks still run.
+		if d, derr := config.Merge(config.Overrides{ConfigPath: os.DevNull}); derr == nil {
+			c = d
+		}
+		return c, r
+	}
+	if c.FileLoaded {
+		r.Detail = c.File
+	} else {
+		r.Detail = "built-in defaults (no file at " + c.File + ")"
+	}
+	if c.Profile != "" {
+		r.Detail += ", profile " + c.Profile
+	}
+	return c, r
+}
+
+func checkEngine(ctx context.Context, getenv func(string) string) (*sandbox.Engine, Check) {
+	r := Check{Name: "Docker engine"}
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	e, err := sandbox.Connect(cctx)
+	if err != nil {
+		r.State, r.Detail = Failed, err.Error()
+		r.Fix = "start Docker (sudo systemctl start docker), or set DOCKER_HOST to a running engine"
+		if h := getenv("DOCKER_HOST"); h != "" {
+			r.Fix = "start the engine at DOCKER_HOST=" + secret.URL(h) + ", or unset DOCKER_HOST to use the local one"
+		}
+		return nil, r
+	}
+	where := "local"
+	if e.Remote() {
+		where = "remote"
+	}
+	runtime := e.Runtime()
+	if runtime == "runc" {
+		runtime = "runc (gVisor's runsc not installed)"
+	}
+	r.Detail = fmt.Sprintf("%s, API %s, runtime %s, %s at %s", e.Version(), e.APIVersion(), runtime, where, e.Host())
+	return e, r
+}
+
+func checkImage(ctx context.Context, e *sandbox.Engine, c config.Config) Check {
+	r := Check{Name: "sandbox image"}
+	if e == nil {
+		r.State, r.Detail = Skipped, "no engine"
+		return r
+	}
+	if c.Image != "" {
+		ok, err := e.ImageExists(ctx, c.Image)
+		switch {
+		case err != nil:
+			r.State, r.Detail, r.Fix = Failed, err.Error(), "check the engine, then run quarry doctor again"
+		case !ok:
+			r.State, r.Detail = Failed, fmt.Sprintf("%s (set by image, %s) is not in the engine", c.Image, c.Source("image"))
+			r.Fix = "build or load that image (docker load / docker tag), or unset image to use quarry's own: quarry sandbox build"
+		default:
+			r.Detail = c.Image + " present (a custom image: its recipe is not checked)"
+		}
+		return r
+	}
+	ref := sandbox.ImageRef()
+	ok, err := e.ImagePresent(ctx)
+	switch {
+	case err != nil:
+		r.State, r.Detail, r.Fix = Failed, err.Error(), "check the engine, then run quarry doctor again"
+	case !ok:
+		r.State, r.Detail = Failed, ref+" (the current recipe) is missing"
+		if old, _ := e.OlderImages(ctx); len(old) > 0 {
+			r.Detail += "; older recipe found: " + strings.Join(old, ", ")
+		}
+		r.Fix = "quarry sandbox build"
+	default:
+		r.Detail = ref + " present, recipe current"
+		if pkgs, err := e.ImagePackages(ctx, ref); err != nil {
+			r.Detail += "\npackage versions unknown: " + err.Error()
+		} else {
+			r.Detail += "\n" + wrapList(sandbox.RecipePackages(pkgs), 96)
+		}
+	}
+	return r
+}
+
+// wrapList joins items with ", " into lines of about width characters.
+func wrapList[T fmt.Stringer](items []T, width int) string {
+	var b strings.Builder
+	n := 0
+	for i, it := range items {
+		s := it.String()
+		if i < len(items)-1 {
+			s += ","
+		}
+		if n > 0 && n+1+len(s) > width {
+			b.WriteString("\n")
+			n = 0
+		} else if n > 0 {
+			b.WriteString(" ")
+			n++
+		}
+		b.WriteString(s)
+		n += len(s)
+	}
+	return b.String()
+}
