@@ -197,7 +197,7 @@ func TestProfileTextSheets(t *testing.T) {
 	p.Read = p.Sheets[0].Read
 	text := profileText(p, false)
 	for _, want := range []string{
-		"- /data/b.xlsx (excel, 0 bytes, 3 rows)\n  read with: pd.read_excel('/data/b.xlsx', sheet_name='Report', header=2)",
+		"- /data/b.xlsx (excel, 0 B, 3 rows)\n  read with: pd.read_excel('/data/b.xlsx', sheet_name='Report', header=2)",
 		"\n  sheet 'data': 3 rows (hidden)\n    read with: pd.read_excel('/data/b.xlsx', sheet_name='data', header=0)\n    columns (1): x: int64",
 	} {
 		if !strings.Contains(text, want) {

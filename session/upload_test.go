@@ -28,9 +28,9 @@ func TestUploadLines(t *testing.T) {
 	got := feed(at(sandbox.UploadCopying, 0, 0), at(sandbox.UploadCopying, 100e6, 300),
 		at(sandbox.UploadCopying, 400e6, 1100), at(sandbox.UploadCopying, 500e6, 1500),
 		at(sandbox.UploadCopying, 800e6, 2200), at(sandbox.UploadCopying, big, 4000), at(sandbox.UploadProfiling, big, 4000))
-	want := "copying ledger.csv into the sandbox: 400 MB of 1.6 GB (25%)\n" +
-		"copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)\n" +
-		"copied ledger.csv (1.6 GB) in 4s, 400 MB/s\n" +
+	want := "copying ledger.csv into the sandbox: 381.5 MiB of 1.5 GiB (25%)\n" +
+		"copying ledger.csv into the sandbox: 762.9 MiB of 1.5 GiB (50%)\n" +
+		"copied ledger.csv (1.5 GiB) in 4s, 381.5 MiB/s\n" +
 		"profiling ledger.csv\n"
 	if got != want {
 		t.Errorf("lines:\n%s\nwant:\n%s", got, want)

@@ -359,8 +359,8 @@ func TestUploadProgressInStatusBar(t *testing.T) {
 	m, _ := newTestModel(t, 120, 24, true)
 	m.attaching++
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "busy"}})
-	m.Update(inboxMsg{sessionMsg{Kind: agent.EventProgress, Text: "copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)"}})
-	if s := plain(m); !strings.Contains(s, "sandbox busy: copying ledger.csv into the sandbox: 800 MB of 1.6 GB (50%)") {
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventProgress, Text: "copying ledger.csv into the sandbox: 762.9 MiB of 1.5 GiB (50%)"}})
+	if s := plain(m); !strings.Contains(s, "sandbox busy: copying ledger.csv into the sandbox: 762.9 MiB of 1.5 GiB (50%)") {
 		t.Fatalf("upload progress not shown:\n%s", s)
 	}
 	m.Update(attachedMsg{path: "ledger.csv", profile: kernel.Profile{Name: "ledger.csv"}})
