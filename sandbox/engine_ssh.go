@@ -1,0 +1,148 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// newClient makes the API client for DOCKER_HOST and returns it with the
+// address to show. ssh:// is carried by the system's ssh, as the docker CLI
+// does: the user's keys, agent, known_hosts and ~/.ssh/config apply.
+func newClient(extra ...client.Opt) (*client.Client, string, error) {
+	host := os.Getenv("DOCKER_HOST")
+	opts := append([]client.Opt{client.FromEnv}, extra...)
+	if strings.HasPrefix(host, "ssh://") {
+		dial, err := sshDialer(host)
+		if err != nil {
+			return nil, host, err
+		}
+		// The HTTP host is a placeholder: every connection is a new ssh.
+		opts = append(opts, client.WithHost("tcp://quarry-ssh"), client.WithDialContext(dial))
+		cli, err := client.New(opts...)
+		return cli, host, err
+	}
+	cli, err := client.New(opts...)
+	if err != nil {
+		return nil, host, err
+	}
+	return cli, cli.DaemonHost(), nil
+}
+
+// sshDialer turns ssh://[user@]host[:port][/path] into a dialer. With a path
+// (Podman's form, e.g. /run/user/1000/podman/podman.sock) ssh forwards that
+// socket (-W); without one the remote runs `docker system dial-stdio`.
+func sshDialer(raw string) (func(ctx context.Context, _, _ string) (net.Conn, error), error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || strings.HasPrefix(u.Hostname(), "-") {
+		return nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
+	}
+	ssh := strings.Fields(os.Getenv("QUARRY_SSH_COMMAND"))
+	if len(ssh) == 0 {
+		ssh = []string{"ssh"}
+	}
+	if _, err := exec.LookPath(ssh[0]); err != nil {
+		return nil, fmt.Errorf("DOCKER_HOST is ssh:// but %s is not installed (install openssh-client)", ssh[0])
+	}
+	args := append([]string{}, ssh[1:]...)
+	args = append(args, "-o", "ConnectTimeout=30", "-T")
+	if u.User != nil && u.User.Username() != "" {
+		args = append(args, "-l", u.User.Username())
+	}
+	if p := u.Port(); p != "" {
+		args = append(args, "-p", p)
+	}
+	if u.Path != "" && u.Path != "/" {
+		args = append(args, "-W", u.Path, "--", u.Hostname())
+	} else {
+		args = append(args, "--", u.Hostname(), "docker", "system", "dial-stdio")
+	}
+	return func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return dialCommand(ssh[0], args)
+	}, nil
+}
+
+// dialCommand runs a command whose stdin and stdout are the connection.
+// The process outlives the dial's context: it is the connection.
+func dialCommand(name string, args []string) (net.Conn, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Env = os.Environ()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	c := &cmdConn{cmd: cmd, w: stdin, r: stdout, stderr: &limitedBuffer{max: 4 << 10}}
+	cmd.Stderr = c.stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+// cmdConn is a net.Conn over a child's pipes. Deadlines are not supported
+// (the client cancels through contexts and Close).
+type cmdConn struct {
+	cmd    *exec.Cmd
+	w      io.WriteCloser
+	r      io.ReadCloser
+	stderr *limitedBuffer
+	got    bool // a byte arrived: ssh connected
+	once   sync.Once
+}
+
+// Read reports ssh's own complaint (host key, authentication, no route)
+// when the connection ends before the engine said anything.
+func (c *cmdConn) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.got = c.got || n > 0
+	if errors.Is(err, io.EOF) && !c.got {
+		if msg := strings.TrimSpace(c.stderr.String()); msg != "" {
+			return 0, fmt.Errorf("ssh: %s", lastLines(msg, 3))
+		}
+	}
+	return n, err
+}
+
+func (c *cmdConn) Write(p []byte) (int, error) { return c.w.Write(p) }
+
+// CloseWrite ends the request stream, as a TCP half-close would.
+func (c *cmdConn) CloseWrite() error { return c.w.Close() }
+
+func (c *cmdConn) Close() error {
+	c.once.Do(func() {
+		c.w.Close()
+		if c.cmd.Process != nil {
+			_ = c.cmd.Process.Kill()
+		}
+		_ = c.cmd.Wait()
+	})
+	return nil
+}
+
+func (c *cmdConn) LocalAddr() net.Addr                { return sshAddr{} }
+func (c *cmdConn) RemoteAddr() net.Addr               { return sshAddr{} }
+func (c *cmdConn) SetDeadline(t time.Time) error      { return nil }
+func (c *cmdConn) SetReadDeadline(t time.Time) error  { return nil }
+func (c *cmdConn) SetWriteDeadline(t time.Time) error { return nil }
+
+type sshAddr struct{}
+
+func (sshAddr) Network() string { return "ssh" }
+func (sshAddr) String() string  { return "ssh" }
