@@ -86,6 +86,11 @@ func volumeNames(sessionID string) (data, output string) {
 	return "quarry-" + sessionID + "-data", "quarry-" + sessionID + "-output"
 }
 
+func sessionVolumes(sessionID string) []string {
+	data, output := volumeNames(sessionID)
+	return []string{data, output}
+}
+
 // createVolumes makes /data (on the engine's disk, so large inputs fit) and
 // /output (a size- and inode-capped tmpfs). Both travel over the API only,
 // so a remote DOCKER_HOST works the same as the local socket.
@@ -98,19 +103,31 @@ func (e *Engine) createVolumes(ctx context.Context, sessionID string, lim Limits
 	}
 	if _, err := e.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
 		Name: output, Driver: "local", Labels: labels(sessionID, "output"),
-		DriverOpts: outputDriverOpts(lim),
+		DriverOpts: e.outputDriverOpts(lim),
 	}); err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
 	return nil
 }
 
-// outputDriverOpts make /output a tmpfs capped in bytes and inodes.
-func outputDriverOpts(lim Limits) map[string]string {
-	o := fmt.Sprintf("size=%d,nr_inodes=%d,uid=1000,gid=1000,mode=0700,nosuid,nodev,noexec",
-		lim.OutputSize, lim.outputInodes())
+// outputDriverOpts make /output a tmpfs capped in bytes and inodes. Podman's
+// local driver takes size= as a disk quota (and refuses it on a tmpfs), so
+// there the cap is nr_blocks, counted in the engine host's pages.
+func (e *Engine) outputDriverOpts(lim Limits) map[string]string {
+	size := fmt.Sprintf("size=%d", lim.OutputSize)
+	if e.kind == EnginePodman {
+		page := e.pageSize.Load()
+		size = fmt.Sprintf("nr_blocks=%d", (lim.OutputSize+page-1)/page)
+	}
+	o := fmt.Sprintf("%s,nr_inodes=%d,uid=1000,gid=1000,mode=0700,nosuid,nodev,noexec", size, lim.outputInodes())
 	return map[string]string{"type": "tmpfs", "device": "tmpfs", "o": o}
 }
+
+// podmanNproc is the process rlimit asked of rootful Podman, which otherwise
+// asks the runtime for 1048576, more than root may set without
+// CAP_SYS_RESOURCE. The pids cgroup is the real cap; rootless Podman's
+// Docker API drops every ulimit, and the kernel's guard sets them instead.
+const podmanNproc = 32768
 
 // containerOptions is the hardened container of one session. Nothing of
 // the host goes in: no bind mounts, no host environment, no network.
@@ -147,13 +164,11 @@ func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.Co
 		LogConfig: container.LogConfig{Type: "none"},
 		Mounts: []mount.Mount{
 			// The engine creates a missing volume on its own (a create that
-			// raced with Close): the options make such a volume labelled, so
-			// the sweep finds it, and capped like the real one.
+			// raced with Close): on Docker the options make such a volume
+			// labelled, so the sweep finds it, and capped like the real one.
+			// Podman ignores them; the sweep removes it with its container.
 			{Type: mount.TypeVolume, Source: data, Target: dataDir,
 				VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "data")}},
-			{Type: mount.TypeVolume, Source: output, Target: outputDir,
-				VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "output"),
-					DriverConfig: &mount.Driver{Name: "local", Options: outputDriverOpts(lim)}}},
 		},
 		Resources: container.Resources{
 			Memory:     lim.Memory,
@@ -162,13 +177,28 @@ func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.Co
 			PidsLimit:  &pids,
 			Ulimits: []*container.Ulimit{
 				{Name: "nofile", Soft: 1024, Hard: 1024},
-				{Name: "fsize", Soft: max(lim.OutputSize, 1<<30), Hard: max(lim.OutputSize, 1<<30)},
+				{Name: "fsize", Soft: fsizeLimit(lim), Hard: fsizeLimit(lim)},
 				{Name: "core", Soft: 0, Hard: 0},
 			},
 		},
 	}
-	if e.Runtime() == "runsc" {
-		host.Runtime = "runsc"
+	switch e.kind {
+	case EnginePodman:
+		// Podman keeps the volume's noexec only when the mount asks for it,
+		// which its API takes in the -v form alone; and with a read-only
+		// root it puts unbounded writable tmpfs on /run and /var/tmp unless
+		// something is mounted there: empty read-only ones, as on Docker.
+		host.Binds = []string{output + ":" + outputDir + ":noexec,nosuid,nodev"}
+		host.Tmpfs["/run"] = "ro,noexec,nosuid,nodev,size=64k"
+		host.Tmpfs["/var/tmp"] = "ro,noexec,nosuid,nodev,size=64k"
+		host.Ulimits = append(host.Ulimits, &container.Ulimit{Name: "nproc", Soft: podmanNproc, Hard: podmanNproc})
+	default:
+		host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Source: output, Target: outputDir,
+			VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "output"),
+				DriverConfig: &mount.Driver{Name: "local", Options: e.outputDriverOpts(lim)}}})
+		if e.runsc {
+			host.Runtime = "runsc"
+		}
 	}
 	return client.ContainerCreateOptions{Name: "quarry-" + sessionID, Config: cfg, HostConfig: host}
 }
@@ -218,17 +248,38 @@ func (e *Engine) removeSessionObjects(ctx context.Context, containerID, sessionI
 		}
 	}
 	for _, id := range ids {
-		if _, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true}); !gone(err) {
-			errs = append(errs, fmt.Errorf("container remove: %w", err))
+		if err := e.removeContainer(ctx, id); err != nil {
+			errs = append(errs, err)
 		}
 	}
-	data, output := volumeNames(sessionID)
-	for _, v := range []string{data, output} {
+	for _, v := range sessionVolumes(sessionID) {
 		if err := e.removeVolume(ctx, v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// removeContainer force-removes a container. Podman 4.3 refuses while a
+// container that just died is "stopped" and not yet cleaned up (its kill
+// fails with "container state improper"): that passes within moments.
+func (e *Engine) removeContainer(ctx context.Context, id string) error {
+	var err error
+	for i := 0; i < 50; i++ {
+		_, err = e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		if gone(err) {
+			return nil
+		}
+		if !strings.Contains(err.Error(), "container state improper") {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("container remove: %w", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	return fmt.Errorf("container remove: %w", err)
 }
 
 // removeVolume retries briefly: right after a forced container removal the

@@ -31,9 +31,51 @@ func TestContainerOptionsHardened(t *testing.T) {
 			t.Fatalf("environment carries %q", kv)
 		}
 	}
-	e.runtime = "runsc"
+	e.runsc = true
 	if o := e.containerOptions("abc", "img:1", DefaultLimits); o.HostConfig.Runtime != "runsc" {
 		t.Fatalf("runsc offered but not used")
+	}
+}
+
+// Podman takes /output's noexec only in the -v form, sizes its tmpfs in
+// pages, and would put unbounded writable tmpfs on /run and /var/tmp.
+func TestContainerOptionsPodman(t *testing.T) {
+	e := &Engine{kind: EnginePodman}
+	e.pageSize.Store(4096)
+	lim := DefaultLimits
+	h := e.containerOptions("abc", "img:1", lim).HostConfig
+	if len(h.Binds) != 1 || h.Binds[0] != "quarry-abc-output:/output:noexec,nosuid,nodev" {
+		t.Fatalf("binds %v, want the output volume with noexec,nosuid,nodev", h.Binds)
+	}
+	if len(h.Mounts) != 1 || h.Mounts[0].Target != "/data" {
+		t.Fatalf("mounts %+v, want /data only", h.Mounts)
+	}
+	for _, dir := range []string{"/run", "/var/tmp"} {
+		if o := h.Tmpfs[dir]; !strings.HasPrefix(o, "ro,") || !strings.Contains(o, "noexec") || !strings.Contains(o, "size=") {
+			t.Errorf("%s tmpfs %q, want read-only, noexec and sized", dir, o)
+		}
+	}
+	nproc := false
+	for _, u := range h.Ulimits {
+		nproc = nproc || (u.Name == "nproc" && u.Hard == podmanNproc)
+	}
+	if !nproc {
+		t.Errorf("ulimits %+v lack nproc", h.Ulimits)
+	}
+	e.runsc = true
+	if h := e.containerOptions("abc", "img:1", lim).HostConfig; h.Runtime != "" {
+		t.Errorf("runtime %q: Podman's compat API ignores it; runsc must be Podman's default", h.Runtime)
+	}
+	for _, page := range []int64{4096, 16384, 65536} {
+		e.pageSize.Store(page)
+		o := e.outputDriverOpts(lim)["o"]
+		want := "nr_blocks=" + strconv.FormatInt(lim.OutputSize/page, 10) + ","
+		if !strings.HasPrefix(o, want) || strings.Contains(o, "size=") {
+			t.Errorf("page %d: output options %q, want %s and no size=", page, o, want)
+		}
+	}
+	if o := (&Engine{kind: EngineDocker}).outputDriverOpts(lim)["o"]; !strings.HasPrefix(o, "size="+strconv.FormatInt(lim.OutputSize, 10)+",") {
+		t.Errorf("Docker output options %q, want size= in bytes", o)
 	}
 }
 
@@ -73,7 +115,7 @@ func TestCheckDataName(t *testing.T) {
 }
 
 func TestKernelPayloadLength(t *testing.T) {
-	p := kernelPayload()
+	p := kernelPayload(guardCall(DefaultLimits))
 	line, src, ok := bytes.Cut(p, []byte("\n"))
 	n, err := strconv.Atoi(string(line))
 	if !ok || err != nil || n != len(src) {

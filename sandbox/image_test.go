@@ -142,8 +142,11 @@ func runInImageWith(t testing.TB, tweak func(*container.HostConfig), user string
 	cli := engineClient(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// Explicit nofile and nproc: rootful Podman otherwise asks for 1048576,
+	// which a runtime without CAP_SYS_RESOURCE may not set.
 	hc := &container.HostConfig{NetworkMode: "none", CapDrop: []string{"ALL"},
 		SecurityOpt: []string{"no-new-privileges"}}
+	hc.Ulimits = []*container.Ulimit{{Name: "nofile", Soft: 1024, Hard: 1024}, {Name: "nproc", Soft: 4096, Hard: 4096}}
 	if tweak != nil {
 		tweak(hc)
 	}

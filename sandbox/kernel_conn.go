@@ -53,10 +53,11 @@ const (
 	maxStartError = 16 << 10 // container stderr kept for start diagnostics
 )
 
-// kernelPayload is what the bootstrap reads: a length line, then the source.
-func kernelPayload() []byte {
+// kernelPayload is what the bootstrap reads: a length line, then the source,
+// which starts with the guard (limits.go).
+func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + kernelSource
+	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 
@@ -94,6 +95,7 @@ type frame struct {
 	Pandas  string          `json:"pandas"`
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
+	Limits  *limitsReport   `json:"limits"`
 }
 
 type pyError struct {

@@ -272,8 +272,14 @@ func (e *Engine) exitSummary(id string) string {
 	return s
 }
 
+// isNotRunning: Docker says "is not running", Podman "container state
+// improper" (stopped or exited).
 func isNotRunning(err error) bool {
-	return err != nil && (strings.Contains(err.Error(), "is not running") || gone(err))
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "is not running") || strings.Contains(msg, "container state improper") || gone(err)
 }
 
 func lastLines(s string, n int) string {

@@ -74,6 +74,7 @@ type Session struct {
 	cells          int   // cells run, for figure names that match the user's cell numbers
 	closed         bool
 	info           frame         // the ready frame: versions
+	enforced       Enforcement   // what the guard measured at the last kernel start
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
 	startup        startupTimes  // where the last (re)start's time went
 
@@ -124,13 +125,41 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 		return nil, fmt.Errorf("sandbox start: %w", err)
 	}
 	s := &Session{id: opts.SessionID, e: e, opts: opts, lim: lim, harvest: h, intr: make(chan struct{}, 1)}
-	if err := s.create(ctx); err != nil {
+	err = s.create(ctx)
+	if err == nil && s.resizeOutput() {
+		// The first session on a host whose pages are not 4 KiB: its
+		// /output was sized in the wrong unit, so it is made again.
+		err = e.removeSessionObjects(ctx, s.cid, s.id)
+		if err == nil {
+			s.cid = ""
+			err = s.create(ctx)
+		}
+	}
+	if err != nil {
 		cleanup, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		h.Close()
+		if k := s.getK(); k != nil {
+			k.Close()
+		}
 		return nil, errors.Join(err, e.removeSessionObjects(cleanup, s.cid, s.id))
 	}
 	return s, nil
+}
+
+// resizeOutput reports a Podman /output sized in pages of the wrong size,
+// after teaching the engine the page size the container measured.
+func (s *Session) resizeOutput() bool {
+	page := s.enforced.PageSize
+	if s.e.kind != EnginePodman || page <= 0 || page == s.e.pageSize.Load() {
+		return false
+	}
+	s.e.pageSize.Store(page)
+	if k := s.getK(); k != nil {
+		k.Close()
+		s.setK(nil)
+	}
+	return true
 }
 
 func (s *Session) create(ctx context.Context) error {
@@ -167,7 +196,7 @@ func (s *Session) startKernel(ctx context.Context) error {
 	}
 	t1 := time.Now()
 	s.startup.EngineStart = t1.Sub(t0)
-	if err := k.sendRaw(kernelPayload()); err != nil {
+	if err := k.sendRaw(kernelPayload(guardCall(s.lim))); err != nil {
 		k.Close()
 		return fmt.Errorf("kernel start: %w", err)
 	}
@@ -176,6 +205,10 @@ func (s *Session) startKernel(ctx context.Context) error {
 	for {
 		select {
 		case f := <-k.frames:
+			if f.T == "limits" && f.Limits != nil {
+				s.enforced = f.Limits.enforcement(s.lim)
+				continue
+			}
 			if f.T != "ready" {
 				continue
 			}

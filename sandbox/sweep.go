@@ -19,6 +19,7 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 	f := make(client.Filters).Add("label", labelHost+"="+host).Add("label", labelSession).Add("label", labelPID)
 	removed := 0
 	var errs []error
+	var orphans []string // session ids of the orphaned containers removed
 
 	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
@@ -28,12 +29,13 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 		if !orphaned(c.Labels, host) {
 			continue
 		}
-		_, err := e.cli.ContainerRemove(ctx, c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		switch {
-		case err == nil:
-			removed++
-		case !gone(err):
-			errs = append(errs, fmt.Errorf("sweep: container remove: %w", err))
+		if err := e.removeContainer(ctx, c.ID); err != nil {
+			errs = append(errs, fmt.Errorf("sweep: %w", err))
+			continue
+		}
+		removed++
+		if id := c.Labels[labelSession]; validID.MatchString(id) {
+			orphans = append(orphans, id)
 		}
 	}
 
@@ -50,6 +52,20 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 			continue
 		}
 		removed++
+	}
+	// Podman makes a volume missing at create time without the labels
+	// asked for: such volumes are found through their container.
+	for _, id := range orphans {
+		for _, name := range sessionVolumes(id) {
+			if _, err := e.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{}); err != nil {
+				continue
+			}
+			if err := e.removeVolume(ctx, name); err != nil {
+				errs = append(errs, fmt.Errorf("sweep: %w", err))
+				continue
+			}
+			removed++
+		}
 	}
 	return removed, errors.Join(errs...)
 }
