@@ -152,7 +152,7 @@ func TestNoDockerExit1(t *testing.T) {
 	if code := r.exec(time.Minute); code != 1 {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	if msg := r.stderr.String(); !strings.Contains(msg, "docker engine not reachable") || !strings.Contains(msg, "DOCKER_HOST") {
+	if msg := r.stderr.String(); !strings.Contains(msg, "container engine not reachable") || !strings.Contains(msg, "DOCKER_HOST") {
 		t.Errorf("stderr does not say what failed and what to do:\n%s", msg)
 	}
 	if n := len(srv.Requests()); n != 0 {

@@ -36,10 +36,15 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// quarryBin builds the binary once per test run.
+// quarryBin builds the binary once per test run. QUARRY_TEST_BINARY names a
+// prebuilt one instead, for runs as a user without Go (the rootless CI run).
 func quarryBin(t *testing.T) string {
 	t.Helper()
 	buildOnce.Do(func() {
+		if p := os.Getenv("QUARRY_TEST_BINARY"); p != "" {
+			binPath = p
+			return
+		}
 		binDir, buildErr = os.MkdirTemp("", "quarry-e2e-")
 		if buildErr != nil {
 			return

@@ -57,9 +57,29 @@ func TestAdversarialContainerConfig(t *testing.T) {
 	}
 	check(hc.ReadonlyRootfs, "root file system is writable")
 	check(hc.LogConfig.Type == "none", "log driver %q: the protocol on stdout would be copied to the host disk", hc.LogConfig.Type)
-	check(hc.Memory > 0 && hc.MemorySwap == hc.Memory, "Memory %d MemorySwap %d, want equal (no swap)", hc.Memory, hc.MemorySwap)
-	check(hc.PidsLimit != nil && *hc.PidsLimit > 0, "no pids limit")
-	check(hc.NanoCPUs > 0, "no CPU limit")
+	// Rootless Podman on cgroup v1 accepts the limits and drops them: then
+	// the session must know it (the guard's fallbacks, and a warning).
+	en, warn := s.Enforcement(), strings.Join(s.Warnings(), "\n")
+	if hc.Memory == 0 {
+		check(en.Memory == sandbox.LimitPerProcess && strings.Contains(warn, "memory:"),
+			"the engine dropped the memory limit, but the session reports %q with warnings %q", en.Memory, warn)
+	} else {
+		check(hc.MemorySwap == hc.Memory && en.Memory == sandbox.LimitCgroup,
+			"Memory %d MemorySwap %d (want equal: no swap), held by %q", hc.Memory, hc.MemorySwap, en.Memory)
+	}
+	if hc.PidsLimit == nil || *hc.PidsLimit <= 0 {
+		check(en.PIDs == sandbox.LimitPerUser && strings.Contains(warn, "processes:"),
+			"the engine dropped the pids limit, but the session reports %q with warnings %q", en.PIDs, warn)
+	} else {
+		check(en.PIDs == sandbox.LimitCgroup, "pids limit %d held by %q", *hc.PidsLimit, en.PIDs)
+	}
+	if hc.NanoCPUs == 0 {
+		check(en.CPU == sandbox.LimitNone && strings.Contains(warn, "CPU:"),
+			"the engine dropped the CPU limit, but the session reports %q with warnings %q", en.CPU, warn)
+	} else {
+		check(en.CPU == sandbox.LimitCgroup, "CPU limit %d held by %q", hc.NanoCPUs, en.CPU)
+	}
+	check(en.Syscalls, "the guard's seccomp filter is not in place: %+v", en)
 	check(hc.Init != nil && *hc.Init, "no init process")
 	tmp := hc.Tmpfs["/tmp"]
 	for _, opt := range []string{"noexec", "nosuid", "nodev", "size="} {
@@ -98,5 +118,5 @@ func TestAdversarialContainerConfig(t *testing.T) {
 	if e.Runtime() == "runsc" {
 		check(hc.Runtime == "runsc", "gVisor is available but the runtime is %q", hc.Runtime)
 	}
-	t.Logf("runtime %q, memory %d, pids %d, cpus %d, tmpfs %q", hc.Runtime, hc.Memory, *hc.PidsLimit, hc.NanoCPUs, tmp)
+	t.Logf("runtime %q, memory %d, pids %v, cpus %d, tmpfs %q; held: %+v", hc.Runtime, hc.Memory, hc.PidsLimit, hc.NanoCPUs, tmp, en)
 }

@@ -34,9 +34,11 @@ func TestAdversarialForkBomb(t *testing.T) {
 	s, _ := advSession(t, sandbox.Options{Timeout: 8 * time.Second, Limits: sandbox.Limits{PIDs: 64, Memory: 512 << 20}})
 	var cg struct {
 		PidsMax string `json:"pids_max"`
+		NProc   []int  `json:"nproc"`
 	}
 	runJSON(t, s, `
-out = {}
+import resource
+out = {'nproc': list(resource.getrlimit(resource.RLIMIT_NPROC))}
 for p in ('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'):
     try:
         out['pids_max'] = open(p).read().strip()
@@ -44,8 +46,17 @@ for p in ('/sys/fs/cgroup/pids/pids.max', '/sys/fs/cgroup/pids.max'):
     except OSError:
         pass
 `+report, &cg)
-	if cg.PidsMax != "64" {
-		t.Errorf("pids.max = %q, want 64 from Limits.PIDs", cg.PidsMax)
+	switch en := s.Enforcement(); en.PIDs {
+	case sandbox.LimitCgroup:
+		if cg.PidsMax != "64" {
+			t.Errorf("pids.max = %q, want 64 from Limits.PIDs", cg.PidsMax)
+		}
+	case sandbox.LimitPerUser: // the engine dropped the pids cgroup (rootless Podman, cgroup v1)
+		if cg.PidsMax == "64" || len(cg.NProc) != 2 || cg.NProc[1] != 64 {
+			t.Errorf("pids.max %q, RLIMIT_NPROC %v: want no cgroup limit and a hard RLIMIT_NPROC of 64", cg.PidsMax, cg.NProc)
+		}
+	default:
+		t.Fatalf("no process limit holds: %+v", en)
 	}
 	res := run(t, s, `
 import subprocess, time

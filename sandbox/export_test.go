@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"io"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -76,3 +77,26 @@ func (e *Engine) EngineVersionAPI(ctx context.Context) (string, error) {
 
 // ParsePackages exposes the manifest parser.
 var ParsePackages = parsePackages
+
+// LoadImageAs loads a sandbox archive under another tag, so a test can
+// carry the image into an engine that has it already and remove only what
+// it made.
+func (e *Engine) LoadImageAs(ctx context.Context, r io.Reader, ref string) (bool, error) {
+	_, loaded, err := e.loadImage(ctx, r, nil, ref)
+	return loaded, err
+}
+
+// RemoveImageTag untags ref (the image itself goes only when untagged).
+func (e *Engine) RemoveImageTag(ctx context.Context, ref string) error {
+	_, err := e.cli.ImageRemove(ctx, ref, client.ImageRemoveOptions{})
+	return err
+}
+
+// ImageLayers are the content digests of ref's layers and its recipe label.
+func (e *Engine) ImageLayers(ctx context.Context, ref string) ([]string, string, error) {
+	img, err := e.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return nil, "", err
+	}
+	return img.RootFS.Layers, img.Config.Labels[recipeLabel], nil
+}

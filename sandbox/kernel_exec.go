@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/kernel"
@@ -171,11 +172,10 @@ func (s *Session) afterDeath(res *kernel.Result, start time.Time, why kernel.Err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	info, err := s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
+	st, err := s.exitState(ctx)
 	if err != nil {
 		return *res, s.engineError(fmt.Errorf("kernel lost during the cell: %w", err))
 	}
-	st := info.Container.State
 	res.StateLost = true
 	if st != nil && !st.Running {
 		res.Error = s.classifyExit(st.ExitCode, st.OOMKilled)
@@ -189,6 +189,25 @@ func (s *Session) afterDeath(res *kernel.Result, start time.Time, why kernel.Err
 		return *res, s.engineError(fmt.Errorf("kernel restart: %w", err))
 	}
 	return *res, nil
+}
+
+// exitState inspects the container after its stream ended. Podman may
+// still say "running" for a moment after the process died (its state follows
+// conmon's exit file), so a running answer is waited out briefly.
+func (s *Session) exitState(ctx context.Context) (*container.State, error) {
+	info, err := s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
+	if err != nil || info.Container.State == nil || !info.Container.State.Running {
+		return info.Container.State, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	wait := s.e.cli.ContainerWait(wctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	select {
+	case <-wait.Result:
+	case <-wait.Error:
+	}
+	info, err = s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
+	return info.Container.State, err
 }
 
 // replaceStuckKernel handles a cell that did not answer an interrupt
@@ -233,11 +252,11 @@ func (s *Session) classifyExit(code int, oomKilled bool) *kernel.Error {
 func (s *Session) deathWords() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	info, err := s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
-	if err != nil || info.Container.State == nil || info.Container.State.Running {
+	st, err := s.exitState(ctx)
+	if err != nil || st == nil || st.Running {
 		return "the kernel connection had broken"
 	}
-	e := s.classifyExit(info.Container.State.ExitCode, info.Container.State.OOMKilled)
+	e := s.classifyExit(st.ExitCode, st.OOMKilled)
 	msg, _, _ := strings.Cut(e.Message, ";")
 	return "the kernel had died (" + msg + ")"
 }

@@ -216,7 +216,7 @@ func (s *Session) start(ctx context.Context) error {
 	if s.opts.Engine != nil {
 		s.engine = s.opts.Engine
 	} else {
-		s.progress("connecting to the Docker engine")
+		s.progress("connecting to the container engine")
 		e, err := sandbox.Connect(ctx)
 		if err != nil {
 			return err
@@ -254,6 +254,9 @@ func (s *Session) start(ctx context.Context) error {
 	s.mu.Lock()
 	s.sb = sb
 	s.mu.Unlock()
+	for _, w := range sb.Warnings() {
+		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox limits: " + w})
+	}
 	tr, err := openTranscript(filepath.Join(s.outDir, transcriptName), s.mask)
 	if err != nil {
 		return err

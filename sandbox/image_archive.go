@@ -1,0 +1,263 @@
+package sandbox
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/moby/moby/client"
+)
+
+// A sandbox image archive carries the image from one machine to another with
+// no registry and no Debian mirror: the engine's own image tar (`docker
+// save`, which Docker and Podman both load) with a quarry-sandbox.json entry
+// first that names the recipe. Loading checks the recipe before sending a
+// byte to the engine, lets the archive name no image but this recipe's, and
+// checks the loaded image's id and recipe label against the header.
+
+const (
+	archiveHeaderName = "quarry-sandbox.json"
+	archiveFormat     = 1
+	maxManifest       = 1 << 20
+)
+
+// ArchiveInfo is the header of a sandbox image archive.
+type ArchiveInfo struct {
+	Format  int      `json:"format"`
+	Recipe  string   `json:"recipe"`
+	Ref     string   `json:"ref"`
+	ImageID string   `json:"image_id"`
+	Layers  []string `json:"layers"` // the layers' content digests, the same in every engine
+	Engine  string   `json:"engine"` // the engine it was saved from, e.g. "Docker 20.10.24"
+	Saved   string   `json:"saved"`  // RFC 3339
+}
+
+// ErrArchiveRecipe says an archive holds another recipe's image.
+var ErrArchiveRecipe = errors.New("the archive holds another recipe's image")
+
+// SaveImage writes the current recipe's image to w as a sandbox archive,
+// gzip-compressed when compress is set.
+func (e *Engine) SaveImage(ctx context.Context, w io.Writer, compress bool) (ArchiveInfo, error) {
+	ref := ImageRef()
+	img, err := e.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		if ok, _ := e.ImageExists(ctx, ref); !ok {
+			return ArchiveInfo{}, fmt.Errorf("image save: %s is not in the engine: build it first (quarry sandbox build)", ref)
+		}
+		return ArchiveInfo{}, fmt.Errorf("image save: %w", err)
+	}
+	if got := img.Config.Labels[recipeLabel]; got != RecipeHash() {
+		return ArchiveInfo{}, fmt.Errorf("image save: %s carries recipe label %q, want %s: rebuild it (quarry sandbox build --force)", ref, got, RecipeHash())
+	}
+	info := ArchiveInfo{Format: archiveFormat, Recipe: RecipeHash(), Ref: ref, ImageID: img.ID,
+		Engine: string(e.kind) + " " + e.version, Saved: time.Now().UTC().Format(time.RFC3339)}
+	if img.RootFS.Layers != nil {
+		info.Layers = img.RootFS.Layers
+	}
+	rc, err := e.cli.ImageSave(ctx, []string{ref})
+	if err != nil {
+		return info, fmt.Errorf("image save: %w", err)
+	}
+	defer rc.Close()
+	out := w
+	var gz *gzip.Writer
+	if compress {
+		gz, _ = gzip.NewWriterLevel(w, gzip.BestSpeed)
+		out = gz
+	}
+	tw := tar.NewWriter(out)
+	hdr, _ := json.MarshalIndent(info, "", "  ")
+	if err := writeTarFile(tw, archiveHeaderName, hdr); err != nil {
+		return info, fmt.Errorf("image save: %w", err)
+	}
+	if err := copyImageTar(tar.NewReader(rc), tw, ref); err != nil {
+		return info, fmt.Errorf("image save: %w", err)
+	}
+	if err := tw.Close(); err != nil {
+		return info, fmt.Errorf("image save: %w", err)
+	}
+	if gz != nil {
+		if err := gz.Close(); err != nil {
+			return info, fmt.Errorf("image save: %w", err)
+		}
+	}
+	return info, nil
+}
+
+// ReadArchiveInfo reads an archive's header, and returns it with a reader
+// positioned on the rest of the archive.
+func ReadArchiveInfo(r io.Reader) (ArchiveInfo, *tar.Reader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var src io.Reader = br
+	if magic, err := br.Peek(2); err == nil && magic[0] == 0x1f && magic[1] == 0x8b {
+		gz, err := gzip.NewReader(br)
+		if err != nil {
+			return ArchiveInfo{}, nil, fmt.Errorf("archive: %w", err)
+		}
+		src = gz
+	}
+	tr := tar.NewReader(src)
+	h, err := tr.Next()
+	if err != nil || h.Name != archiveHeaderName || h.Size > maxManifest {
+		return ArchiveInfo{}, nil, errors.New("not a quarry sandbox archive (it does not start with " + archiveHeaderName + "): make one with quarry sandbox save")
+	}
+	var info ArchiveInfo
+	if err := json.NewDecoder(io.LimitReader(tr, maxManifest)).Decode(&info); err != nil {
+		return info, nil, fmt.Errorf("archive: %s: %w", archiveHeaderName, err)
+	}
+	if info.Format != archiveFormat {
+		return info, nil, fmt.Errorf("archive format %d: this quarry reads format %d; save it again with this version", info.Format, archiveFormat)
+	}
+	return info, tr, nil
+}
+
+// LoadImage loads a sandbox archive into the engine as ImageRef(). It
+// refuses an archive of another recipe (ErrArchiveRecipe) before loading,
+// and reports loaded=false when the engine already has that very image.
+func (e *Engine) LoadImage(ctx context.Context, r io.Reader, progress io.Writer) (info ArchiveInfo, loaded bool, err error) {
+	return e.loadImage(ctx, r, progress, ImageRef())
+}
+
+func (e *Engine) loadImage(ctx context.Context, r io.Reader, progress io.Writer, ref string) (info ArchiveInfo, loaded bool, err error) {
+	if progress == nil {
+		progress = io.Discard
+	}
+	info, tr, err := ReadArchiveInfo(r)
+	if err != nil {
+		return info, false, err
+	}
+	if info.Recipe != RecipeHash() {
+		return info, false, fmt.Errorf("%w: recipe %s (saved from %s on %s), and this quarry needs %s: save the archive with this quarry version, or build here (quarry sandbox build)",
+			ErrArchiveRecipe, info.Recipe, info.Engine, info.Saved, RecipeHash())
+	}
+	prev, err := e.cli.ImageInspect(ctx, ref)
+	if err == nil && len(info.Layers) > 0 && slices.Equal(prev.RootFS.Layers, info.Layers) && prev.Config.Labels[recipeLabel] == info.Recipe {
+		return info, false, nil
+	}
+	return info, true, e.loadImageTar(ctx, tr, info, ref, prev.ID, progress)
+}
+
+// loadImageTar streams the rest of an archive into the engine and checks
+// what arrived; a mismatch puts the previous image (if any) back under the tag.
+func (e *Engine) loadImageTar(ctx context.Context, tr *tar.Reader, info ArchiveInfo, ref, prevID string, progress io.Writer) error {
+	pr, pw := io.Pipe()
+	go func() {
+		tw := tar.NewWriter(pw)
+		err := copyImageTar(tr, tw, ref)
+		if err == nil {
+			err = tw.Close()
+		}
+		pw.CloseWithError(err)
+	}()
+	res, err := e.cli.ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
+	if err != nil {
+		pr.CloseWithError(err)
+		return fmt.Errorf("image load: %w", err)
+	}
+	streamErr := readJSONMessages(res, progress, "load")
+	res.Close()
+	pr.Close()
+	if streamErr != nil {
+		return fmt.Errorf("image load: %w", streamErr)
+	}
+	img, err := e.cli.ImageInspect(ctx, ref)
+	if err != nil {
+		return fmt.Errorf("image load: %s missing after the load: %w", ref, err)
+	}
+	if !slices.Equal(img.RootFS.Layers, info.Layers) || len(info.Layers) == 0 || img.Config.Labels[recipeLabel] != info.Recipe {
+		// The archive's content is not what its header says: take the tag back.
+		if prevID != "" {
+			_, _ = e.cli.ImageTag(ctx, client.ImageTagOptions{Source: prevID, Target: ref})
+		} else {
+			_, _ = e.cli.ImageRemove(ctx, ref, client.ImageRemoveOptions{})
+		}
+		return fmt.Errorf("image load: the image in the archive (recipe label %q, %d layers) is not the one its header names (recipe %s): the archive is damaged or was altered",
+			img.Config.Labels[recipeLabel], len(img.RootFS.Layers), info.Recipe)
+	}
+	return nil
+}
+
+// copyImageTar copies an engine image tar, letting its manifest name only
+// ref: whatever tags an archive lists, a load cannot retag any other image
+// in the engine. Podman saves the name as localhost/...; Docker reads that
+// as a registry, so the name is written the one way both load.
+func copyImageTar(tr *tar.Reader, tw *tar.Writer, ref string) error {
+	sawManifest := false
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("reading the image tar: %w", err)
+		}
+		name := path.Clean(strings.TrimPrefix(h.Name, "./"))
+		if path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") {
+			return fmt.Errorf("the image tar holds an entry outside it: %q", h.Name)
+		}
+		switch name {
+		case archiveHeaderName:
+			return errors.New("the image tar holds a second " + archiveHeaderName)
+		case "repositories": // the legacy tag list; the manifest's is the one read
+			continue
+		case "manifest.json":
+			if h.Size > maxManifest {
+				return errors.New("manifest.json is too large")
+			}
+			b, err := io.ReadAll(io.LimitReader(tr, maxManifest))
+			if err != nil {
+				return fmt.Errorf("manifest.json: %w", err)
+			}
+			if b, err = retagManifest(b, ref); err != nil {
+				return err
+			}
+			if err := writeTarFile(tw, "manifest.json", b); err != nil {
+				return err
+			}
+			sawManifest = true
+			continue
+		}
+		if err := tw.WriteHeader(h); err != nil {
+			return err
+		}
+		if _, err := io.Copy(tw, tr); err != nil {
+			return fmt.Errorf("copying %s: %w", h.Name, err)
+		}
+	}
+	if !sawManifest {
+		return errors.New("the image tar has no manifest.json")
+	}
+	return nil
+}
+
+// retagManifest keeps the one image of a docker-archive manifest and names
+// it ref.
+func retagManifest(b []byte, ref string) ([]byte, error) {
+	var m []map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest.json: %w", err)
+	}
+	if len(m) != 1 {
+		return nil, fmt.Errorf("manifest.json lists %d images, want the sandbox image alone", len(m))
+	}
+	m[0]["RepoTags"] = []string{ref}
+	return json.Marshal(m)
+}
+
+func writeTarFile(tw *tar.Writer, name string, b []byte) error {
+	if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: time.Now(), Typeflag: tar.TypeReg}); err != nil {
+		return err
+	}
+	_, err := io.Copy(tw, bytes.NewReader(b))
+	return err
+}
