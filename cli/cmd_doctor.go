@@ -22,9 +22,11 @@ func (a *app) doctorCmd() *cobra.Command {
 	var o config.Overrides
 	c := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check Docker, the image, a sandbox, the model, the terminal",
-		Long: `Checks the configuration, Docker, the sandbox image, a sandbox, the model endpoint
-and the terminal; exits non-zero when a check fails.`,
+		Short: "Check the engine, the image, a sandbox and its limits, the model, the terminal",
+		Long: `Checks the configuration, the engine (Docker or Podman), the sandbox image, a
+sandbox and the limits that hold in it, the model endpoint and the terminal;
+exits non-zero when a check fails (a limit the engine does not enforce is a
+warning).`,
 		Args: noArgs,
 		RunE: func(*cobra.Command, []string) error { return a.doctor(o) },
 	}
@@ -72,6 +74,8 @@ func (p *checkPrinter) print(r doctor.Check) {
 		p.failed++
 	case doctor.Skipped:
 		mark, paint = "–", "2"
+	case doctor.Warning:
+		mark, paint = "!", "33"
 	}
 	if p.color {
 		mark = "\x1b[" + paint + "m" + mark + "\x1b[0m"
@@ -84,7 +88,7 @@ func (p *checkPrinter) print(r doctor.Check) {
 	for _, l := range lines[1:] {
 		fmt.Fprintf(p.w, "    %s\n", strings.TrimRight(l, " "))
 	}
-	if r.State == doctor.Failed && r.Fix != "" && !strings.Contains(r.Detail, "fix:") {
+	if (r.State == doctor.Failed || r.State == doctor.Warning) && r.Fix != "" && !strings.Contains(r.Detail, "fix:") {
 		fmt.Fprintf(p.w, "    fix: %s\n", render.SanitizeLine(r.Fix))
 	}
 }

@@ -53,7 +53,7 @@ func TestDoctorUnreachableEngine(t *testing.T) {
 	if code == exitOK {
 		t.Fatalf("exit 0 with no engine:\n%s", out)
 	}
-	if l := lineWith(out, "✗ Docker engine:"); !strings.Contains(l, "nonexistent.sock") {
+	if l := lineWith(out, "✗ container engine:"); !strings.Contains(l, "nonexistent.sock") {
 		t.Errorf("engine line %q:\n%s", l, out)
 	}
 	if !strings.Contains(out, "fix: start the engine at DOCKER_HOST=unix:///nonexistent.sock") {
@@ -136,7 +136,7 @@ func TestDoctorMissingImage(t *testing.T) {
 	if code == exitOK {
 		t.Fatalf("exit 0 with a missing image:\n%s", out)
 	}
-	if l := lineWith(out, "✓ Docker engine:"); !strings.Contains(l, "API ") || !strings.Contains(l, "runtime ") {
+	if l := lineWith(out, "✓ container engine:"); !strings.Contains(l, "API ") || !strings.Contains(l, "runtime ") {
 		t.Errorf("engine line %q:\n%s", l, out)
 	}
 	if l := lineWith(out, "✗ sandbox image:"); !strings.Contains(l, "quarry-sandbox:doctor-test-no-such-tag") || !strings.Contains(l, "env QUARRY_IMAGE") {
@@ -166,6 +166,16 @@ func TestDoctorAllGreen(t *testing.T) {
 	}
 	if l := lineWith(out, "✓ sandbox:"); !strings.Contains(l, "has no network (interfaces: lo; no routes)") {
 		t.Errorf("sandbox line %q:\n%s", l, out)
+	}
+	// Limits the engine drops are a warning (exit 0 above), never a "✓".
+	held, warned := lineWith(out, "✓ limits:"), lineWith(out, "! limits:")
+	switch {
+	case held != "" && !strings.Contains(held, "enforced by the engine's cgroups"):
+		t.Errorf("limits line %q", held)
+	case warned != "" && !strings.Contains(out, "fix: for hard limits use cgroup v2"):
+		t.Errorf("limits warning without a fix:\n%s", out)
+	case held == "" && warned == "":
+		t.Errorf("no limits line:\n%s", out)
 	}
 	checkPlainAndKeyless(t, out)
 

@@ -40,10 +40,12 @@ echo "summarise" | quarry -p - data.csv
 cat data.csv | quarry -p "summarise"
 # build the sandbox image, or tell its state or tag
 quarry sandbox build|status|ref
+# carry the image to a machine with no registry or mirror
+quarry sandbox save|load FILE
 # show the effective settings; write a commented config file
 quarry config -v
 quarry config init
-# check Docker, the image, a sandbox, the model, the terminal
+# check the engine, the image, a sandbox and its limits, the model, the terminal
 quarry doctor
 # print version, commit and build date (also --version)
 quarry version`

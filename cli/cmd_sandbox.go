@@ -13,7 +13,7 @@ import (
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
-// sandboxCmd is `quarry sandbox build|status|ref`.
+// sandboxCmd is `quarry sandbox build|status|ref|save|load`.
 func (a *app) sandboxCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",
@@ -23,13 +23,16 @@ quarry sandbox build [--via auto|dockerfile|debootstrap] [--force]
 # print the image tag for this recipe and whether it is built
 quarry sandbox status
 # print the image tag for this recipe
-quarry sandbox ref`,
+quarry sandbox ref
+# carry the image to a machine with no registry or Debian mirror
+quarry sandbox save sandbox.tar.gz    # here
+quarry sandbox load sandbox.tar.gz    # there`,
 		Args: unknownCommand,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return usagef(c, "say what to do: quarry sandbox build|status|ref")
+			return usagef(c, "say what to do: quarry sandbox build|status|ref|save|load")
 		},
 	}
-	c.AddCommand(a.sandboxBuildCmd(), &cobra.Command{
+	c.AddCommand(a.sandboxBuildCmd(), a.sandboxSaveCmd(), a.sandboxLoadCmd(), &cobra.Command{
 		Use:   "status",
 		Short: "Print the image tag for this recipe and whether it is built",
 		Args:  noArgs,
@@ -115,7 +118,7 @@ func (a *app) sandboxStatus() error {
 	if !ok {
 		state = "missing: run `quarry sandbox build` (as root for the offline build) or `make image`"
 	}
-	fmt.Fprintf(a.stdout, "%s  %s\nengine %s (API %s) at %s\n", ref, state, e.Version(), e.APIVersion(), e.Host())
+	fmt.Fprintf(a.stdout, "%s  %s\nengine %s, API %s, at %s\n", ref, state, e.Describe(), e.APIVersion(), e.Host())
 	if !ok {
 		return silent{code: exitFailed}
 	}

@@ -24,16 +24,17 @@ print('IFACES=' + ','.join(ifaces))
 print('ROUTES=%d' % len(routes))
 `
 
-func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, imageOK bool) Check {
+func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, imageOK bool) (Check, Check) {
 	r := Check{Name: "sandbox"}
+	lim := Check{Name: "limits", State: Skipped, Detail: "needs a sandbox"}
 	if e == nil || !imageOK {
 		r.State, r.Detail = Skipped, "needs the engine and the image"
-		return r
+		return r, lim
 	}
 	out, err := os.MkdirTemp("", "quarry-doctor-")
 	if err != nil {
 		r.State, r.Detail, r.Fix = Failed, err.Error(), "check that the temporary folder is writable"
-		return r
+		return r, lim
 	}
 	defer os.RemoveAll(out)
 	start := time.Now()
@@ -44,9 +45,10 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 	if err != nil {
 		r.State, r.Detail = Failed, "does not start: "+err.Error()
 		r.Fix = "quarry sandbox build (to rebuild the image), and check that the engine has room (docker info)"
-		return r
+		return r, lim
 	}
 	defer s.Close()
+	lim = checkLimits(s, e)
 	started := time.Since(start)
 	res, err := s.Exec(ctx, noNetworkCell, nil)
 	if err != nil || res.Error != nil {
@@ -57,7 +59,7 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 			why = res.Error.Message
 		}
 		r.State, r.Detail, r.Fix = Failed, "starts but cannot run a cell: "+why, "quarry sandbox build, then try again"
-		return r
+		return r, lim
 	}
 	ifaces, routes := parseNetworkCell(res.Stdout)
 	var extra []string
@@ -70,9 +72,31 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 		r.State = Failed
 		r.Detail = fmt.Sprintf("HAS A NETWORK: interfaces %s, %d route(s)", strings.Join(ifaces, ","), routes)
 		r.Fix = "do not analyse sensitive data until fixed: the container must run with network mode none; report this as a bug"
-		return r
+		return r, lim
 	}
 	r.Detail = fmt.Sprintf("starts in %s, runs a cell, has no network (interfaces: %s; no routes)", started.Round(100*time.Millisecond), strings.Join(ifaces, ","))
+	return r, lim
+}
+
+// checkLimits says which of the session's limits hold, as its container
+// measured them: a warning, not a failure, when the engine dropped some.
+func checkLimits(s *sandbox.Session, e *sandbox.Engine) Check {
+	r := Check{Name: "limits"}
+	en := s.Enforcement()
+	ns := "no user namespace: container root is host root, kept out by the capability drop"
+	if en.UserNS {
+		ns = "user namespace: container root is an ordinary user on the host"
+	}
+	if w := s.Warnings(); len(w) > 0 {
+		r.State = Warning
+		r.Detail = strings.Join(w, "\n") + "\n" + ns
+		r.Fix = "for hard limits use cgroup v2 (on a systemd host: systemd.unified_cgroup_hierarchy=1 on the kernel command line), or rootful Podman or Docker"
+		return r
+	}
+	r.Detail = en.Summary(s.Limits()) + "; " + ns
+	if e.Kind() == sandbox.EnginePodman && !en.Syscalls {
+		r.State, r.Detail = Warning, r.Detail+"\nthe seccomp filter against user namespaces could not be installed: Podman's own profile allows them"
+	}
 	return r
 }
 

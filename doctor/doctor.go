@@ -1,7 +1,7 @@
 // Package doctor checks what quarry needs, one check at a time: the
-// configuration, the Docker engine, the sandbox image, a real sandbox (that
-// it starts, runs a cell and has no network), the model endpoint and the
-// terminal. It uses the same sandbox engine and configuration code as a
+// configuration, the container engine (Docker or Podman), the sandbox
+// image, a real sandbox (that it starts, runs a cell and has no network) and
+// the limits that hold in it, the model endpoint and the terminal. It uses the same sandbox engine and configuration code as a
 // session and returns results; the command line prints them. It imports
 // sandbox, config, render and secret, never cli.
 package doctor
@@ -26,6 +26,7 @@ const (
 	OK State = iota
 	Failed
 	Skipped
+	Warning // holds, with a caveat the user must know; not a failure
 )
 
 // Check is one line of `quarry doctor`.
@@ -33,7 +34,7 @@ type Check struct {
 	Name   string
 	State  State
 	Detail string // what was found; may span lines
-	Fix    string // how to fix it, for failures
+	Fix    string // how to fix it, for failures and warnings
 }
 
 // Options say what to check with.
@@ -73,11 +74,12 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 	}
 	imgCheck := checkImage(ctx, engine, cfg)
 	emit(imgCheck)
-	sbCheck := checkSandbox(ctx, engine, cfg, imgCheck.State == OK)
+	sbCheck, limCheck := checkSandbox(ctx, engine, cfg, imgCheck.State == OK)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	emit(sbCheck)
+	emit(limCheck)
 	modelCheck := checkModel(ctx, cfg, cfgCheck.State == OK)
 	if ctx.Err() != nil {
 		return ctx.Err()
@@ -113,13 +115,13 @@ func checkConfig(o config.Overrides) (config.Config, Check) {
 }
 
 func checkEngine(ctx context.Context, getenv func(string) string) (*sandbox.Engine, Check) {
-	r := Check{Name: "Docker engine"}
+	r := Check{Name: "container engine"}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	e, err := sandbox.Connect(cctx)
 	if err != nil {
 		r.State, r.Detail = Failed, err.Error()
-		r.Fix = "start Docker (sudo systemctl start docker), or set DOCKER_HOST to a running engine"
+		r.Fix = "start Docker (sudo systemctl start docker) or Podman (systemctl --user start podman.socket), or set DOCKER_HOST to a running engine"
 		if h := getenv("DOCKER_HOST"); h != "" {
 			r.Fix = "start the engine at DOCKER_HOST=" + secret.URL(h) + ", or unset DOCKER_HOST to use the local one"
 		}
@@ -130,10 +132,10 @@ func checkEngine(ctx context.Context, getenv func(string) string) (*sandbox.Engi
 		where = "remote"
 	}
 	runtime := e.Runtime()
-	if runtime == "runc" {
-		runtime = "runc (gVisor's runsc not installed)"
+	if runtime != "runsc" {
+		runtime += " (gVisor's runsc not in use)"
 	}
-	r.Detail = fmt.Sprintf("%s, API %s, runtime %s, %s at %s", e.Version(), e.APIVersion(), runtime, where, e.Host())
+	r.Detail = fmt.Sprintf("%s, API %s, runtime %s, %s at %s", e.Describe(), e.APIVersion(), runtime, where, secret.URL(e.Host()))
 	return e, r
 }
 

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	cerrdefs "github.com/containerd/errdefs"
@@ -106,7 +108,8 @@ func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
 }
 
 // OlderImages lists up to three quarry-sandbox tags of other recipes, which
-// tell "the recipe changed" apart from "never built".
+// tell "the recipe changed" apart from "never built", without the prefixes
+// Podman adds (localhost/ for a load, docker.io/library/ for an import).
 func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
 	res, err := e.cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", imageRepo)})
 	if err != nil {
@@ -115,7 +118,8 @@ func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
 	var out []string
 	for _, img := range res.Items {
 		for _, t := range img.RepoTags {
-			if t != ImageRef() && len(out) < 3 {
+			t = strings.TrimPrefix(strings.TrimPrefix(t, "localhost/"), "docker.io/library/")
+			if strings.HasPrefix(t, imageRepo+":") && t != ImageRef() && len(out) < 3 && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

@@ -121,6 +121,15 @@ func ReadArchiveInfo(r io.Reader) (ArchiveInfo, *tar.Reader, error) {
 	return info, tr, nil
 }
 
+// CheckRecipe refuses the header of another recipe's archive.
+func (info ArchiveInfo) CheckRecipe() error {
+	if info.Recipe == RecipeHash() {
+		return nil
+	}
+	return fmt.Errorf("%w: recipe %s (saved from %s on %s), and this quarry needs %s: save the archive with this quarry version, or build here (quarry sandbox build)",
+		ErrArchiveRecipe, info.Recipe, info.Engine, info.Saved, RecipeHash())
+}
+
 // LoadImage loads a sandbox archive into the engine as ImageRef(). It
 // refuses an archive of another recipe (ErrArchiveRecipe) before loading,
 // and reports loaded=false when the engine already has that very image.
@@ -136,9 +145,8 @@ func (e *Engine) loadImage(ctx context.Context, r io.Reader, progress io.Writer,
 	if err != nil {
 		return info, false, err
 	}
-	if info.Recipe != RecipeHash() {
-		return info, false, fmt.Errorf("%w: recipe %s (saved from %s on %s), and this quarry needs %s: save the archive with this quarry version, or build here (quarry sandbox build)",
-			ErrArchiveRecipe, info.Recipe, info.Engine, info.Saved, RecipeHash())
+	if err := info.CheckRecipe(); err != nil {
+		return info, false, err
 	}
 	prev, err := e.cli.ImageInspect(ctx, ref)
 	if err == nil && len(info.Layers) > 0 && slices.Equal(prev.RootFS.Layers, info.Layers) && prev.Config.Labels[recipeLabel] == info.Recipe {

@@ -183,48 +183,51 @@ func (r *limitsReport) enforcement(lim Limits) Enforcement {
 }
 
 // Warnings say, in words for the user, which limits do not hold as
-// configured; nil when everything does. why names the cause when the
-// engine is known to drop limits.
-func (en Enforcement) Warnings(lim Limits, why string) []string {
+// configured; nil when everything does.
+func (en Enforcement) Warnings(lim Limits) []string {
 	if !en.Measured {
 		return nil
 	}
-	if why != "" {
-		why = " (" + why + ")"
-	}
 	var w []string
+	mem := kernel.FormatSize(lim.Memory)
 	switch en.Memory {
 	case LimitPerProcess:
-		w = append(w, fmt.Sprintf("memory: the engine did not apply the %s limit%s; each sandbox process is capped at %s (RLIMIT_DATA), but several processes together are not",
-			kernel.FormatSize(lim.Memory), why, kernel.FormatSize(lim.Memory)))
+		w = append(w, fmt.Sprintf("memory: no %s limit for the sandbox as a whole; each of its processes is capped at %s (RLIMIT_DATA), several together are not", mem, mem))
 	case LimitNone:
-		w = append(w, fmt.Sprintf("memory: the %s limit is not enforced%s", kernel.FormatSize(lim.Memory), why))
+		w = append(w, fmt.Sprintf("memory: the %s limit is not enforced", mem))
 	}
 	switch en.PIDs {
 	case LimitPerUser:
-		w = append(w, fmt.Sprintf("processes: the engine did not apply the limit of %d%s; RLIMIT_NPROC holds %d processes and threads for all sandboxes of this user together",
-			lim.PIDs, why, lim.PIDs))
+		w = append(w, fmt.Sprintf("processes: no limit of %d for the sandbox alone; RLIMIT_NPROC caps all sandboxes of this user together at %d processes and threads", lim.PIDs, lim.PIDs))
 	case LimitNone:
-		w = append(w, fmt.Sprintf("processes: the limit of %d is not enforced%s", lim.PIDs, why))
+		w = append(w, fmt.Sprintf("processes: the limit of %d is not enforced", lim.PIDs))
 	}
 	if en.CPU == LimitNone {
-		w = append(w, fmt.Sprintf("CPU: the %g-core limit is not enforced%s; a cell may use every core until its time limit", lim.CPUs, why))
+		w = append(w, fmt.Sprintf("CPU: the %g-core limit is not enforced; a cell may use every core until its time limit", lim.CPUs))
 	}
 	return w
 }
+
+// Summary says in a line what holds when nothing needs a warning.
+func (en Enforcement) Summary(lim Limits) string {
+	return fmt.Sprintf("memory %s, %d processes, %g CPUs, enforced by the engine's cgroups; /output %s, /tmp %s",
+		kernel.FormatSize(lim.Memory), lim.PIDs, lim.CPUs, kernel.FormatSize(en.OutputBytes), kernel.FormatSize(en.TmpBytes))
+}
+
+// Limits are the session's limits, the defaults filled in.
+func (s *Session) Limits() Limits { return s.lim }
 
 // Enforcement reports what the session's container measured at its last
 // kernel start.
 func (s *Session) Enforcement() Enforcement { return s.enforced }
 
 // Warnings name the configured limits that do not hold in this session,
-// for front ends to show once at start.
-func (s *Session) Warnings() []string { return s.enforced.Warnings(s.lim, s.e.limitsCause()) }
-
-// limitsCause explains dropped cgroup limits for the engines known to do it.
-func (e *Engine) limitsCause() string {
-	if e.rootless && e.cgroup == "1" {
-		return "rootless " + string(e.kind) + " on cgroup v1 cannot set cgroup limits; cgroup v2 or a rootful engine enforces them"
+// and why when the engine is known to drop them, for front ends to show
+// once at start.
+func (s *Session) Warnings() []string {
+	w := s.enforced.Warnings(s.lim)
+	if len(w) > 0 && s.e.rootless && s.e.cgroup == "1" {
+		w = append(w, "rootless "+string(s.e.kind)+" on cgroup v1 cannot set cgroup limits: cgroup v2, or a rootful engine, enforces them")
 	}
-	return ""
+	return w
 }

@@ -18,7 +18,7 @@ func TestEnforcementFromReport(t *testing.T) {
 	if en.Memory != LimitCgroup || en.PIDs != LimitCgroup || en.CPU != LimitCgroup {
 		t.Fatalf("all cgroup limits seen: %+v", en)
 	}
-	if w := en.Warnings(lim, ""); len(w) != 0 {
+	if w := en.Warnings(lim); len(w) != 0 {
 		t.Fatalf("warnings %q with every limit held", w)
 	}
 
@@ -29,9 +29,9 @@ func TestEnforcementFromReport(t *testing.T) {
 	if en.Memory != LimitPerProcess || en.PIDs != LimitPerUser || en.CPU != LimitNone {
 		t.Fatalf("dropped limits with rlimit fallbacks: %+v", en)
 	}
-	w := strings.Join(en.Warnings(lim, "rootless Podman on cgroup v1 cannot set cgroup limits"), "\n")
-	for _, want := range []string{"memory: the engine did not apply the 2 GiB limit", "several processes together are not",
-		"processes:", "RLIMIT_NPROC holds 256", "CPU: the 2-core limit is not enforced", "rootless Podman on cgroup v1"} {
+	w := strings.Join(en.Warnings(lim), "\n")
+	for _, want := range []string{"memory: no 2 GiB limit for the sandbox as a whole", "several together are not",
+		"processes:", "RLIMIT_NPROC caps all sandboxes of this user together at 256", "CPU: the 2-core limit is not enforced"} {
 		if !strings.Contains(w, want) {
 			t.Errorf("warnings lack %q:\n%s", want, w)
 		}
@@ -39,8 +39,8 @@ func TestEnforcementFromReport(t *testing.T) {
 
 	var none limitsReport // neither cgroup nor fallback took
 	en = none.enforcement(lim)
-	if en.Memory != LimitNone || en.PIDs != LimitNone || !strings.Contains(strings.Join(en.Warnings(lim, ""), "\n"), "is not enforced") {
-		t.Fatalf("nothing held: %+v %q", en, en.Warnings(lim, ""))
+	if en.Memory != LimitNone || en.PIDs != LimitNone || !strings.Contains(strings.Join(en.Warnings(lim), "\n"), "is not enforced") {
+		t.Fatalf("nothing held: %+v %q", en, en.Warnings(lim))
 	}
 
 	var loose limitsReport // a cgroup limit above the one asked for is not the limit
@@ -48,7 +48,7 @@ func TestEnforcementFromReport(t *testing.T) {
 	if en := loose.enforcement(lim); en.Memory == LimitCgroup || en.PIDs == LimitCgroup {
 		t.Fatalf("looser cgroup limits counted as held: %+v", en)
 	}
-	if w := (Enforcement{}).Warnings(lim, ""); w != nil {
+	if w := (Enforcement{}).Warnings(lim); w != nil {
 		t.Fatalf("an unmeasured session warns %q", w)
 	}
 }

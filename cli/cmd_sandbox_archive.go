@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// sandboxSaveCmd is `quarry sandbox save FILE`: this recipe's image as an
+// archive that `quarry sandbox load FILE` puts into another machine's
+// engine, with no registry or Debian mirror.
+func (a *app) sandboxSaveCmd() *cobra.Command {
+	var gz bool
+	c := &cobra.Command{
+		Use:   "save FILE",
+		Short: "Write the sandbox image to FILE (- for standard output), for a machine with no registry or mirror",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef(c, "name the archive to write (FILE, or - for standard output)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			name := args[0]
+			if name == "-" && isTerminal(a.stdout) {
+				return usagef(c, "standard output is a terminal: name a FILE, or redirect it")
+			}
+			return a.sandboxSave(name, gz || strings.HasSuffix(name, ".gz") || strings.HasSuffix(name, ".tgz"))
+		},
+	}
+	c.Flags().BoolVar(&gz, "gzip", false, "compress the archive (also when FILE ends in .gz)")
+	return c
+}
+
+func (a *app) sandboxSave(name string, compress bool) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox save: %w", err)
+	}
+	defer e.Close()
+	start := time.Now()
+	fmt.Fprintf(a.stderr, "saving %s from %s to %s\n", sandbox.ImageRef(), e.Describe(), name)
+	var info sandbox.ArchiveInfo
+	var size int64
+	if name == "-" {
+		cw := &countingWriter{w: a.stdout}
+		info, err = e.SaveImage(ctx, cw, compress)
+		size = cw.n
+	} else {
+		info, size, err = saveToFile(ctx, e, name, compress)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted{"sandbox save: interrupted; nothing was written"}
+		}
+		return fmt.Errorf("sandbox save: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "saved %s (recipe %s): %d MB in %s\n", name, info.Recipe, size/1_000_000, time.Since(start).Round(100*time.Millisecond))
+	return nil
+}
+
+// saveToFile writes next to name and renames at the end, so an interrupted
+// save leaves no half archive under the name.
+func saveToFile(ctx context.Context, e *sandbox.Engine, name string, compress bool) (sandbox.ArchiveInfo, int64, error) {
+	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".partial-")
+	if err != nil {
+		return sandbox.ArchiveInfo{}, 0, fmt.Errorf("archive: %w", err)
+	}
+	defer os.Remove(f.Name()) // a no-op after the rename
+	cw := &countingWriter{w: f}
+	info, err := e.SaveImage(ctx, cw, compress)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), name)
+	}
+	return info, cw.n, err
+}
+
+// sandboxLoadCmd is `quarry sandbox load FILE`.
+func (a *app) sandboxLoadCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "load FILE",
+		Short: "Load a sandbox image archive made by quarry sandbox save (- reads standard input)",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef(c, "name the archive to load (FILE, or - for standard input)")
+			}
+			return nil
+		},
+		RunE: func(_ *cobra.Command, args []string) error { return a.sandboxLoad(args[0]) },
+	}
+}
+
+func (a *app) sandboxLoad(name string) error {
+	in := a.stdin
+	if name != "-" {
+		// The header first, so a wrong file is named before the engine is asked.
+		if err := checkArchive(name); err != nil {
+			return inputError{fmt.Errorf("sandbox load: %s: %w", name, err)}
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			return inputError{fmt.Errorf("sandbox load: %w", err)}
+		}
+		defer f.Close()
+		in = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	e, err := sandbox.Connect(ctx)
+	if err != nil {
+		return fmt.Errorf("sandbox load: %w", err)
+	}
+	defer e.Close()
+	start := time.Now()
+	info, loaded, err := e.LoadImage(ctx, in, a.stderr)
+	switch {
+	case err != nil && (info.Recipe == "" || errors.Is(err, sandbox.ErrArchiveRecipe)):
+		return inputError{fmt.Errorf("sandbox load: %s: %w", name, err)}
+	case err != nil && ctx.Err() != nil:
+		return interrupted{"sandbox load: interrupted"}
+	case err != nil:
+		return fmt.Errorf("sandbox load: %s: %w", name, err)
+	case !loaded:
+		fmt.Fprintf(a.stderr, "%s: the engine (%s) has this very image already; nothing loaded\n", sandbox.ImageRef(), e.Describe())
+	default:
+		fmt.Fprintf(a.stderr, "loaded %s into %s in %s (saved from %s on %s)\n", sandbox.ImageRef(), e.Describe(),
+			time.Since(start).Round(100*time.Millisecond), info.Engine, info.Saved)
+	}
+	fmt.Fprintln(a.stdout, sandbox.ImageRef())
+	return nil
+}
+
+// checkArchive reads a file's archive header and checks its recipe.
+func checkArchive(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("cannot open the archive: %w", err)
+	}
+	defer f.Close()
+	info, _, err := sandbox.ReadArchiveInfo(f)
+	if err != nil {
+		return err
+	}
+	return info.CheckRecipe()
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
