@@ -100,3 +100,9 @@ func (e *Engine) ImageLayers(ctx context.Context, ref string) ([]string, string,
 	}
 	return img.RootFS.Layers, img.Config.Labels[recipeLabel], nil
 }
+
+// ImportRootfs is build path (b)'s last step, the import with the recipe's
+// changes, on a root file system of the test's own.
+func (e *Engine) ImportRootfs(ctx context.Context, w io.Writer, rootfs, ref string) error {
+	return e.importRootfs(ctx, w, rootfs, ref, currentRecipe.imageChanges())
+}
