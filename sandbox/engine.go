@@ -18,6 +18,7 @@ import (
 // Podman through its Docker-compatible API); close it once, at exit.
 type Engine struct {
 	cli      *client.Client
+	stop     func() // ends what carries the connection (an ssh tunnel)
 	host     string
 	kind     EngineKind
 	version  string // engine version, e.g. 20.10.24 or 4.3.1
@@ -30,6 +31,8 @@ type Engine struct {
 	// pageSize is the engine host's memory page size, in which Podman's
 	// tmpfs volumes are sized; learned from the first session's /output.
 	pageSize atomic.Int64
+
+	closeOnce sync.Once
 }
 
 // EngineKind names the engine behind the Docker API.
@@ -57,7 +60,7 @@ func Connect(ctx context.Context) (*Engine, error) {
 			libpod.Store(true)
 		}
 	}
-	cli, host, err := newClient(client.WithHTTPResponseHook(hook))
+	cli, host, stop, err := newClient(client.WithHTTPResponseHook(hook))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v (check DOCKER_HOST)", ErrNoEngine, err)
 	}
@@ -65,9 +68,10 @@ func Connect(ctx context.Context) (*Engine, error) {
 	defer cancel()
 	if _, err := cli.Ping(pingCtx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		cli.Close()
+		stop()
 		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrNoEngine, host, err, engineHint())
 	}
-	e := &Engine{cli: cli, host: host, api: cli.ClientVersion(), kind: EngineDocker}
+	e := &Engine{cli: cli, stop: stop, host: host, api: cli.ClientVersion(), kind: EngineDocker}
 	if libpod.Load() {
 		e.kind = EnginePodman
 	}
@@ -86,7 +90,7 @@ func Connect(ctx context.Context) (*Engine, error) {
 	go func() { defer wg.Done(); ver, verErr = cli.ServerVersion(pingCtx, client.ServerVersionOptions{}) }()
 	wg.Wait()
 	if verErr != nil {
-		cli.Close()
+		e.Close()
 		return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, verErr)
 	}
 	e.version = ver.Version
@@ -145,7 +149,13 @@ func (e *Engine) Close() error {
 	if e == nil || e.cli == nil {
 		return nil
 	}
-	return e.cli.Close()
+	err := e.cli.Close()
+	e.closeOnce.Do(func() {
+		if e.stop != nil {
+			e.stop()
+		}
+	})
+	return err
 }
 
 // Host is the engine address, e.g. unix:///var/run/docker.sock.

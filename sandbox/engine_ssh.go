@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -17,45 +18,51 @@ import (
 )
 
 // newClient makes the API client for DOCKER_HOST and returns it with the
-// address to show. ssh:// is carried by the system's ssh, as the docker CLI
-// does: the user's keys, agent, known_hosts and ~/.ssh/config apply.
-func newClient(extra ...client.Opt) (*client.Client, string, error) {
+// address to show and a stop func to call after closing it. ssh:// is
+// carried by the system's ssh, as the docker CLI does: the user's keys,
+// agent, known_hosts and ~/.ssh/config apply (QUARRY_SSH_COMMAND replaces
+// "ssh", e.g. "ssh -F ~/.ssh/quarry_config").
+func newClient(extra ...client.Opt) (*client.Client, string, func(), error) {
 	host := os.Getenv("DOCKER_HOST")
 	opts := append([]client.Opt{client.FromEnv}, extra...)
 	if strings.HasPrefix(host, "ssh://") {
-		dial, err := sshDialer(host)
+		dial, stop, err := sshDialer(host)
 		if err != nil {
-			return nil, host, err
+			return nil, host, nil, err
 		}
-		// The HTTP host is a placeholder: every connection is a new ssh.
+		// The HTTP host is a placeholder: the dialer decides where bytes go.
 		opts = append(opts, client.WithHost("tcp://quarry-ssh"), client.WithDialContext(dial))
 		cli, err := client.New(opts...)
-		return cli, host, err
+		if err != nil {
+			stop()
+			return nil, host, nil, err
+		}
+		return cli, host, stop, nil
 	}
 	cli, err := client.New(opts...)
 	if err != nil {
-		return nil, host, err
+		return nil, host, nil, err
 	}
-	return cli, cli.DaemonHost(), nil
+	return cli, cli.DaemonHost(), func() {}, nil
 }
 
+type dialFunc func(ctx context.Context, _, _ string) (net.Conn, error)
+
 // sshDialer turns ssh://[user@]host[:port][/path] into a dialer. With a path
-// (Podman's form, e.g. /run/user/1000/podman/podman.sock) ssh forwards that
-// socket (-W); without one the remote runs `docker system dial-stdio`.
-func sshDialer(raw string) (func(ctx context.Context, _, _ string) (net.Conn, error), error) {
+// (Podman's form, e.g. /run/user/1000/podman/podman.sock) one ssh forwards a
+// private local socket to it for the engine's lifetime; without one, every
+// connection is an ssh running `docker system dial-stdio` on the host.
+func sshDialer(raw string) (dialFunc, func(), error) {
 	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
-	}
-	if u.RawQuery != "" || u.Fragment != "" || strings.HasPrefix(u.Hostname(), "-") {
-		return nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
+	if err != nil || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" || strings.HasPrefix(u.Hostname(), "-") {
+		return nil, nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
 	}
 	ssh := strings.Fields(os.Getenv("QUARRY_SSH_COMMAND"))
 	if len(ssh) == 0 {
 		ssh = []string{"ssh"}
 	}
 	if _, err := exec.LookPath(ssh[0]); err != nil {
-		return nil, fmt.Errorf("DOCKER_HOST is ssh:// but %s is not installed (install openssh-client)", ssh[0])
+		return nil, nil, fmt.Errorf("DOCKER_HOST is ssh:// but %s is not installed (install openssh-client)", ssh[0])
 	}
 	args := append([]string{}, ssh[1:]...)
 	args = append(args, "-o", "ConnectTimeout=30", "-T")
@@ -65,14 +72,60 @@ func sshDialer(raw string) (func(ctx context.Context, _, _ string) (net.Conn, er
 	if p := u.Port(); p != "" {
 		args = append(args, "-p", p)
 	}
-	if u.Path != "" && u.Path != "/" {
-		args = append(args, "-W", u.Path, "--", u.Hostname())
-	} else {
+	if u.Path == "" || u.Path == "/" {
 		args = append(args, "--", u.Hostname(), "docker", "system", "dial-stdio")
+		return func(context.Context, string, string) (net.Conn, error) { return dialCommand(ssh[0], args) }, func() {}, nil
 	}
+	return sshForward(ssh[0], args, u.Hostname(), u.Path)
+}
+
+// sshForward starts `ssh -N -L local.sock:remote.sock host` and dials the
+// local socket, which lives in a folder only this user can enter.
+func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(), error) {
+	dir, err := os.MkdirTemp("", "quarry-ssh-")
+	if err != nil {
+		return nil, nil, fmt.Errorf("ssh: %w", err)
+	}
+	local := filepath.Join(dir, "engine.sock")
+	args = append(args, "-N", "-o", "ExitOnForwardFailure=yes", "-L", local+":"+remote, "--", host)
+	cmd := exec.Command(ssh, args...)
+	stderr := &limitedBuffer{max: 4 << 10}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, fmt.Errorf("%s: %w", ssh, err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	stop := func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		os.RemoveAll(dir)
+	}
+	deadline := time.After(40 * time.Second)
+	for {
+		if _, err := os.Stat(local); err == nil {
+			break
+		}
+		select {
+		case <-exited:
+			os.RemoveAll(dir)
+			return nil, nil, fmt.Errorf("ssh to %s: %s", host, lastLines(stderr.String()+" (ssh exited)", 3))
+		case <-deadline:
+			stop()
+			return nil, nil, fmt.Errorf("ssh to %s: no forwarded socket after 40s: %s", host, lastLines(stderr.String(), 3))
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	var d net.Dialer
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return dialCommand(ssh[0], args)
-	}, nil
+		select {
+		case <-exited:
+			return nil, fmt.Errorf("ssh to %s ended: %s", host, lastLines(stderr.String(), 3))
+		default:
+		}
+		return d.DialContext(ctx, "unix", local)
+	}, stop, nil
 }
 
 // dialCommand runs a command whose stdin and stdout are the connection.

@@ -31,6 +31,15 @@ func TestRemoteEngineOverTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.Close() })
+	remoteRoundTrip(t, e)
+}
+
+// remoteRoundTrip runs a session on an engine reached over the network:
+// a file goes in and a file and a figure come out, all over the API.
+func remoteRoundTrip(t *testing.T, e *sandbox.Engine) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	if !e.Remote() {
 		t.Fatalf("engine at %s not seen as remote", e.Host())
 	}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Install Debian's openssh-server for the remote-engine test (an sshd the
+# test starts itself on a loopback port with its own keys) without leaving a
+# system sshd running: services are kept from starting during the install,
+# and under systemd the ssh service is disabled again. Nothing to do when
+# /usr/sbin/sshd exists. Run as root.
+set -euo pipefail
+
+log() { echo "ensure-sshd: $*" >&2; }
+
+[[ -x /usr/sbin/sshd ]] && exit 0
+if [[ $(id -u) -ne 0 ]]; then
+	log "openssh-server is not installed; the ssh test needs it: sudo scripts/ensure-sshd.sh"
+	exit 1
+fi
+command -v apt-get >/dev/null 2>&1 || { log "not a Debian/Ubuntu system: install openssh-server with your package manager"; exit 1; }
+
+policy=/usr/sbin/policy-rc.d
+ours=""
+if [[ ! -e $policy ]]; then
+	printf '#!/bin/sh\n# ensure-sshd.sh: no service starts during its install\nexit 101\n' >"$policy"
+	chmod 0755 "$policy"
+	ours=1
+fi
+trap '[[ -n $ours ]] && rm -f "$policy"' EXIT
+
+log "installing openssh-server (Debian package; no service is started)"
+DEBIAN_FRONTEND=noninteractive apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null
+if [[ $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
+	systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+fi
