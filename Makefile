@@ -1,6 +1,9 @@
 # quarry: `make run` starts it, `make test` passes the tests. Both install
-# what a fresh Debian/Ubuntu machine lacks (Docker engine, debootstrap, tmux)
-# through scripts/, and build the sandbox image when it is missing.
+# what a fresh Debian/Ubuntu machine lacks (Docker engine, debootstrap, tmux,
+# openssh-server for the ssh test) through scripts/, and build the sandbox
+# image when it is missing. `make test-podman` runs the tests again on
+# rootful and rootless Podman (as root: it installs Podman and adds the user
+# quarry-ci); CI runs both.
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -16,7 +19,7 @@ BENCH_PKGS = $(shell grep -rl --include='*_test.go' '^func Benchmark' . | xargs 
 
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test build image deps docker bench lint fmt-check vet clean
+.PHONY: run test test-podman build image deps docker bench lint fmt-check vet clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -26,6 +29,7 @@ docker:
 
 deps: docker
 	@scripts/install-deps.sh
+	@[ -x /usr/sbin/sshd ] || $(SUDO) scripts/ensure-sshd.sh
 
 # Builds the sandbox image for the current recipe when the engine lacks it.
 image: build deps
@@ -52,6 +56,11 @@ test: image lint
 	echo "CI=$${CI:-} go test -count=1 -v ./sandbox/...   (Docker-backed)"; \
 	CI=$${CI:-} $(GO) test -count=1 -timeout 25m -v ./sandbox/... || rc=1; \
 	exit $$rc
+
+# Podman, rootful and rootless: the sandbox suite, the save/load round trip
+# from Docker and the headless variance report (scripts/test-podman.sh).
+test-podman: image
+	@$(SUDO) env CI=$${CI:-} GO="$$(command -v $(GO))" BIN=$(BIN) scripts/test-podman.sh
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)

@@ -43,11 +43,27 @@ command -v fuse-overlayfs >/dev/null 2>&1 || pkgs+=(fuse-overlayfs)
 [[ -x /usr/bin/catatonit || -x /usr/libexec/podman/catatonit ]] || pkgs+=(catatonit)
 command -v crun >/dev/null 2>&1 || pkgs+=(crun)
 command -v curl >/dev/null 2>&1 || pkgs+=(curl)
+# crun refuses a hybrid cgroup layout whose v2 hierarchy has controllers
+# enabled ("cgroups in hybrid mode not supported"); runc, which Podman also
+# drives, does not: make it Podman's runtime on such hosts.
+dropin=/etc/containers/containers.conf.d/50-quarry-runc.conf
+hybrid=""
+if [[ -s /sys/fs/cgroup/unified/cgroup.controllers && ! -e $dropin ]]; then
+	hybrid=1
+	command -v runc >/dev/null 2>&1 || pkgs+=(runc)
+fi
 if ((${#pkgs[@]} > 0)); then
 	command -v apt-get >/dev/null 2>&1 || { log "missing ${pkgs[*]}, and this is not Debian/Ubuntu: install them with your package manager"; exit 1; }
 	log "installing ${pkgs[*]} (Debian packages)"
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+fi
+
+if [[ -n $hybrid ]]; then
+	log "hybrid cgroups with v2 controllers ($(cat /sys/fs/cgroup/unified/cgroup.controllers)): Podman runs containers with runc ($dropin)"
+	"${SUDO[@]}" mkdir -p "$(dirname "$dropin")"
+	printf '# crun refuses a hybrid cgroup layout whose v2 hierarchy has controllers\n[engine]\nruntime = "runc"\n' |
+		"${SUDO[@]}" tee "$dropin" >/dev/null
 fi
 
 log "starting podman system service on $sock"

@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The tests again on Podman, run as root by `make test-podman` (CI calls it
+# after `make test`):
+#   rootful Podman: the whole sandbox suite, the image carried over from
+#     Docker (quarry sandbox save/load, in a test), the headless variance report;
+#   rootless Podman, as the non-root user quarry-ci with its own socket: the
+#     adversarial suite and the variance report.
+# A Podman store without the sandbox image gets it from Docker through
+# quarry sandbox save/load, the way an air-gapped machine would.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+GO=${GO:-go}
+BIN=${BIN:-./quarry}
+user=${QUARRY_ROOTLESS_USER:-quarry-ci}
+export CI=${CI:-}
+
+log() { echo "test-podman: $*" >&2; }
+[[ $(id -u) -eq 0 ]] || { log "run as root (it installs Podman, adds the user $user and starts services): sudo make test-podman"; exit 1; }
+[[ -x $BIN ]] || { log "no quarry binary at $BIN: make build"; exit 1; }
+
+rootful=$(scripts/ensure-podman.sh)
+rootless=$(scripts/podman-rootless.sh "$user")
+scripts/ensure-sshd.sh
+
+# Everything the user runs lives here: the repository may sit in a folder
+# that user cannot enter.
+work=$(mktemp -d /var/tmp/quarry-podman-test.XXXXXX)
+chmod 0755 "$work"
+trap 'rm -rf "$work"' EXIT
+install -m 0755 "$BIN" "$work/quarry"
+home=$(getent passwd "$user" | cut -d: -f6)
+uid=$(id -u "$user")
+as_user() {
+	(cd "$work" && runuser -u "$user" -- env -i HOME="$home" USER="$user" LOGNAME="$user" \
+		PATH=/usr/local/bin:/usr/bin:/bin XDG_RUNTIME_DIR="/run/user/$uid" DOCKER_HOST="$rootless" \
+		CI="$CI" TMPDIR=/tmp "$@")
+}
+
+t0=$(date +%s)
+phase() { log "$1 ($(($(date +%s) - t0))s)"; }
+
+if ! DOCKER_HOST=$rootful "$BIN" sandbox status >/dev/null 2>&1 || ! as_user ./quarry sandbox status >/dev/null 2>&1; then
+	phase "carrying the sandbox image from Docker to Podman with quarry sandbox save/load"
+	"$BIN" sandbox save "$work/sandbox.tar"
+	chmod 0644 "$work/sandbox.tar"
+	DOCKER_HOST=$rootful "$BIN" sandbox load "$work/sandbox.tar" >/dev/null
+	as_user ./quarry sandbox load "$work/sandbox.tar" >/dev/null
+	rm -f "$work/sandbox.tar"
+fi
+DOCKER_HOST=$rootful "$BIN" sandbox status
+as_user ./quarry sandbox status
+
+rc=0
+run() { # name, command...: the output on stdout, the verdict in rc, skips repeated at the end
+	local name=$1
+	shift
+	phase "$name"
+	"$@" 2>&1 | tee "$work/out.txt" || rc=1
+	grep -- '--- SKIP' "$work/out.txt" | sed "s|^|    $name: |" >>"$work/skips.txt" || true
+}
+
+run "rootful Podman: go test ./sandbox/..." \
+	env DOCKER_HOST="$rootful" "$GO" test -count=1 -timeout 25m -v ./sandbox/...
+run "Docker to rootful Podman: the image through a sandbox archive" \
+	env QUARRY_TEST_LOAD_HOST="$rootful" "$GO" test -count=1 -timeout 10m -v -run '^TestSaveLoadAcrossEngines$' ./sandbox
+grep -q -- '--- PASS: TestSaveLoadAcrossEngines' "$work/out.txt" || { log "the save/load round trip did not pass"; rc=1; }
+run "rootful Podman: the headless variance report" \
+	env DOCKER_HOST="$rootful" "$GO" test -count=1 -timeout 10m -v -run '^TestVarianceReport' ./headless
+
+# The user runs test binaries built here, with the files they read beside them.
+"$GO" test -c -o "$work/sandbox.test" ./sandbox
+"$GO" test -c -o "$work/headless.test" ./headless
+mkdir -p "$work/sandbox" "$work/headless"
+cp -r sandbox/testdata "$work/sandbox/"
+chmod -R a+rX "$work"
+run "rootless Podman as $user: the adversarial suite" \
+	as_user sh -c 'cd sandbox && ../sandbox.test -test.count=1 -test.timeout 25m -test.v -test.run "^(TestAdversarial|TestLimits|TestStartVolumes|TestImportRootfs|TestMemoryBomb|TestKernelDeath)"'
+run "rootless Podman as $user: the headless variance report" \
+	as_user env QUARRY_TEST_BINARY="$work/quarry" sh -c 'cd headless && ../headless.test -test.count=1 -test.timeout 10m -test.v -test.run "^TestVarianceReport"'
+
+if [[ -s $work/skips.txt ]]; then
+	log "skipped:"
+	cat "$work/skips.txt" >&2
+fi
+phase "done, $( ((rc == 0)) && echo passed || echo FAILED)"
+exit $rc
