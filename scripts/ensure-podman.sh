@@ -70,9 +70,10 @@ log "starting podman system service on $sock"
 if [[ $sock == /run/podman/podman.sock && $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
 	"${SUDO[@]}" systemctl start podman.socket
 else
-	# No systemd (containers, CI): run the service in the background.
+	# No systemd (containers, CI): run the service in the background, from
+	# its socket's folder (conmon drops an "oom" file in its working folder).
 	"${SUDO[@]}" mkdir -p "$(dirname "$sock")"
-	"${SUDO[@]}" sh -c "nohup podman system service --time=0 'unix://$sock' >/var/log/quarry-podman.log 2>&1 &"
+	"${SUDO[@]}" sh -c "cd '$(dirname "$sock")' && nohup podman system service --time=0 'unix://$sock' >/var/log/quarry-podman.log 2>&1 &"
 fi
 
 for _ in $(seq 1 60); do

@@ -61,7 +61,8 @@ fi
 as_user podman system migrate >/dev/null 2>&1 || true
 log "starting rootless podman system service for $user on $sock"
 as_user mkdir -p "$run/podman"
-pid=$(as_user sh -c "cd && nohup podman system service --time=0 '$host' >'$home/quarry-podman.log' 2>&1 & echo \$!")
+# From the socket's folder: conmon drops an "oom" file in its working folder.
+pid=$(as_user sh -c "cd '$run/podman' && nohup podman system service --time=0 '$host' >'$home/quarry-podman.log' 2>&1 & echo \$!")
 for _ in $(seq 1 60); do
 	if up; then
 		log "engine is up (rootless, user $user)"
