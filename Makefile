@@ -66,4 +66,4 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
 
 clean:
-	rm -rf $(BIN) dist
+	rm -rf $(BIN) dist completions manpages
