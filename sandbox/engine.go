@@ -32,6 +32,7 @@ type Engine struct {
 	// tmpfs volumes are sized; learned from the first session's /output.
 	pageSize atomic.Int64
 
+	infoOnce  sync.Once // readInfo's fields are read after it
 	closeOnce sync.Once
 }
 
@@ -52,13 +53,19 @@ var ErrNoEngine = errors.New("container engine not reachable")
 // checks that it answers within the context's deadline. DOCKER_HOST may be
 // unix://, tcp:// or ssh://user@host[:port][/socket/path].
 func Connect(ctx context.Context) (*Engine, error) {
-	// Podman answers every request with a Libpod-Api-Version header: the
-	// ping's response tells the engines apart without another request.
-	var libpod atomic.Bool
+	// The ping's response names the engine and its version (Server:
+	// Docker/20.10.24, or Libpod/4.3.1 with a Libpod-Api-Version header), so
+	// no /version request is needed.
+	var mu sync.Mutex
+	var server string
+	var libpod bool
 	hook := func(r *http.Response) {
-		if r.Header.Get("Libpod-Api-Version") != "" || strings.HasPrefix(r.Header.Get("Server"), "Libpod/") {
-			libpod.Store(true)
+		mu.Lock()
+		defer mu.Unlock()
+		if server == "" {
+			server = r.Header.Get("Server")
 		}
+		libpod = libpod || r.Header.Get("Libpod-Api-Version") != ""
 	}
 	cli, host, stop, err := newClient(client.WithHTTPResponseHook(hook))
 	if err != nil {
@@ -72,37 +79,59 @@ func Connect(ctx context.Context) (*Engine, error) {
 		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrNoEngine, host, err, engineHint())
 	}
 	e := &Engine{cli: cli, stop: stop, host: host, api: cli.ClientVersion(), kind: EngineDocker}
-	if libpod.Load() {
+	e.pageSize.Store(4096)
+	mu.Lock()
+	product, version := parseServer(server)
+	if libpod || product == "Libpod" {
 		e.kind = EnginePodman
 	}
-	e.pageSize.Store(4096)
-	// Info and version at once: each costs Podman 4.3 ~0.2 s, and Connect
-	// starts every session.
-	var (
-		info    client.SystemInfoResult
-		infoErr error
-		ver     client.ServerVersionResult
-		verErr  error
-		wg      sync.WaitGroup
-	)
-	wg.Add(2)
-	go func() { defer wg.Done(); info, infoErr = cli.Info(pingCtx, client.InfoOptions{}) }()
-	go func() { defer wg.Done(); ver, verErr = cli.ServerVersion(pingCtx, client.ServerVersionOptions{}) }()
-	wg.Wait()
-	if verErr != nil {
-		e.Close()
-		return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, verErr)
-	}
-	e.version = ver.Version
-	for _, c := range ver.Components {
-		if c.Name == "Podman Engine" {
-			e.kind = EnginePodman
+	mu.Unlock()
+	e.version = version
+	if e.version == "" { // a proxy that drops the header
+		v, err := cli.ServerVersion(pingCtx, client.ServerVersionOptions{})
+		if err != nil {
+			e.Close()
+			return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, err)
+		}
+		e.version = v.Version
+		for _, c := range v.Components {
+			if c.Name == "Podman Engine" {
+				e.kind = EnginePodman
+			}
 		}
 	}
-	if infoErr == nil {
-		e.readInfo(info)
+	// Docker's /info is cheap and decides the runtime of the first
+	// container; Podman's takes ~0.2 s and decides nothing a session
+	// needs, so it waits until something asks.
+	if e.kind == EngineDocker {
+		e.loadInfo(pingCtx)
 	}
 	return e, nil
+}
+
+// parseServer splits a Server header: "Docker/20.10.24+dfsg1 (linux)".
+func parseServer(h string) (product, version string) {
+	p, rest, ok := strings.Cut(h, "/")
+	if !ok {
+		return "", ""
+	}
+	v, _, _ := strings.Cut(rest, " ")
+	return p, v
+}
+
+// loadInfo takes the runtime, rootless mode and cgroup version from /info,
+// once; without an answer the defaults stand (runc, rootful, unknown).
+func (e *Engine) loadInfo(ctx context.Context) {
+	e.infoOnce.Do(func() {
+		if ctx == nil {
+			c, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			ctx = c
+		}
+		if r, err := e.cli.Info(ctx, client.InfoOptions{}); err == nil {
+			e.readInfo(r)
+		}
+	})
 }
 
 // readInfo takes the runtime, rootless mode and cgroup version from /info.
@@ -173,6 +202,7 @@ func (e *Engine) APIVersion() string { return e.api }
 // Runtime is the OCI runtime sandboxes run under: "runsc" (gVisor), or the
 // engine's default (runc, crun).
 func (e *Engine) Runtime() string {
+	e.loadInfo(nil)
 	if e.runtime != "" {
 		return e.runtime
 	}
@@ -181,13 +211,20 @@ func (e *Engine) Runtime() string {
 
 // Rootless reports an engine that runs as an ordinary user (rootless
 // Podman or rootless Docker): container root is that user on the host.
-func (e *Engine) Rootless() bool { return e.rootless }
+func (e *Engine) Rootless() bool {
+	e.loadInfo(nil)
+	return e.rootless
+}
 
 // CgroupVersion is "1" or "2" (empty when the engine does not say).
-func (e *Engine) CgroupVersion() string { return e.cgroup }
+func (e *Engine) CgroupVersion() string {
+	e.loadInfo(nil)
+	return e.cgroup
+}
 
 // Describe names the engine for people: "Podman 4.3.1 (rootless, cgroup v1)".
 func (e *Engine) Describe() string {
+	e.loadInfo(nil)
 	var notes []string
 	if e.rootless {
 		notes = append(notes, "rootless")

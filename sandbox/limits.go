@@ -226,7 +226,7 @@ func (s *Session) Enforcement() Enforcement { return s.enforced }
 // once at start.
 func (s *Session) Warnings() []string {
 	w := s.enforced.Warnings(s.lim)
-	if len(w) > 0 && s.e.rootless && s.e.cgroup == "1" {
+	if len(w) > 0 && s.e.Rootless() && s.e.CgroupVersion() == "1" {
 		w = append(w, "rootless "+string(s.e.kind)+" on cgroup v1 cannot set cgroup limits: cgroup v2, or a rootful engine, enforces them")
 	}
 	return w
