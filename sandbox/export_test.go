@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/moby/moby/client"
@@ -105,4 +106,31 @@ func (e *Engine) ImageLayers(ctx context.Context, ref string) ([]string, string,
 // changes, on a root file system of the test's own.
 func (e *Engine) ImportRootfs(ctx context.Context, w io.Writer, rootfs, ref string) error {
 	return e.importRootfs(ctx, w, rootfs, ref, currentRecipe.imageChanges())
+}
+
+// CreateRacedContainer leaves what a create that raced with Close leaves: a
+// session's container, owned by pid, whose volumes the engine made itself
+// (unlabelled on Podman, which ignores the mount's volume options).
+func (e *Engine) CreateRacedContainer(ctx context.Context, sessionID string, pid int) error {
+	o := e.containerOptions(sessionID, ImageRef(), DefaultLimits.withDefaults())
+	o.Config.Labels[labelPID] = strconv.Itoa(pid)
+	for _, m := range o.HostConfig.Mounts {
+		if m.VolumeOptions != nil {
+			m.VolumeOptions.Labels[labelPID] = strconv.Itoa(pid)
+		}
+	}
+	_, err := e.cli.ContainerCreate(ctx, o)
+	return err
+}
+
+// SessionVolumesLeft names the session's volumes the engine still has,
+// found by name whatever their labels.
+func (e *Engine) SessionVolumesLeft(ctx context.Context, sessionID string) []string {
+	var left []string
+	for _, name := range sessionVolumes(sessionID) {
+		if _, err := e.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{}); err == nil {
+			left = append(left, name)
+		}
+	}
+	return left
 }

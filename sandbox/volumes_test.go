@@ -60,3 +60,28 @@ func TestStartVolumesLabelledAndCapped(t *testing.T) {
 		t.Errorf("statvfs(/output) = %v, want %d bytes and an inode cap", st.Output, sandbox.DefaultLimits.OutputSize)
 	}
 }
+
+// A create that raced with Close leaves a container whose volumes the engine
+// made on its own; Podman gives them none of the labels asked for. The sweep
+// finds them through their container and removes them with it.
+func TestSweepRemovesVolumesARacingCreateMade(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	ctx := testCtx(t)
+	id := "race-" + randHex()
+	if err := e.CreateRacedContainer(ctx, id, 1<<30); err != nil { // a pid above pid_max: never alive
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.RemoveSession(context.Background(), id) })
+	if left := e.SessionVolumesLeft(ctx, id); len(left) != 2 {
+		t.Fatalf("the engine made volumes %v at create, want both of the session's", left)
+	}
+	if _, err := e.Sweep(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if c, _, _ := e.SessionObjects(ctx, id); c != 0 {
+		t.Errorf("sweep left the orphaned container")
+	}
+	if left := e.SessionVolumesLeft(ctx, id); len(left) != 0 {
+		t.Errorf("sweep left the volumes %v the engine made on its own", left)
+	}
+}
