@@ -264,41 +264,45 @@ func (e *Engine) removeSessionObjects(ctx context.Context, containerID, sessionI
 // container that just died is "stopped" and not yet cleaned up (its kill
 // fails with "container state improper"): that passes within moments.
 func (e *Engine) removeContainer(ctx context.Context, id string) error {
-	var err error
-	for i := 0; i < 50; i++ {
-		_, err = e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		if gone(err) {
-			return nil
-		}
-		if !strings.Contains(err.Error(), "container state improper") {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("container remove: %w", err)
-		case <-time.After(100 * time.Millisecond):
-		}
+	err := retryBriefly(ctx, 50, "container state improper", func() error {
+		_, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("container remove: %w", err)
 	}
-	return fmt.Errorf("container remove: %w", err)
+	return nil
 }
 
 // removeVolume retries briefly: right after a forced container removal the
 // engine may still count the volume as in use.
 func (e *Engine) removeVolume(ctx context.Context, name string) error {
+	err := retryBriefly(ctx, 20, "in use", func() error {
+		_, err := e.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{Force: true})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("volume remove %s: %w", name, err)
+	}
+	return nil
+}
+
+// retryBriefly runs a removal until it is done (gone counts as done), fails
+// with an error that does not contain transient, or tries times 100 ms apart.
+func retryBriefly(ctx context.Context, tries int, transient string, remove func() error) error {
 	var err error
-	for i := 0; i < 20; i++ {
-		_, err = e.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{Force: true})
-		if gone(err) {
+	for i := 0; i < tries; i++ {
+		if err = remove(); gone(err) {
 			return nil
 		}
-		if !strings.Contains(err.Error(), "in use") {
-			break
+		if !strings.Contains(err.Error(), transient) {
+			return err
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("volume remove %s: %w", name, err)
+			return err
 		case <-time.After(100 * time.Millisecond):
 		}
 	}
-	return fmt.Errorf("volume remove %s: %w", name, err)
+	return err
 }

@@ -14,8 +14,9 @@ import (
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
-// Engine connects to the Docker engine and checks that the sandbox image for
-// the current recipe exists. The engine is closed when the test ends.
+// Engine connects to the engine DOCKER_HOST names (Docker or Podman) and
+// checks that the sandbox image for the current recipe exists. The engine is
+// closed when the test ends.
 func Engine(t testing.TB) *sandbox.Engine {
 	t.Helper()
 	if testing.Short() && os.Getenv("CI") != "true" {
