@@ -78,7 +78,8 @@ type turnEndMsg struct {
 }
 
 // sessionMsg is one of the session's own events: a start-up step
-// (EventProgress) or the sandbox's state (EventSandbox).
+// (EventProgress), the sandbox's state (EventSandbox) or a warning about it
+// (EventWarning).
 type sessionMsg agent.Event
 
 // Event is the sink for session.Options.Events: progress shows in the

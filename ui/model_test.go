@@ -369,3 +369,13 @@ func TestUploadProgressInStatusBar(t *testing.T) {
 		t.Fatalf("progress left after the upload:\n%s", s)
 	}
 }
+
+// A warning of the session's own (a sandbox limit the engine does not
+// enforce) is shown in the transcript, not dropped.
+func TestSessionWarningShown(t *testing.T) {
+	m, _ := newTestModel(t, 120, 24, true)
+	m.Update(inboxMsg{sessionMsg{Kind: agent.EventWarning, Text: "sandbox limits: CPU: the 2-core limit is not enforced"}})
+	if s := plain(m); !strings.Contains(s, "the 2-core limit is not enforced") {
+		t.Fatalf("session warning not shown:\n%s", s)
+	}
+}

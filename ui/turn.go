@@ -58,6 +58,8 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 			m.st.progress = msg.Text
 		case agent.EventSandbox:
 			m.st.sandbox = msg.Text
+		case agent.EventWarning: // a sandbox limit that does not hold, say
+			m.notice(levelWarn, msg.Text)
 		}
 	case confirmRequest:
 		m.finishStreaming()
