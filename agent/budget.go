@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // entryKind tells what a history entry is, for trimming.
@@ -18,9 +16,10 @@ const (
 	entryNote                       // a note from quarry to the model
 )
 
+// entry is one message of the history with what trimming needs to know.
 type entry struct {
 	kind    entryKind
-	msg     openai.ChatCompletionMessage
+	msg     message
 	trimmed bool
 }
 
@@ -39,12 +38,12 @@ func (a *Agent) budget() int {
 }
 
 // estimateTokens guesses the prompt size at about 4 characters a token.
-func estimateTokens(msgs []openai.ChatCompletionMessage, withTools bool) int {
+func estimateTokens(msgs []message, withTools bool) int {
 	n := 0
 	for _, m := range msgs {
-		n += len(m.Content) + len(m.Role) + 12
-		for _, tc := range m.ToolCalls {
-			n += len(tc.Function.Arguments) + len(tc.Function.Name) + len(tc.ID) + 24
+		n += len(m.content) + len(m.role) + 12
+		for _, tc := range m.calls {
+			n += len(tc.args) + len(tc.name) + len(tc.id) + len(tc.extra) + 24
 		}
 	}
 	n /= charsPerToken
@@ -70,14 +69,14 @@ func (a *Agent) fitBudget(system string, withTools bool) int {
 	current := a.turnStart()
 	for i := range a.history[:current] {
 		e := &a.history[i]
-		for j, tc := range e.msg.ToolCalls {
-			if len(tc.Function.Arguments) > 600 {
-				e.msg.ToolCalls[j].Function.Arguments = shortenedArgs(tc.Function.Arguments)
+		for j, tc := range e.msg.calls {
+			if len(tc.args) > 600 {
+				e.msg.calls[j].args = shortenedArgs(tc.args)
 				changed++
 			}
 		}
-		if e.kind == entryAssistant && len(e.msg.Content) > 2000 {
-			e.msg.Content = clipMiddle(e.msg.Content, 1500)
+		if e.kind == entryAssistant && len(e.msg.content) > 2000 {
+			e.msg.content = clipMiddle(e.msg.content, 1500)
 			changed++
 		}
 		if !over() {
@@ -111,10 +110,10 @@ func (a *Agent) summarizeOutputs(keep int, over func() bool) int {
 	changed := 0
 	for i := range a.history {
 		e := &a.history[i]
-		if e.kind != entryOutput || e.trimmed || protected[i] || len(e.msg.Content) <= summaryChars+100 {
+		if e.kind != entryOutput || e.trimmed || protected[i] || len(e.msg.content) <= summaryChars+100 {
 			continue
 		}
-		e.msg.Content = fmt.Sprintf("[output trimmed to save context (%d characters); it began:]\n%s", len(e.msg.Content), clip(e.msg.Content, summaryChars))
+		e.msg.content = fmt.Sprintf("[output trimmed to save context (%d characters); it began:]\n%s", len(e.msg.content), clip(e.msg.content, summaryChars))
 		e.trimmed = true
 		changed++
 		if !over() {
@@ -167,9 +166,9 @@ func shortenedArgs(args string) string {
 }
 
 // messages is the request's conversation: the system prompt, then history.
-func (a *Agent) messages(system string) []openai.ChatCompletionMessage {
-	out := make([]openai.ChatCompletionMessage, 0, len(a.history)+1)
-	out = append(out, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleSystem, Content: system})
+func (a *Agent) messages(system string) []message {
+	out := make([]message, 0, len(a.history)+1)
+	out = append(out, message{role: roleSystem, content: system})
 	for _, e := range a.history {
 		out = append(out, e.msg)
 	}

@@ -32,7 +32,7 @@ func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
 	reqs := srv.ChatRequests()
 	system := reqs[0].System()
 	for _, r := range reqs {
-		if est := estimateTokens(r.Messages(), r.HasTools()); est > budget {
+		if est := estimateTokens(sentMessages(r), r.HasTools()); est > budget {
 			t.Errorf("request %d: about %d tokens, over the budget of %d", r.N, est, budget)
 		}
 		if r.System() != system || r.Messages()[1].Content != "crunch" {
@@ -79,7 +79,7 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 		}
 	}
 	r := srv.ChatRequests()[7]
-	if est := estimateTokens(r.Messages(), true); est > 2000 {
+	if est := estimateTokens(sentMessages(r), true); est > 2000 {
 		t.Errorf("about %d tokens, over the budget", est)
 	}
 	if !strings.HasSuffix(r.LastUser(), "h") {
@@ -88,4 +88,18 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 	if r.Messages()[0].Role != "system" || r.Messages()[1].Role != "user" {
 		t.Errorf("history does not start with a question after dropping turns")
 	}
+}
+
+// sentMessages is a request's conversation as quarry's messages, to
+// estimate what the server received.
+func sentMessages(r openaitest.Request) []message {
+	var out []message
+	for _, m := range r.Messages() {
+		msg := message{role: role(m.Role), content: m.Content, callID: m.ToolCallID}
+		for _, tc := range m.ToolCalls {
+			msg.calls = append(msg.calls, toolCall{id: tc.ID, name: tc.Function.Name, args: tc.Function.Arguments})
+		}
+		out = append(out, msg)
+	}
+	return out
 }

@@ -6,8 +6,6 @@ import (
 	"sync"
 	"time"
 
-	openai "github.com/sashabaranov/go-openai"
-
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -26,8 +24,7 @@ func (t *turn) runCalls(calls []*wireCall, cutOff bool) error {
 				content, broken = t.runCell(code)
 			}
 		}
-		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: content, ToolCallID: c.id}})
+		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: toolResult(c.id, content)})
 	}
 	return t.afterCells(broken)
 }
@@ -48,8 +45,7 @@ func (t *turn) runBlocks(codes []string) error {
 		}
 		parts = append(parts, label+"\n"+content)
 	}
-	t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
-		Role: openai.ChatMessageRoleUser, Content: strings.Join(parts, "\n\n")}})
+	t.a.history = append(t.a.history, entry{kind: entryOutput, msg: userMessage(strings.Join(parts, "\n\n"))})
 	return t.afterCells(broken)
 }
 
@@ -84,8 +80,7 @@ func (t *turn) afterCells(broken error) error {
 // answerAll answers calls that will not run.
 func (t *turn) answerAll(calls []*wireCall, content string) {
 	for _, c := range calls {
-		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: openai.ChatCompletionMessage{
-			Role: openai.ChatMessageRoleTool, Content: content, ToolCallID: c.id}})
+		t.a.history = append(t.a.history, entry{kind: entryOutput, msg: toolResult(c.id, content)})
 	}
 }
 

@@ -131,7 +131,7 @@ func FuzzResponseAdd(f *testing.F) {
 		a := &Agent{}
 		calls := toolCalls(r.calls)
 		for i, tc := range a.historyCalls(calls) {
-			if tc.ID == "" || !utf8.ValidString(tc.Function.Arguments) {
+			if tc.id == "" || !utf8.ValidString(tc.args) {
 				t.Fatalf("call %d: %+v", i, tc)
 			}
 		}

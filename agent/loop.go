@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // turn is one Run: the loop of model responses and cells.
@@ -32,7 +30,7 @@ func (a *Agent) maxSteps() int {
 
 func (t *turn) run(prompt string) (string, error) {
 	a := t.a
-	a.history = append(a.history, entry{kind: entryPrompt, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: prompt}})
+	a.history = append(a.history, entry{kind: entryPrompt, msg: userMessage(prompt)})
 	var answer strings.Builder
 	continuations, limitNoted := 0, false
 	for {
@@ -51,8 +49,7 @@ func (t *turn) run(prompt string) (string, error) {
 		calls := toolCalls(resp.calls)
 		if len(calls) > 0 {
 			a.nativeCalls = true
-			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{
-				Role: openai.ChatMessageRoleAssistant, Content: text, ToolCalls: a.historyCalls(calls)}})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", a.historyCalls(calls))})
 			if atLimit {
 				t.answerAll(calls, fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", a.maxSteps()))
 				return "", t.fail(&Error{Kind: KindStepLimit, Message: fmt.Sprintf(
@@ -64,14 +61,14 @@ func (t *turn) run(prompt string) (string, error) {
 			continue
 		}
 		if codes := t.codeInText(text); len(codes) > 0 && !atLimit {
-			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text}})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", nil)})
 			if err := t.runBlocks(codes); err != nil {
 				return "", t.fail(err)
 			}
 			continue
 		}
 		if text != "" {
-			a.history = append(a.history, entry{kind: entryAssistant, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: text}})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", nil)})
 		}
 		answer.WriteString(text)
 		if resp.finish == "length" && continuations < maxContinuations {
@@ -105,15 +102,10 @@ func (t *turn) respond(atLimit bool) (*response, error) {
 			t.trimNoted = true
 			t.warn("older cell outputs were shortened to keep the conversation within the context budget")
 		}
-		req := openai.ChatCompletionRequest{Model: a.cfg.Model, Messages: a.messages(system), Stream: true}
-		if !a.noStreamOptions {
-			req.StreamOptions = &openai.StreamOptions{IncludeUsage: true}
-		}
+		req := request{model: a.cfg.Model, messages: a.messages(system)}
 		if native {
-			req.Tools = []openai.Tool{pythonTool}
-			if atLimit {
-				req.ToolChoice = "none"
-			}
+			req.tools = []toolSpec{pythonTool}
+			req.noToolCalls = atLimit
 		}
 		resp, err := a.complete(t.ctx, req, t.emit)
 		if err != nil && native && a.cfg.ToolMode == modeAuto && t.ctx.Err() == nil && rejectsTools(err) {
@@ -169,5 +161,5 @@ func (t *turn) fail(err error) error {
 func (t *turn) warn(msg string) { t.emit(Event{Kind: EventWarning, Text: msg}) }
 
 func (a *Agent) addNote(text string) {
-	a.history = append(a.history, entry{kind: entryNote, msg: openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: text}})
+	a.history = append(a.history, entry{kind: entryNote, msg: userMessage(text)})
 }

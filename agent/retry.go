@@ -9,15 +9,13 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // complete gets one model response, retrying what is worth retrying with
 // exponential backoff and jitter, within MaxRetries and MaxRetryTime. Each
 // wait is announced as EventRetry: text streamed by the failed attempt is
 // void, the response is requested again.
-func (a *Agent) complete(ctx context.Context, req openai.ChatCompletionRequest, emit func(Event)) (*response, error) {
+func (a *Agent) complete(ctx context.Context, req request, emit func(Event)) (*response, error) {
 	start := time.Now()
 	retries, budget := a.retryLimits()
 	for attempt := 1; ; attempt++ {
@@ -28,9 +26,8 @@ func (a *Agent) complete(ctx context.Context, req openai.ChatCompletionRequest, 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if rejectsStreamOptions(err) && req.StreamOptions != nil {
+		if rejectsStreamOptions(err) && !a.noStreamOptions {
 			a.noStreamOptions = true
-			req.StreamOptions = nil
 			attempt--
 			continue
 		}

@@ -62,9 +62,9 @@ func (e *attemptError) Unwrap() error { return e.err }
 
 // streamOnce makes one streaming request. Text deltas go to emit as they
 // arrive, whole UTF-8 characters only.
-func (a *Agent) streamOnce(ctx context.Context, req openai.ChatCompletionRequest, emit func(Event)) (*response, error) {
+func (a *Agent) streamOnce(ctx context.Context, req request, emit func(Event)) (*response, error) {
 	x := &exchange{idle: a.streamIdle()}
-	stream, err := a.client(x).CreateChatCompletionStream(ctx, req)
+	stream, err := a.client(x).CreateChatCompletionStream(ctx, chatRequest(req, !a.noStreamOptions))
 	if err != nil {
 		return nil, &attemptError{err: err, header: x.header}
 	}

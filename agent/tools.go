@@ -4,21 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 const toolName = "python"
 
-var pythonTool = openai.Tool{
-	Type: openai.ToolTypeFunction,
-	Function: &openai.FunctionDefinition{
-		Name: toolName,
-		Description: "Run Python code in a persistent Jupyter-like kernel (variables survive between calls). " +
-			"Attached files are under /data; save files for the user under /output. " +
-			"Returns stdout, stderr, the value of the last expression, saved figures and files, or the traceback.",
-		Parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"The Python code to run."}},"required":["code"]}`),
-	},
+// toolSpec describes a tool; the wire format writes it in its own schema.
+type toolSpec struct {
+	name, description string
+	parameters        json.RawMessage // JSON Schema of the arguments
+}
+
+var pythonTool = toolSpec{
+	name: toolName,
+	description: "Run Python code in a persistent Jupyter-like kernel (variables survive between calls). " +
+		"Attached files are under /data; save files for the user under /output. " +
+		"Returns stdout, stderr, the value of the last expression, saved figures and files, or the traceback.",
+	parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"The Python code to run."}},"required":["code"]}`),
 }
 
 // callCode gets the code out of an assembled call, or says to the model
@@ -60,8 +61,8 @@ func toolCalls(calls []*wireCall) []*wireCall {
 
 // historyCalls records the calls for the conversation, making up ids for
 // servers that send none (every call needs one for its tool message).
-func (a *Agent) historyCalls(calls []*wireCall) []openai.ToolCall {
-	out := make([]openai.ToolCall, 0, len(calls))
+func (a *Agent) historyCalls(calls []*wireCall) []toolCall {
+	out := make([]toolCall, 0, len(calls))
 	for _, c := range calls {
 		if c.id == "" {
 			a.madeIDs++
@@ -71,8 +72,7 @@ func (a *Agent) historyCalls(calls []*wireCall) []openai.ToolCall {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		out = append(out, openai.ToolCall{ID: c.id, Type: openai.ToolTypeFunction,
-			Function: openai.FunctionCall{Name: c.name, Arguments: args}})
+		out = append(out, toolCall{id: c.id, name: c.name, args: args})
 	}
 	return out
 }
