@@ -72,6 +72,7 @@ type Agent struct {
 	kernel Kernel
 	files  []kernel.Profile
 	mask   *secret.Masker // the key and base_url's credentials, for error texts
+	wire   wire           // the model server's protocol
 
 	mode    string // native or markdown: what the next request uses
 	history []entry
@@ -82,8 +83,6 @@ type Agent struct {
 	// nativeCalls is set once the model has called the tool natively: a
 	// fenced block in a later answer is then an example, not a fallback.
 	nativeCalls bool
-
-	noStreamOptions bool // the server rejected stream_options once
 }
 
 // New checks the configuration and returns an agent; it does no I/O.
@@ -115,6 +114,7 @@ func New(cfg Config, k Kernel) (*Agent, error) {
 	if cfg.ToolMode == modeMarkdown {
 		a.mode = modeMarkdown
 	}
+	a.wire = newOpenAIWire(cfg, a.streamIdle())
 	return a, nil
 }
 

@@ -9,8 +9,6 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
-
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // ErrorKind sorts failures for front ends (exit codes, hints).
@@ -90,7 +88,7 @@ func (a *Agent) classify(err error) failure {
 
 func (a *Agent) classifyNetwork(err error, msg string) failure {
 	var dnsErr *net.DNSError
-	var apiErr *openai.APIError
+	var se *serverError
 	var stall *stallError
 	switch {
 	case errors.As(err, &stall):
@@ -99,9 +97,9 @@ func (a *Agent) classifyNetwork(err error, msg string) failure {
 	case errors.Is(err, errTruncated):
 		return failure{retryable: true, why: "the response stream was cut off",
 			err: &Error{Kind: KindServer, Message: "the model server keeps cutting the response off before its end"}}
-	case errors.As(err, &apiErr):
+	case errors.As(err, &se):
 		// An error sent inside the stream, without an HTTP status.
-		return failure{retryable: apiErr.Type == "server_error" || apiErr.Type == "", why: "the server reported an error mid-stream",
+		return failure{retryable: se.typ == "server_error" || se.typ == "", why: "the server reported an error mid-stream",
 			err: &Error{Kind: KindServer, Message: "the model server failed mid-answer: " + msg}}
 	case errors.As(err, &dnsErr):
 		return failure{err: &Error{Kind: KindServer, Message: fmt.Sprintf("cannot find the model server %s (%s): check base_url", a.baseURL(), dnsErr.Name)}}
@@ -111,7 +109,7 @@ func (a *Agent) classifyNetwork(err error, msg string) failure {
 	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, syscall.EPIPE):
 		return failure{retryable: true, why: "the connection was reset",
 			err: &Error{Kind: KindServer, Message: "the connection to the model server keeps breaking: " + msg}}
-	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+	case errors.Is(err, errNoData):
 		return failure{retryable: true, why: "the stream sent no data",
 			err: &Error{Kind: KindServer, Message: "the model server streams no data"}}
 	}
@@ -127,22 +125,11 @@ func (a *Agent) classifyNetwork(err error, msg string) failure {
 	return failure{err: &Error{Kind: KindServer, Message: "cannot talk to the model server: " + msg}}
 }
 
-// apiDetails digs the HTTP status, message and code out of go-openai errors.
+// apiDetails digs the HTTP status, message and code out of a server's error.
 func apiDetails(err error) (status int, msg, code string) {
-	var apiErr *openai.APIError
-	var reqErr *openai.RequestError
-	switch {
-	case errors.As(err, &apiErr):
-		if apiErr.Code != nil {
-			code = fmt.Sprint(apiErr.Code)
-		}
-		return apiErr.HTTPStatusCode, apiErr.Message, code
-	case errors.As(err, &reqErr):
-		body := strings.TrimSpace(string(reqErr.Body))
-		if len(body) > 200 || strings.HasPrefix(body, "<") {
-			body = reqErr.HTTPStatus
-		}
-		return reqErr.HTTPStatusCode, body, ""
+	var se *serverError
+	if errors.As(err, &se) {
+		return se.status, se.message, se.code
 	}
 	return 0, err.Error(), ""
 }

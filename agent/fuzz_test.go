@@ -118,7 +118,7 @@ func FuzzResponseAdd(f *testing.F) {
 	f.Fuzz(func(t *testing.T, stream string) {
 		r := &response{}
 		for line := range strings.Lines(stream) {
-			if r.add([]byte(line)) != nil {
+			if r.addChunk([]byte(line)) != nil {
 				break
 			}
 		}

@@ -1,6 +1,11 @@
 package agent
 
 import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
 	openai "github.com/sashabaranov/go-openai"
 )
 
@@ -35,4 +40,38 @@ func chatMessages(ms []message) []openai.ChatCompletionMessage {
 		out = append(out, cm)
 	}
 	return out
+}
+
+// sdkError turns go-openai's errors into quarry's: the server's status and
+// message (serverError), or errNoData. Other errors (the network's, the
+// stream limits') pass unchanged.
+func sdkError(err error) error {
+	var apiErr *openai.APIError
+	var reqErr *openai.RequestError
+	switch {
+	case errors.As(err, &apiErr):
+		se := &serverError{status: apiErr.HTTPStatusCode, message: apiErr.Message, typ: apiErr.Type}
+		if apiErr.Code != nil {
+			se.code = fmt.Sprint(apiErr.Code)
+		}
+		return se
+	case errors.As(err, &reqErr):
+		body := strings.TrimSpace(string(reqErr.Body))
+		if len(body) > 200 || strings.HasPrefix(body, "<") {
+			body = reqErr.HTTPStatus
+		}
+		return &serverError{status: reqErr.HTTPStatusCode, message: body}
+	case errors.Is(err, openai.ErrTooManyEmptyStreamMessages):
+		return errNoData
+	}
+	return err
+}
+
+// streamErrorOf reads a data: {"error":…} line, or returns nil.
+func streamErrorOf(line []byte) error {
+	var er openai.ErrorResponse
+	if json.Unmarshal(line, &er) != nil || er.Error == nil {
+		return nil
+	}
+	return sdkError(er.Error)
 }

@@ -26,11 +26,6 @@ func (a *Agent) complete(ctx context.Context, req request, emit func(Event)) (*r
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if rejectsStreamOptions(err) && !a.noStreamOptions {
-			a.noStreamOptions = true
-			attempt--
-			continue
-		}
 		f := a.classify(err)
 		if !f.retryable {
 			return nil, err // classified again by the caller, which may act on it

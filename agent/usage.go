@@ -1,10 +1,6 @@
 package agent
 
-import (
-	"strings"
-
-	openai "github.com/sashabaranov/go-openai"
-)
+import "strings"
 
 // price finds the model's price: an exact name, else the longest key the
 // name starts with ("gpt-4o" prices "gpt-4o-2024-08-06").
@@ -23,10 +19,10 @@ func (a *Agent) price() (Price, bool) {
 
 // addUsage counts one response in the turn and the conversation, and
 // reports both. Servers that send no usage count as zero.
-func (t *turn) addUsage(u *openai.Usage) {
+func (t *turn) addUsage(u *tokenUsage) {
 	var d Tokens
 	if u != nil {
-		d.Prompt, d.Completion = u.PromptTokens, u.CompletionTokens
+		d.Prompt, d.Completion = u.prompt, u.completion
 	}
 	if p, ok := t.a.price(); ok {
 		d.CostUSD = (float64(d.Prompt)*p.Input + float64(d.Completion)*p.Output) / 1e6

@@ -2,14 +2,12 @@ package agent
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"time"
 
 	"github.com/quarry-cli/quarry/kernel"
-	openai "github.com/sashabaranov/go-openai"
 )
 
 // defaultHTTPClient has no overall timeout (answers stream for minutes) but
@@ -64,29 +62,6 @@ func (x *exchange) stalled() error {
 	return nil
 }
 
-// client builds a go-openai client whose HTTP traffic goes through x.
-func (a *Agent) client(x *exchange) *openai.Client {
-	var cc openai.ClientConfig
-	if a.cfg.AzureAPIVersion != "" {
-		cc = openai.DefaultAzureConfig(a.cfg.APIKey, a.cfg.BaseURL)
-		cc.APIVersion = a.cfg.AzureAPIVersion
-		// The deployment name is used as given, not rewritten the
-		// go-openai way (which strips "." from 3.5 model names).
-		cc.AzureModelMapperFunc = func(m string) string { return m }
-	} else {
-		cc = openai.DefaultConfig(a.cfg.APIKey)
-		if a.cfg.BaseURL != "" {
-			cc.BaseURL = a.cfg.BaseURL
-		}
-	}
-	x.base = a.cfg.HTTPClient
-	if x.base == nil {
-		x.base = defaultHTTPClient
-	}
-	cc.HTTPClient = x
-	return openai.NewClientWithConfig(cc)
-}
-
 // doneWatcher passes the body through and reads its lines on the side: it
 // notes "data: [DONE]", keeps an error sent inside the stream, which
 // go-openai loses when SSE comments (": ping") came before it, and fails the
@@ -137,9 +112,5 @@ func (x *exchange) streamError() error {
 	if x.body == nil || x.body.errLine == nil {
 		return nil
 	}
-	var er openai.ErrorResponse
-	if json.Unmarshal(x.body.errLine, &er) != nil || er.Error == nil {
-		return nil
-	}
-	return er.Error
+	return streamErrorOf(x.body.errLine)
 }
