@@ -64,6 +64,9 @@ type Reply struct {
 	// RawStream, when set, is the whole body of a 200 text/event-stream
 	// answer, sent as is: for hostile or malformed streams.
 	RawStream string
+	// RawWrites is RawStream in pieces, each written and flushed in turn
+	// (a replayed recording, see Frame).
+	RawWrites []string
 }
 
 // ToolCall is one function call in a Reply.

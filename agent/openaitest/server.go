@@ -154,6 +154,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		case reply.RawStream != "":
 			w.Header().Set("Content-Type", "text/event-stream")
 			io.WriteString(w, reply.RawStream)
+		case reply.RawWrites != nil:
+			w.Header().Set("Content-Type", "text/event-stream")
+			for _, part := range reply.RawWrites {
+				io.WriteString(w, part)
+				if f, ok := w.(http.Flusher); ok {
+					f.Flush()
+				}
+			}
 		case req.Chat.Stream:
 			s.writeStream(w, r, req, reply)
 		default:
