@@ -47,6 +47,10 @@ type Config struct {
 	// first; a negative value turns retries off.
 	MaxRetries   int
 	MaxRetryTime time.Duration
+	// NoStream asks for whole answers instead of streams (stream = false),
+	// for gateways that refuse or break streaming. A server that refuses
+	// to stream switches the session to this on its own.
+	NoStream bool
 	// StreamIdleTimeout ends an attempt whose response stream has started
 	// but sends no bytes at all (": ping" comments count) for this long; it
 	// is retried like a dropped stream. 0 means 90 s, negative turns it off.

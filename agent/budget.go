@@ -42,6 +42,9 @@ func estimateTokens(msgs []message, withTools bool) int {
 	n := 0
 	for _, m := range msgs {
 		n += len(m.content) + len(m.role) + 12
+		if len(m.calls) > 0 {
+			n += len(m.reasoning) // sent back to the servers that need it
+		}
 		for _, tc := range m.calls {
 			n += len(tc.args) + len(tc.name) + len(tc.id) + len(tc.extra) + 24
 		}

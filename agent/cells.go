@@ -17,9 +17,10 @@ func (t *turn) runCalls(calls []*wireCall, cutOff bool) error {
 	for _, c := range calls {
 		content := t.notRun(broken)
 		if content == "" {
-			if code, problem := callCode(c, cutOff); problem != "" {
+			if code, problem := callCode(c, cutOff); problem != nil {
 				t.steps++
-				content = problem
+				t.failed = append(t.failed, problem.forUser)
+				content = problem.forModel
 			} else {
 				content, broken = t.runCell(code)
 			}
@@ -125,6 +126,7 @@ func (t *turn) exec(code string) (kernel.Result, error) {
 	a := t.a
 	a.cells++
 	t.steps++
+	t.ran++
 	n := a.cells
 	t.emit(Event{Kind: EventCellStart, Cell: n, Code: code})
 

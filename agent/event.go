@@ -11,12 +11,14 @@ type EventKind string
 
 const (
 	EventText       EventKind = "text"        // Text: an assistant text delta
+	EventReasoning  EventKind = "reasoning"   // Text: a delta of the model's thinking (reasoning models); never part of the answer
 	EventCellStart  EventKind = "cell_start"  // Cell, Code
 	EventCellOutput EventKind = "cell_output" // Cell, Chunk
 	EventCellDone   EventKind = "cell_done"   // Cell, Code, Result
 	EventUsage      EventKind = "usage"       // Usage (Turn and Total)
 	EventRetry      EventKind = "retry"       // Text (why), Wait, Attempt; text deltas since the last response began are void (it is requested again)
 	EventWarning    EventKind = "warning"     // Text
+	EventIncomplete EventKind = "incomplete"  // Text: why the answer is not what the question needed (no code ran, cut off); before turn_done
 	EventError      EventKind = "error"       // Text: the turn failed, in words
 	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown)
 
@@ -44,10 +46,12 @@ type Event struct {
 	Attempt int            `json:"attempt,omitempty"`
 }
 
-// Tokens counts model usage.
+// Tokens counts model usage. Reasoning is the part of Completion the
+// model spent thinking (servers that report it).
 type Tokens struct {
 	Prompt     int     `json:"prompt_tokens"`
 	Completion int     `json:"completion_tokens"`
+	Reasoning  int     `json:"reasoning_tokens,omitempty"`
 	CostUSD    float64 `json:"cost_usd"`
 }
 

@@ -136,7 +136,7 @@ func FuzzResponseAdd(f *testing.F) {
 			}
 		}
 		for _, c := range calls {
-			if code, problem := callCode(c, false); (code == "") == (problem == "") {
+			if code, problem := callCode(c, false); (code == "") == (problem == nil) {
 				t.Fatalf("callCode(%+v) = %q, %q: want exactly one", c, code, problem)
 			}
 		}

@@ -17,6 +17,10 @@ type turn struct {
 
 	trimNoted  bool
 	confirmErr error // the --confirm hook failed while the turn went on
+
+	ran       int      // cells that ran in this turn
+	failed    []string // calls that could not run, for the user
+	askedCall bool     // the model was told its empty tool-call response ran nothing
 }
 
 const maxContinuations = 2 // answers cut off by the length limit
@@ -45,11 +49,11 @@ func (t *turn) run(prompt string) (string, error) {
 			return "", t.fail(err)
 		}
 		t.addUsage(resp.usage)
-		text := joinSurrogates(resp.text)
+		text, reasoning := joinSurrogates(resp.text), joinSurrogates(resp.reasoning)
 		calls := toolCalls(resp.calls)
 		if len(calls) > 0 {
 			a.nativeCalls = true
-			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", a.historyCalls(calls))})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, reasoning, a.historyCalls(calls))})
 			if atLimit {
 				t.answerAll(calls, fmt.Sprintf("Not run: the limit of %d code runs for this question was reached.", a.maxSteps()))
 				return "", t.fail(&Error{Kind: KindStepLimit, Message: fmt.Sprintf(
@@ -61,14 +65,29 @@ func (t *turn) run(prompt string) (string, error) {
 			continue
 		}
 		if codes := t.codeInText(text); len(codes) > 0 && !atLimit {
-			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", nil)})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, reasoning, nil)})
 			if err := t.runBlocks(codes); err != nil {
 				return "", t.fail(err)
 			}
 			continue
 		}
+		if resp.finish == "tool_calls" && a.mode == modeNative && !atLimit && !t.askedCall {
+			// The response says it is a tool call but carries none: a
+			// server whose call parser failed, leaving the call as text.
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, reasoning, nil)})
+			if codes := lookalikeCode(text); len(codes) > 0 {
+				if err := t.runBlocks(codes); err != nil {
+					return "", t.fail(err)
+				}
+				continue
+			}
+			t.askedCall = true
+			t.failed = append(t.failed, "the model's response ended as a tool call but carried none")
+			a.addNote(`[quarry] Your response ended as a tool call (finish_reason "tool_calls") but carried no call, so nothing ran. To run code, call the python tool with {"code": "<python source>"}; otherwise answer in text.`)
+			continue
+		}
 		if text != "" {
-			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, "", nil)})
+			a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage(text, reasoning, nil)})
 		}
 		answer.WriteString(text)
 		if resp.finish == "length" && continuations < maxContinuations {
@@ -78,12 +97,16 @@ func (t *turn) run(prompt string) (string, error) {
 		}
 		switch resp.finish {
 		case "length":
-			t.warn("the answer was cut off by the model's output length limit")
+			t.incomplete("the answer was cut off by the model's output length limit")
 		case "content_filter":
-			t.warn("the model provider's content filter stopped the answer")
+			t.incomplete("the model provider's content filter stopped the answer")
 		}
 		if strings.TrimSpace(answer.String()) == "" {
-			t.warn("the model sent an empty answer")
+			t.incomplete("the model sent an empty answer")
+		}
+		if t.ran == 0 && len(t.failed) > 0 {
+			t.incomplete(fmt.Sprintf("no code ran for this answer: %s, and it answered without running any, so the answer is not computed from the data",
+				t.failed[len(t.failed)-1]))
 		}
 		t.emit(Event{Kind: EventTurnDone, Text: answer.String()})
 		return answer.String(), nil
@@ -108,7 +131,9 @@ func (t *turn) respond(atLimit bool) (*response, error) {
 			req.noToolCalls = atLimit
 		}
 		resp, err := a.complete(t.ctx, req, t.emit)
-		if err != nil && native && a.cfg.ToolMode == modeAuto && t.ctx.Err() == nil && rejectsTools(err) {
+		// Once the model has called the tool, a 400 that names a function
+		// is about that call, not a server without tools.
+		if err != nil && native && a.cfg.ToolMode == modeAuto && !a.nativeCalls && t.ctx.Err() == nil && rejectsTools(err) {
 			a.mode = modeMarkdown
 			_, msg, _ := apiDetails(err)
 			t.warn(fmt.Sprintf("the model server does not accept tool calls (%s); quarry asks for ```python blocks instead for this session (tool_mode markdown skips this)", clip(a.redact(msg), 120)))
@@ -159,6 +184,9 @@ func (t *turn) fail(err error) error {
 }
 
 func (t *turn) warn(msg string) { t.emit(Event{Kind: EventWarning, Text: msg}) }
+
+// incomplete says the answer is not what the question needed.
+func (t *turn) incomplete(msg string) { t.emit(Event{Kind: EventIncomplete, Text: msg}) }
 
 func (a *Agent) addNote(text string) {
 	a.history = append(a.history, entry{kind: entryNote, msg: userMessage(text)})

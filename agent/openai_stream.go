@@ -3,8 +3,11 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -12,33 +15,86 @@ import (
 
 // openaiWire speaks OpenAI's Chat Completions (and the many servers that
 // copy it) through go-openai's client. It remembers what a server taught
-// it during the session: that it refuses stream_options.
+// it during the session: that it refuses stream_options, that it cannot
+// stream, that it wants the reasoning of tool-call steps back.
 type openaiWire struct {
 	baseURL, apiKey, azureVersion string
 	http                          *http.Client // nil means defaultHTTPClient
 	idle                          time.Duration
 
 	noStreamOptions bool // the server rejected stream_options once
+	noStream        bool // whole answers only (the stream setting, or a refusal)
+	// sendReasoning returns the reasoning of assistant messages that made
+	// tool calls (as reasoning_content): DeepSeek's and Moonshot's thinking
+	// modes reject a conversation without it; most servers ignore or
+	// refuse the field, so it is off until a server asks.
+	sendReasoning bool
 }
 
 func newOpenAIWire(cfg Config, idle time.Duration) *openaiWire {
-	return &openaiWire{baseURL: cfg.BaseURL, apiKey: cfg.APIKey, azureVersion: cfg.AzureAPIVersion, http: cfg.HTTPClient, idle: idle}
+	w := &openaiWire{baseURL: cfg.BaseURL, apiKey: cfg.APIKey, azureVersion: cfg.AzureAPIVersion,
+		http: cfg.HTTPClient, idle: idle, noStream: cfg.NoStream}
+	if u, err := url.Parse(cfg.BaseURL); err == nil {
+		switch h := strings.ToLower(u.Hostname()); {
+		case h == "api.deepseek.com", strings.HasSuffix(h, ".moonshot.ai"), strings.HasSuffix(h, ".moonshot.cn"):
+			w.sendReasoning = true
+		}
+	}
+	return w
 }
 
 func (w *openaiWire) open(ctx context.Context, req request, warn func(string)) (stream, error) {
 	for {
-		x := &exchange{idle: w.idle}
-		s, err := w.client(x).CreateChatCompletionStream(ctx, chatRequest(req, !w.noStreamOptions))
+		x := &exchange{idle: w.idle, patch: extrasPatch(req.messages)}
+		var s stream
+		var err error
+		if w.noStream {
+			s, err = w.whole(ctx, x, req)
+		} else {
+			var cs *openai.ChatCompletionStream
+			cs, err = w.client(x).CreateChatCompletionStream(ctx, chatRequest(req, !w.noStreamOptions, w.sendReasoning))
+			if err == nil {
+				s = &chatStream{x: x, s: cs, resp: &response{}}
+			}
+		}
 		if err == nil {
-			return &chatStream{x: x, s: s, resp: &response{}}, nil
+			return s, nil
 		}
 		err = &attemptError{err: sdkError(err), header: x.header}
-		if rejectsStreamOptions(err) && !w.noStreamOptions {
+		switch {
+		case rejectsStreamOptions(err) && !w.noStreamOptions:
 			w.noStreamOptions = true
-			continue
+		case !w.noStream && rejectsStreaming(err):
+			w.noStream = true
+			_, msg, _ := apiDetails(err)
+			warn(fmt.Sprintf("the model server does not stream answers (%s); quarry waits for each whole answer for this session (stream = false skips the attempt)", clip(msg, 120)))
+		case !w.sendReasoning && wantsReasoning(err):
+			w.sendReasoning = true
+		default:
+			return nil, err
+		}
+	}
+}
+
+// whole makes a request without streaming; the reply comes as one piece.
+// The body is read by quarry (addCompletion), not by go-openai, whose
+// types cannot hold content parts.
+func (w *openaiWire) whole(ctx context.Context, x *exchange, req request) (stream, error) {
+	x.whole = true
+	cr := chatRequest(req, false, w.sendReasoning)
+	cr.Stream = false
+	_, err := w.client(x).CreateChatCompletion(ctx, cr)
+	if x.raw == nil {
+		if err == nil {
+			err = errors.New("the model server sent no answer")
 		}
 		return nil, err
 	}
+	resp := &response{}
+	if err := resp.addCompletion(x.raw); err != nil {
+		return nil, err
+	}
+	return &wholeStream{resp: resp}, nil
 }
 
 // client builds a go-openai client whose HTTP traffic goes through x.
@@ -59,6 +115,9 @@ func (w *openaiWire) client(x *exchange) *openai.Client {
 	x.base = w.http
 	if x.base == nil {
 		x.base = defaultHTTPClient
+		if x.whole {
+			x.base = wholeHTTPClient
+		}
 	}
 	cc.HTTPClient = x
 	return openai.NewClientWithConfig(cc)
@@ -66,12 +125,13 @@ func (w *openaiWire) client(x *exchange) *openai.Client {
 
 // chatStream iterates over the chunks of one streamed reply.
 type chatStream struct {
-	x    *exchange
-	s    *openai.ChatCompletionStream
-	resp *response
-	cur  delta
-	err  error
-	end  bool
+	x      *exchange
+	s      *openai.ChatCompletionStream
+	resp   *response
+	chunks int
+	cur    delta
+	err    error
+	end    bool
 }
 
 func (c *chatStream) Next() bool {
@@ -82,6 +142,18 @@ func (c *chatStream) Next() bool {
 		}
 		if se := c.x.streamError(); se != nil {
 			return c.stop(&attemptError{err: se, header: c.x.header})
+		}
+		if c.chunks == 0 && (errors.Is(err, io.EOF) || errors.Is(err, openai.ErrTooManyEmptyStreamMessages)) {
+			if body := c.x.notStreamed(); body != nil {
+				// A proxy that strips the stream (a whole reply, or
+				// chunks without their "data:" framing).
+				c.end = true
+				if err := c.resp.addCompletion(body); err != nil {
+					return c.stop(err)
+				}
+				c.cur = c.resp.pending(true)
+				return !c.cur.empty()
+			}
 		}
 		if errors.Is(err, io.EOF) {
 			c.end = true
@@ -95,6 +167,7 @@ func (c *chatStream) Next() bool {
 		if err != nil {
 			return c.stop(&attemptError{err: sdkError(err), header: c.x.header})
 		}
+		c.chunks++
 		if err := c.resp.addChunk(raw); err != nil {
 			return c.stop(err)
 		}
@@ -115,3 +188,50 @@ func (c *chatStream) Current() delta      { return c.cur }
 func (c *chatStream) Err() error          { return c.err }
 func (c *chatStream) Response() *response { return c.resp }
 func (c *chatStream) Close() error        { return c.s.Close() }
+
+// wholeStream is a reply that came in one piece: one delta, then the end.
+type wholeStream struct {
+	resp *response
+	done bool
+	cur  delta
+}
+
+func (s *wholeStream) Next() bool {
+	if s.done {
+		return false
+	}
+	s.done = true
+	s.cur = s.resp.pending(true)
+	return !s.cur.empty()
+}
+
+func (s *wholeStream) Current() delta      { return s.cur }
+func (s *wholeStream) Err() error          { return nil }
+func (s *wholeStream) Response() *response { return s.resp }
+func (s *wholeStream) Close() error        { return nil }
+
+// rejectsStreaming says whether an error is the server refusing to
+// stream: a gateway's "streaming is not supported", llama-server's older
+// "Cannot use tools with stream".
+func rejectsStreaming(err error) bool {
+	status, msg, _ := apiDetails(err)
+	msg = strings.ToLower(msg)
+	switch status {
+	case 400, 415, 422, 500, 501:
+	default:
+		return false
+	}
+	return strings.Contains(msg, "stream") && !strings.Contains(msg, "stream_options") &&
+		(strings.Contains(msg, "not supported") || strings.Contains(msg, "unsupported") || strings.Contains(msg, "cannot") ||
+			strings.Contains(msg, "not allowed") || strings.Contains(msg, "not permitted") || strings.Contains(msg, "disabled"))
+}
+
+// wantsReasoning says whether a 400 is the server missing the reasoning of
+// earlier steps (DeepSeek: "Missing `reasoning_content` field in the
+// assistant message").
+func wantsReasoning(err error) bool {
+	status, msg, _ := apiDetails(err)
+	msg = strings.ToLower(msg)
+	return status == 400 && strings.Contains(msg, "reasoning_content") &&
+		(strings.Contains(msg, "missing") || strings.Contains(msg, "required") || strings.Contains(msg, "must"))
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
@@ -40,7 +41,11 @@ func (a *Agent) streamOnce(ctx context.Context, req request, emit func(Event)) (
 	}
 	defer s.Close()
 	for s.Next() {
-		if d := s.Current(); d.text != "" {
+		d := s.Current()
+		if d.reasoning != "" {
+			emit(Event{Kind: EventReasoning, Text: d.reasoning})
+		}
+		if d.text != "" {
 			emit(Event{Kind: EventText, Text: d.text})
 		}
 	}
@@ -60,9 +65,10 @@ type response struct {
 	shownText, shownReasoning int // bytes already handed out by pending
 }
 
-// tokenUsage is what the server reported for one response.
+// tokenUsage is what the server reported for one response; reasoning is
+// part of completion.
 type tokenUsage struct {
-	prompt, completion int
+	prompt, completion, reasoning int
 }
 
 // wireCall is a tool call as it is assembled.
@@ -77,6 +83,7 @@ type callPart struct {
 	index    *int // the server's number for the call; nil when it sends none
 	id, name string
 	args     []byte // a piece of the arguments' JSON text
+	whole    bool   // args is all of the arguments (sent as an object)
 	extra    json.RawMessage
 }
 
@@ -85,6 +92,14 @@ func (r *response) addText(b []byte) error {
 		return err
 	}
 	r.text = append(r.text, b...)
+	return nil
+}
+
+func (r *response) addReasoning(b []byte) error {
+	if err := r.grow(len(b)); err != nil {
+		return err
+	}
+	r.reasoning = append(r.reasoning, b...)
 	return nil
 }
 
@@ -100,12 +115,31 @@ func (r *response) addCall(p callPart) error {
 	if p.id != "" {
 		call.id = p.id
 	}
-	call.name += p.name
-	call.args = append(call.args, p.args...)
+	call.name = mergeName(call.name, p.name)
+	if p.whole {
+		call.args = p.args
+	} else {
+		call.args = append(call.args, p.args...)
+	}
 	if p.extra != nil {
 		call.extra = p.extra
 	}
 	return nil
+}
+
+// mergeName adds a fragment's name to a call's. OpenAI sends the name
+// once, whole; some servers repeat it in every fragment (llama-server
+// before b5500, some vLLM and NIM parsers) or send it growing: a fragment
+// the name already starts with is a repeat, one that starts with the name
+// replaces it, anything else continues it.
+func mergeName(name, part string) string {
+	switch {
+	case part == "" || strings.HasPrefix(name, part):
+		return name
+	case strings.HasPrefix(part, name):
+		return part
+	}
+	return name + part
 }
 
 // callFor finds the call a fragment belongs to: by index when the server
@@ -157,8 +191,12 @@ func (r *response) pending(complete bool) delta {
 	return delta{text: cut(r.text, &r.shownText), reasoning: cut(r.reasoning, &r.shownReasoning)}
 }
 
-// malformedError is a reply that is not the JSON the API documents.
-type malformedError struct{ err error }
+// malformedError is a reply that is not the JSON the API documents; reply
+// is the server's bytes that broke it, for the message (see replyHead).
+type malformedError struct {
+	err   error
+	reply []byte
+}
 
 func (e *malformedError) Error() string { return "malformed stream chunk: " + e.err.Error() }
 

@@ -22,11 +22,17 @@ var pythonTool = toolSpec{
 	parameters: json.RawMessage(`{"type":"object","properties":{"code":{"type":"string","description":"The Python code to run."}},"required":["code"]}`),
 }
 
-// callCode gets the code out of an assembled call, or says to the model
-// what was wrong with the call.
-func callCode(c *wireCall, cutOff bool) (code, problem string) {
+// callProblem is a call that could not run: what the model is told (so
+// that it can correct the call) and, briefly, what the user is told.
+type callProblem struct{ forModel, forUser string }
+
+// callCode gets the code out of an assembled call, or says what was wrong
+// with it.
+func callCode(c *wireCall, cutOff bool) (string, *callProblem) {
 	if c.name != toolName {
-		return "", fmt.Sprintf("Error: there is no tool %q; the only tool is %q with one argument, code.", c.name, toolName)
+		return "", &callProblem{
+			forModel: fmt.Sprintf(`Error: there is no tool %q, so nothing ran. The only tool is %q; call it with {"code": "<python source>"}.`, clip(c.name, 80), toolName),
+			forUser:  fmt.Sprintf("the model called a tool %q that does not exist", clip(oneLine(c.name, 80), 80))}
 	}
 	raw := strings.TrimSpace(joinSurrogates(c.args))
 	var args struct {
@@ -35,16 +41,19 @@ func callCode(c *wireCall, cutOff bool) (code, problem string) {
 	err := json.Unmarshal([]byte(raw), &args)
 	switch {
 	case err == nil && args.Code != nil && strings.TrimSpace(*args.Code) != "":
-		return *args.Code, ""
+		return *args.Code, nil
 	case err == nil:
-		return "", `Error: the call had no code. Call python with {"code": "<python source>"}.`
+		return "", &callProblem{forModel: `Error: the call had no code, so nothing ran. Call python with {"code": "<python source>"}.`,
+			forUser: "the model called python without code"}
 	case cutOff:
-		return "", "Error: your response hit the output length limit, so the code was cut off and not run. Send shorter code, in several steps if needed."
+		return "", &callProblem{forModel: "Error: your response hit the output length limit, so the code was cut off and not run. Send shorter code, in several steps if needed.",
+			forUser: "the model's code was cut off by the output length limit"}
 	case raw != "" && !strings.HasPrefix(raw, "{"):
 		// Some local models put the bare source in arguments.
-		return raw, ""
+		return raw, nil
 	}
-	return "", fmt.Sprintf(`Error: the arguments were not valid JSON (%v), so nothing ran. Call python with {"code": "<python source>"}.`, err)
+	return "", &callProblem{forModel: fmt.Sprintf(`Error: the arguments were not valid JSON (%v), so nothing ran. Call python with {"code": "<python source>"}.`, err),
+		forUser: "the model's tool call had arguments that are not valid JSON"}
 }
 
 // toolCalls turns the assembled calls into history entries, dropping empty
@@ -72,7 +81,7 @@ func (a *Agent) historyCalls(calls []*wireCall) []toolCall {
 		if strings.TrimSpace(args) == "" {
 			args = "{}"
 		}
-		out = append(out, toolCall{id: c.id, name: c.name, args: args})
+		out = append(out, toolCall{id: c.id, name: c.name, args: args, extra: c.extra})
 	}
 	return out
 }

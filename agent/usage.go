@@ -22,7 +22,7 @@ func (a *Agent) price() (Price, bool) {
 func (t *turn) addUsage(u *tokenUsage) {
 	var d Tokens
 	if u != nil {
-		d.Prompt, d.Completion = u.prompt, u.completion
+		d.Prompt, d.Completion, d.Reasoning = u.prompt, u.completion, u.reasoning
 	}
 	if p, ok := t.a.price(); ok {
 		d.CostUSD = (float64(d.Prompt)*p.Input + float64(d.Completion)*p.Output) / 1e6
@@ -30,6 +30,7 @@ func (t *turn) addUsage(u *tokenUsage) {
 	add := func(to *Tokens) {
 		to.Prompt += d.Prompt
 		to.Completion += d.Completion
+		to.Reasoning += d.Reasoning
 		to.CostUSD += d.CostUSD
 	}
 	add(&t.usage)

@@ -18,7 +18,12 @@ type Result struct {
 	Cells  []CellResult `json:"cells"`
 	Files  []string     `json:"files"` // host paths of figures and files, in order
 	Usage  UsageResult  `json:"usage"`
-	Model  string       `json:"model"`
+	// Incomplete is set when the answer is not what the question needed:
+	// no code ran although the model tried, or the answer was cut off,
+	// filtered or empty. Warnings say why.
+	Incomplete bool     `json:"incomplete"`
+	Warnings   []string `json:"warnings"`
+	Model      string   `json:"model"`
 	// Session is the session id (the default output folder's name).
 	Session string `json:"session"`
 	// OutputDir is the host folder of the files and the transcript.
@@ -37,20 +42,24 @@ type CellResult struct {
 	DurationMS int64         `json:"duration_ms"`
 }
 
-// UsageResult is the token usage of the turn.
+// UsageResult is the token usage of the turn; reasoning tokens are part
+// of the completion tokens.
 type UsageResult struct {
 	PromptTokens     int     `json:"prompt_tokens"`
 	CompletionTokens int     `json:"completion_tokens"`
+	ReasoningTokens  int     `json:"reasoning_tokens"`
 	CostUSD          float64 `json:"cost_usd"`
 }
 
 // collector gathers a turn's cells and usage from the event stream.
 type collector struct {
-	cells []CellResult
-	files []string
-	seen  map[string]bool
-	usage UsageResult
-	steps int
+	cells      []CellResult
+	files      []string
+	seen       map[string]bool
+	usage      UsageResult
+	steps      int
+	warnings   []string
+	incomplete bool
 }
 
 func newCollector() *collector { return &collector{seen: map[string]bool{}} }
@@ -65,8 +74,13 @@ func (c *collector) Event(e agent.Event) {
 	case agent.EventUsage:
 		if e.Usage != nil {
 			t := e.Usage.Turn
-			c.usage = UsageResult{PromptTokens: t.Prompt, CompletionTokens: t.Completion, CostUSD: t.CostUSD}
+			c.usage = UsageResult{PromptTokens: t.Prompt, CompletionTokens: t.Completion, ReasoningTokens: t.Reasoning, CostUSD: t.CostUSD}
 		}
+	case agent.EventIncomplete:
+		c.incomplete = true
+		c.warnings = append(c.warnings, render.SanitizeLine(e.Text))
+	case agent.EventWarning:
+		c.warnings = append(c.warnings, render.SanitizeLine(e.Text))
 	}
 }
 
@@ -111,19 +125,24 @@ func (c *collector) addFile(f kernel.File) string {
 // Finish builds the document from the final answer.
 func (c *collector) Finish(answer, model, session, outDir string) Result {
 	r := Result{
-		Answer:    render.Sanitize(answer),
-		Cells:     c.cells,
-		Files:     c.files,
-		Usage:     c.usage,
-		Model:     render.SanitizeLine(model),
-		Session:   session,
-		OutputDir: outDir,
+		Answer:     render.Sanitize(answer),
+		Cells:      c.cells,
+		Files:      c.files,
+		Usage:      c.usage,
+		Incomplete: c.incomplete,
+		Warnings:   c.warnings,
+		Model:      render.SanitizeLine(model),
+		Session:    session,
+		OutputDir:  outDir,
 	}
 	if r.Cells == nil {
 		r.Cells = []CellResult{}
 	}
 	if r.Files == nil {
 		r.Files = []string{}
+	}
+	if r.Warnings == nil {
+		r.Warnings = []string{}
 	}
 	return r
 }

@@ -122,7 +122,7 @@ func (p *progress) Event(e agent.Event) {
 		p.Note(fmt.Sprintf("model request failed (%s); retry %d in %s",
 			render.SanitizeLine(e.Text), e.Attempt, render.FormatDuration(e.Wait)))
 		p.Status("waiting to retry")
-	case agent.EventWarning:
+	case agent.EventWarning, agent.EventIncomplete:
 		p.Note("warning: " + render.SanitizeLine(e.Text))
 	}
 }
@@ -136,6 +136,9 @@ func (p *progress) Summary(c *collector) {
 	}
 	line := fmt.Sprintf("done in %s: %d %s, %d prompt + %d completion tokens",
 		render.FormatDuration(time.Since(p.start)), c.steps, cells, u.PromptTokens, u.CompletionTokens)
+	if u.ReasoningTokens > 0 {
+		line += fmt.Sprintf(" (%d of them reasoning)", u.ReasoningTokens)
+	}
 	if u.CostUSD > 0 {
 		line += fmt.Sprintf(", $%.4f", u.CostUSD)
 	}

@@ -44,7 +44,7 @@ func (s *Session) progress(text string) {
 func maskEvent(m *secret.Masker, e agent.Event) agent.Event {
 	text := m.Mask
 	switch e.Kind {
-	case agent.EventError, agent.EventRetry, agent.EventWarning:
+	case agent.EventError, agent.EventRetry, agent.EventWarning, agent.EventIncomplete:
 		text = m.MaskError
 	}
 	e.Text = text(e.Text)

@@ -148,9 +148,13 @@ func (m *Model) slash(text string) tea.Cmd {
 		return func() tea.Msg { return modelSetMsg{name: arg, err: b.SetModel(arg)} }
 	case "/tokens":
 		u := m.st.usage
-		m.notice(levelInfo, fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",
+		text := fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",
 			groupDigits(u.Turn.Prompt), groupDigits(u.Turn.Completion), u.Turn.CostUSD,
-			groupDigits(u.Total.Prompt), groupDigits(u.Total.Completion), u.Total.CostUSD))
+			groupDigits(u.Total.Prompt), groupDigits(u.Total.Completion), u.Total.CostUSD)
+		if u.Total.Reasoning > 0 {
+			text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", groupDigits(u.Total.Reasoning))
+		}
+		m.notice(levelInfo, text)
 	case "/help":
 		m.notice(levelInfo, helpText)
 	case "/quit", "/exit", "/q":

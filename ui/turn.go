@@ -106,6 +106,8 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 			return nil // endTurn says it in full
 		}
 		m.notice(levelWarn, ev.Text)
+	case agent.EventIncomplete:
+		m.notice(levelWarn, ev.Text)
 	case agent.EventError:
 		m.finishStreaming()
 		m.turnErr = true
