@@ -35,7 +35,7 @@ type Config struct {
 	ToolMode        string // auto (default), native, markdown
 	MaxSteps        int    // cells per turn; 0 means 20
 	ContextBudget   int    // prompt tokens to stay under; 0 means 100,000
-	SendExamples    bool   // include example values from file profiles in the prompt
+	Share           string // what the model sees of files: ShareValues (default) or ShareSchema
 	Prices          map[string]Price
 	HTTPClient      *http.Client // nil means a default client
 	// Confirm, when set, is asked before each cell runs (--confirm): it
@@ -61,6 +61,12 @@ type Config struct {
 	// "api_key_cmd"), for the message when the key is rejected.
 	KeySource string
 }
+
+// What the model is shown of attached files.
+const (
+	ShareValues = "values" // the profile with example values and first rows
+	ShareSchema = "schema" // names, types, row and missing counts; the model is told to print only aggregates
+)
 
 // Tool modes.
 const (
@@ -103,6 +109,13 @@ func New(cfg Config, k Kernel) (*Agent, error) {
 	case modeAuto, modeNative, modeMarkdown:
 	default:
 		return nil, fmt.Errorf("agent: tool_mode %q is not known: use auto, native or markdown", cfg.ToolMode)
+	}
+	switch cfg.Share {
+	case "":
+		cfg.Share = ShareValues
+	case ShareValues, ShareSchema:
+	default:
+		return nil, fmt.Errorf("agent: share %q is not known: use values or schema", cfg.Share)
 	}
 	if cfg.AzureAPIVersion != "" && cfg.BaseURL == "" {
 		return nil, errors.New("agent: Azure OpenAI needs base_url set to the resource endpoint (https://NAME.openai.azure.com)")
@@ -153,6 +166,10 @@ func (a *Agent) SetModel(name string) { a.cfg.Model = name }
 
 // Model is the model in use.
 func (a *Agent) Model() string { return a.cfg.Model }
+
+// Share is what the model is shown of attached files: ShareValues or
+// ShareSchema.
+func (a *Agent) Share() string { return a.cfg.Share }
 
 // ToolMode is the mode the next request uses: native or markdown (auto
 // resolves to one of them, and may fall back to markdown during a session).

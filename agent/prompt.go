@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"regexp"
 	"strings"
 	"text/template"
 
@@ -21,9 +22,10 @@ func (a *Agent) systemPrompt() string {
 	data := struct {
 		Files    []string
 		Markdown bool
-	}{Markdown: a.mode == modeMarkdown}
+		Schema   bool
+	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema}
 	for _, p := range a.files {
-		data.Files = append(data.Files, profileText(p, a.cfg.SendExamples))
+		data.Files = append(data.Files, profileText(p, !data.Schema))
 	}
 	var b bytes.Buffer
 	if err := systemTemplate.Execute(&b, data); err != nil {
@@ -33,8 +35,9 @@ func (a *Agent) systemPrompt() string {
 	return b.String()
 }
 
-// profileText renders a file profile compactly. Without examples only the
-// names and types of the columns go to the model, no values.
+// profileText renders a file profile compactly. Without examples (share =
+// "schema") no value of the file goes to the model: no example values, no
+// first rows, and a profiling error loses what it quotes.
 func profileText(p kernel.Profile, examples bool) string {
 	var b strings.Builder
 	path := p.Path
@@ -74,7 +77,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	fmt.Fprintf(&b, "- %s (%s)", path, strings.Join(facts, ", "))
 	if p.Error != "" {
-		fmt.Fprintf(&b, "\n  could not be profiled: %s", oneLine(p.Error, 200))
+		msg := p.Error
+		if !examples {
+			msg = quoted.ReplaceAllString(msg, "'…'")
+		}
+		fmt.Fprintf(&b, "\n  could not be profiled: %s", oneLine(msg, 200))
 	}
 	if call := readCall(p, path); call != "" {
 		fmt.Fprintf(&b, "\n  read with: %s", call)
@@ -101,6 +108,9 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	return b.String()
 }
+
+// quoted is text in quotes in a message, which may be a value of the file.
+var quoted = regexp.MustCompile(`'[^']*'|"[^"]*"`)
 
 // maxPromptSheets keeps a workbook of many sheets from filling the prompt.
 const maxPromptSheets = 12

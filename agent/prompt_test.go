@@ -24,7 +24,7 @@ var salesProfile = kernel.Profile{
 }
 
 func TestSystemPrompt(t *testing.T) {
-	a := newAgent(t, Config{Model: "m", SendExamples: true}, echoKernel())
+	a := newAgent(t, Config{Model: "m"}, echoKernel())
 	a.SetFiles([]kernel.Profile{salesProfile})
 	p := a.systemPrompt()
 	for _, want := range []string{
@@ -49,10 +49,17 @@ func TestSystemPrompt(t *testing.T) {
 const salesCall = "read with: pd.read_csv('/data/sales.csv', sep=';', decimal=',', thousands='.', encoding='latin-1', " +
 	"parse_dates=['date'], date_format={'date': '%d.%m.%Y'})"
 
-func TestSystemPromptWithoutExamples(t *testing.T) {
-	a := newAgent(t, Config{Model: "m"}, echoKernel())
-	a.SetFiles([]kernel.Profile{salesProfile})
+func TestSystemPromptSchemaOnly(t *testing.T) {
+	a := newAgent(t, Config{Model: "m", Share: ShareSchema}, echoKernel())
+	failed := salesProfile
+	failed.Name, failed.Path, failed.Error = "bad.csv", "/data/bad.csv", `could not convert string to float: 'Zanzibar 9981'`
+	a.SetFiles([]kernel.Profile{salesProfile, failed})
 	p := a.systemPrompt()
+	for _, want := range []string{"only the structure of these files", "Print only aggregates", "never make a DataFrame of rows", "could not convert string to float: '…'"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("schema prompt lacks %q:\n%s", want, p)
+		}
+	}
 	if !strings.Contains(p, "date: datetime64[ns]") || !strings.Contains(p, "amount: float64") {
 		t.Errorf("column names and types missing:\n%s", p)
 	}
@@ -60,7 +67,7 @@ func TestSystemPromptWithoutExamples(t *testing.T) {
 	if !strings.Contains(p, salesCall) || !strings.Contains(p, "note: sampled") {
 		t.Errorf("read call or note missing:\n%s", p)
 	}
-	for _, leak := range []string{"12.5", "99.9", "2024-01-0"} {
+	for _, leak := range []string{"12.5", "99.9", "2024-01-0", "Zanzibar", "shapes, head() and aggregates"} {
 		if strings.Contains(p, leak) {
 			t.Errorf("an example value %q reached the prompt:\n%s", leak, p)
 		}

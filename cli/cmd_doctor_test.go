@@ -59,7 +59,8 @@ func TestDoctorUnreachableEngine(t *testing.T) {
 	if !strings.Contains(out, "fix: start the engine at DOCKER_HOST=unix:///nonexistent.sock") {
 		t.Errorf("no fix:\n%s", out)
 	}
-	for _, want := range []string{"– sandbox image: skipped", "– sandbox: skipped", "✓ configuration:", "✓ terminal: output is not a terminal"} {
+	for _, want := range []string{"– sandbox image: skipped", "– sandbox: skipped", "✓ configuration:", "✓ terminal: output is not a terminal",
+		"✓ what the model sees: share = values (default)"} {
 		if lineWith(out, want) == "" {
 			t.Errorf("no line %q:\n%s", want, out)
 		}

@@ -22,4 +22,5 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.Lookup("timeout").DefValue = "" // 0 means the setting's default, said above
 	fs.IntVar(&o.MaxSteps, "max-steps", 0, "most cells per answer (default 20)")
 	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
+	fs.StringVar(&o.Share, "share", "", "what the model sees of files: values or schema (default values)")
 }

@@ -35,7 +35,9 @@ type Config struct {
 	Confirm         bool
 	MaxSteps        int
 	Theme           string // auto, dark, light
-	SendExamples    bool   // send example values of columns to the model
+	Share           string // what the model sees of files: values or schema
+	Stream          bool   // stream answers; false waits for whole ones
+	StallTimeout    time.Duration
 	Prices          map[string]Price
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
@@ -59,4 +61,5 @@ type Overrides struct {
 	Timeout    time.Duration
 	MaxSteps   int
 	Confirm    bool
+	Share      string
 }

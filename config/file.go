@@ -162,6 +162,9 @@ func (c *checker) layer(m map[string]any, prefix []string, top bool) fileLayer {
 			l.prices, l.pricesLine = c.prices(v, key), c.line(key)
 		case top && (k == "profile" || k == "profiles"):
 			// handled by readFile
+		case k == "send_examples":
+			c.add(key, "send_examples is replaced by share",
+				`use share = "values" (what send_examples = true did) or share = "schema" (names, types and counts only)`)
 		case keysNeverInFile[strings.ToLower(k)]:
 			c.add(key, "quarry never reads an API key from the config file",
 				`remove this line; export OPENAI_API_KEY in your shell, or set api_key_env = "NAME" or api_key_cmd = "pass show openai"`)

@@ -200,6 +200,7 @@ func flagValues(o Overrides) map[string]string {
 	add("tool_mode", o.ToolMode)
 	add("output_dir", o.OutputDir)
 	add("images", o.Images)
+	add("share", o.Share)
 	if o.Timeout != 0 {
 		add("timeout", o.Timeout.String())
 	}

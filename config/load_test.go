@@ -14,7 +14,7 @@ func TestDefaultsWithoutFile(t *testing.T) {
 	}
 	if c.Model != DefaultModel || c.Provider != ProviderOpenAI || c.Timeout != 2*time.Minute ||
 		c.Memory != 2<<30 || c.CPUs != 2 || c.OutputDir != DefaultOutputDir || c.MaxSteps != 20 ||
-		c.ToolMode != "auto" || c.Images != "auto" || c.Theme != "auto" || !c.SendExamples || c.FileLoaded {
+		c.ToolMode != "auto" || c.Images != "auto" || c.Theme != "auto" || c.Share != ShareValues || !c.Stream || c.StallTimeout != 90*time.Second || c.FileLoaded {
 		t.Fatalf("defaults: %+v", c)
 	}
 	if c.Source("model") != "default" || c.Source("provider") != "inferred from base_url" {

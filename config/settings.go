@@ -59,6 +59,12 @@ const (
 	OpenAIBaseURL          = "https://api.openai.com/v1"
 )
 
+// What the model is shown of attached files (share).
+const (
+	ShareValues = "values" // the profile with example values and first rows
+	ShareSchema = "schema" // names, types, row and missing counts only
+)
+
 func defaults() Config {
 	return Config{
 		Model:        DefaultModel,
@@ -71,7 +77,9 @@ func defaults() Config {
 		Images:       "auto",
 		MaxSteps:     20,
 		Theme:        "auto",
-		SendExamples: true,
+		Share:        ShareValues,
+		Stream:       true,
+		StallTimeout: 90 * time.Second,
 		Prices:       builtinPrices(),
 	}
 }
@@ -157,11 +165,26 @@ var settings = []Setting{
 		get: func(c Config) string { return strconv.FormatBool(c.Confirm) },
 	},
 	{
-		Key: "send_examples", Env: []string{"QUARRY_SEND_EXAMPLES"},
-		Help:    "Send a few example values of each column to the model (false sends only names and types).",
+		Key: "share", Env: []string{"QUARRY_SHARE"}, Flag: "share",
+		Help: "What the model is shown of attached files: values (names, types, row and missing counts, a few example values per column and the first rows) or schema (names, types, row and missing counts only, and the model is told to print only aggregates). " +
+			"Either way, what the model's code prints reaches the model: see docs/configuration.md.",
+		Example: `"values"`, kind: kindEnum, choices: []string{ShareValues, ShareSchema},
+		set: func(c *Config, v any) { c.Share = v.(string) },
+		get: func(c Config) string { return c.Share },
+	},
+	{
+		Key: "stream", Env: []string{"QUARRY_STREAM"},
+		Help:    "Stream answers as the model writes them; false waits for each whole answer, for gateways and proxies that refuse or break streaming. A server that refuses to stream is noticed and switched by itself.",
 		Example: `true`, kind: kindBool,
-		set: func(c *Config, v any) { c.SendExamples = v.(bool) },
-		get: func(c Config) string { return strconv.FormatBool(c.SendExamples) },
+		set: func(c *Config, v any) { c.Stream = v.(bool) },
+		get: func(c Config) string { return strconv.FormatBool(c.Stream) },
+	},
+	{
+		Key: "stall_timeout", Env: []string{"QUARRY_STALL_TIMEOUT"},
+		Help:    "How long a streaming answer may send nothing at all (not even a keep-alive) before the attempt is given up and retried, as a Go duration; raise it for slow local servers.",
+		Example: `"90s"`, kind: kindDuration, min: float64(time.Second), max: float64(time.Hour),
+		set: func(c *Config, v any) { c.StallTimeout = v.(time.Duration) },
+		get: func(c Config) string { return c.StallTimeout.String() },
 	},
 	{
 		Key: "timeout", Env: []string{"QUARRY_TIMEOUT"}, Flag: "timeout",

@@ -148,6 +148,22 @@ func checkModel(ctx context.Context, c config.Config, cfgOK bool) Check {
 	return r
 }
 
+// checkSharing says what the model is shown of the data and how answers
+// arrive; it informs and never fails.
+func checkSharing(c config.Config) Check {
+	r := Check{Name: "what the model sees"}
+	switch c.Share {
+	case config.ShareSchema:
+		r.Detail = "share = schema (" + c.Source("share") + "): file names, column names and types, row and missing counts; no values. What the model's code prints still reaches it, and it is told to print only aggregates"
+	default:
+		r.Detail = "share = values (" + c.Source("share") + "): column names, types and counts, 3 example values per column and the first 5 rows; share = \"schema\" sends no values. What the model's code prints reaches it"
+	}
+	if !c.Stream {
+		r.Detail += "\nstream = false (" + c.Source("stream") + "): answers arrive whole, not as they are written"
+	}
+	return r
+}
+
 // checkTerminal reports colours and the figure protocol; it informs and
 // never fails.
 func checkTerminal(c config.Config, tty bool, getenv func(string) string) Check {

@@ -85,6 +85,7 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 		return ctx.Err()
 	}
 	emit(modelCheck)
+	emit(checkSharing(cfg))
 	emit(checkTerminal(cfg, o.Terminal, o.Getenv))
 	return nil
 }

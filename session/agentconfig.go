@@ -9,13 +9,15 @@ import (
 // API key travels only here: into the agent's HTTP requests.
 func AgentConfig(c config.Config) agent.Config {
 	ac := agent.Config{
-		Model:           c.Model,
-		BaseURL:         c.BaseURL,
-		APIKey:          c.APIKey,
-		AzureAPIVersion: c.AzureAPIVersion,
-		ToolMode:        c.ToolMode,
-		MaxSteps:        c.MaxSteps,
-		SendExamples:    c.SendExamples,
+		Model:             c.Model,
+		BaseURL:           c.BaseURL,
+		APIKey:            c.APIKey,
+		AzureAPIVersion:   c.AzureAPIVersion,
+		ToolMode:          c.ToolMode,
+		MaxSteps:          c.MaxSteps,
+		Share:             c.Share,
+		NoStream:          !c.Stream,
+		StreamIdleTimeout: c.StallTimeout,
 	}
 	if len(c.Prices) > 0 {
 		ac.Prices = make(map[string]agent.Price, len(c.Prices))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
@@ -58,12 +59,12 @@ func TestTranscriptIsJSONLWithoutKey(t *testing.T) {
 func TestAgentConfig(t *testing.T) {
 	c := config.Config{
 		Model: "m", BaseURL: "http://127.0.0.1:1/v1", APIKey: "k", AzureAPIVersion: "2024-10-21",
-		ToolMode: "native", MaxSteps: 7, SendExamples: true,
+		ToolMode: "native", MaxSteps: 7, Share: "schema", Stream: true, StallTimeout: 5 * time.Second,
 		Prices: map[string]config.Price{"m": {Input: 1.5, Output: 6}},
 	}
 	a := AgentConfig(c)
 	if a.Model != "m" || a.BaseURL != c.BaseURL || a.APIKey != "k" || a.AzureAPIVersion != c.AzureAPIVersion ||
-		a.ToolMode != "native" || a.MaxSteps != 7 || !a.SendExamples {
+		a.ToolMode != "native" || a.MaxSteps != 7 || a.Share != "schema" || a.NoStream || a.StreamIdleTimeout != 5*time.Second {
 		t.Fatalf("AgentConfig = %+v", a)
 	}
 	if p := a.Prices["m"]; p.Input != 1.5 || p.Output != 6 {
