@@ -20,6 +20,7 @@ const (
 	KindContext    ErrorKind = "context"     // the conversation is too long for the model
 	KindRateLimit  ErrorKind = "rate_limit"  // 429 that outlasted the retries, or no quota
 	KindServer     ErrorKind = "server"      // 5xx, broken streams, network
+	KindProtocol   ErrorKind = "protocol"    // the reply is not the API's format (or outgrew its limits)
 	KindBadRequest ErrorKind = "bad_request" // other 4xx
 	KindSandbox    ErrorKind = "sandbox"     // the kernel broke
 	KindStepLimit  ErrorKind = "step_limit"  // the model kept calling tools
@@ -48,7 +49,11 @@ type failure struct {
 func (a *Agent) classify(err error) failure {
 	var me *malformedError
 	if errors.As(err, &me) {
-		return failure{err: &Error{Kind: KindServer, Message: "the model server sent a malformed response (" + me.err.Error() + ")"}}
+		msg := "the model server's reply is not the Chat Completions format quarry reads (" + me.err.Error() + ")"
+		if head := replyHead(me.reply); head != "" {
+			msg += "; it began " + head
+		}
+		return failure{err: &Error{Kind: KindProtocol, Message: msg}}
 	}
 	status, msg, code := apiDetails(err)
 	msg = a.redact(msg)
@@ -123,6 +128,17 @@ func (a *Agent) classifyNetwork(err error, msg string) failure {
 		msg = a.redact(ue.Err.Error())
 	}
 	return failure{err: &Error{Kind: KindServer, Message: "cannot talk to the model server: " + msg}}
+}
+
+// replyHead is the start of a server's reply, quoted so that control
+// characters show as escapes: enough to tell an HTML page, a proxy's
+// message or another API's JSON apart.
+func replyHead(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	s := strings.ToValidUTF8(string(b[:min(len(b), 240)]), "\uFFFD")
+	return fmt.Sprintf("%q", clip(s, 80))
 }
 
 // apiDetails digs the HTTP status, message and code out of a server's error.

@@ -33,8 +33,8 @@ func assertRefused(t *testing.T, srv *openaitest.Server, k *stubKernel, a *Agent
 	t.Helper()
 	_, rec, err := run(t, a, "q")
 	var ae *Error
-	if !errors.As(err, &ae) || ae.Kind != KindServer || !strings.Contains(ae.Message, want) {
-		t.Fatalf("Run error = %v, want a server error mentioning %q", err, want)
+	if !errors.As(err, &ae) || ae.Kind != KindProtocol || !strings.Contains(ae.Message, want) {
+		t.Fatalf("Run error = %v, want a protocol error mentioning %q", err, want)
 	}
 	if len(k.Codes()) != 0 {
 		t.Errorf("the kernel ran %q", k.Codes())

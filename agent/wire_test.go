@@ -2,6 +2,7 @@ package agent
 
 import (
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -281,5 +282,81 @@ func TestReasoningStreamsAndGoesBackOnlyWhenAsked(t *testing.T) {
 	// xAI leaves reasoning out of completion_tokens: the total shows it.
 	if u := a.TotalUsage(); u.Prompt != 10 || u.Completion != 50 || u.Reasoning != 44 {
 		t.Errorf("usage = %+v, want 10 prompt, 50 completion of which 44 reasoning", u)
+	}
+}
+
+// Servers that cannot stream: the stream setting asks for whole answers;
+// a refusal to stream switches the session once; a proxy that strips the
+// stream and sends the completion whole is read as it is.
+func TestServersThatCannotStream(t *testing.T) {
+	t.Run("setting", func(t *testing.T) {
+		srv := openaitest.New(t, openaitest.ToolCalls("print(1)"), openaitest.Text("One."))
+		cfg := testConfig(srv)
+		cfg.NoStream = true
+		k := echoKernel()
+		a := newAgent(t, cfg, k)
+		ans, rec, err := run(t, a, "q")
+		if err != nil || ans != "One." || !slices.Equal(k.Codes(), []string{"print(1)"}) {
+			t.Fatalf("Run = %q, %v, ran %q\n%s", ans, err, k.Codes(), rec.all())
+		}
+		for _, r := range srv.ChatRequests() {
+			if r.Chat.Stream || r.Chat.StreamOptions != nil {
+				t.Errorf("request %d asks for a stream", r.N)
+			}
+		}
+		if joined(rec.of(EventText)) != "One." || a.TotalUsage().Prompt == 0 {
+			t.Errorf("text %q, usage %+v", joined(rec.of(EventText)), a.TotalUsage())
+		}
+	})
+	t.Run("refusal", func(t *testing.T) {
+		srv := openaitest.New(t, openaitest.Error(400, "Streaming is not supported for this deployment"),
+			openaitest.ToolCalls("print(2)"), openaitest.Text("Two."))
+		k := echoKernel()
+		ans, rec, err := run(t, newAgent(t, testConfig(srv), k), "q")
+		if err != nil || ans != "Two." {
+			t.Fatalf("Run = %q, %v\n%s", ans, err, rec.all())
+		}
+		reqs := srv.ChatRequests()
+		if len(reqs) != 3 || !reqs[0].Chat.Stream || reqs[1].Chat.Stream || reqs[2].Chat.Stream {
+			t.Errorf("%d requests; want one streaming refused, then whole answers", len(reqs))
+		}
+		if w := rec.of(EventWarning); len(w) != 1 || !strings.Contains(w[0].Text, "does not stream") || !strings.Contains(w[0].Text, "stream = false") {
+			t.Errorf("warnings = %+v", w)
+		}
+	})
+	t.Run("stripped stream", func(t *testing.T) {
+		whole := `{"id":"x","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null,` +
+			`"tool_calls":[{"id":"w1","type":"function","function":{"name":"python","arguments":"{\"code\":\"print(3)\"}"}}]},"finish_reason":"tool_calls"}],` +
+			`"usage":{"prompt_tokens":7,"completion_tokens":3}}`
+		bare := choice(`{"content":"Thr"}`, "") + "\n" + choice(`{"content":"ee."}`, "stop") + "\n"
+		k := echoKernel()
+		ans, rec, srv := runRaw(t, k, openaitest.Raw(whole), openaitest.Raw(bare))
+		if ans != "Three." || !slices.Equal(k.Codes(), []string{"print(3)"}) {
+			t.Errorf("answer %q, ran %q\n%s", ans, k.Codes(), rec.all())
+		}
+		if n := len(srv.ChatRequests()); n != 2 {
+			t.Errorf("%d requests: a whole reply is not a broken stream", n)
+		}
+	})
+}
+
+// A reply that is not the API's format is named by its first bytes (an
+// HTML login page of a proxy, another API's JSON), escaped.
+func TestMalformedReplyIsNamed(t *testing.T) {
+	for _, tc := range []struct{ name, body, want string }{
+		{"html", "<html><body>Sign in to Corp Proxy\x1b[2J</body></html>\n", `it began "<html><body>Sign in to Corp Proxy\x1b[2J`},
+		{"content of another kind", sse(`{"choices":[{"index":0,"delta":{"content":5}}]}`), `content: neither text nor a list of parts); it began "{\"choices\"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := openaitest.New(t, openaitest.Raw(tc.body))
+			_, _, err := run(t, newAgent(t, testConfig(srv), echoKernel()), "q")
+			var ae *Error
+			if !errors.As(err, &ae) || ae.Kind != KindProtocol || !strings.Contains(ae.Message, tc.want) {
+				t.Fatalf("error = %v (%+v), want a protocol error with %s", err, ae, tc.want)
+			}
+			if strings.ContainsRune(ae.Message, '\x1b') {
+				t.Errorf("an escape character reached the message: %q", ae.Message)
+			}
+		})
 	}
 }

@@ -127,8 +127,8 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 	return nil
 }
 
-// runFailure words a failed turn with what to do about it; endpoint is the
-// model server's address, credentials hidden.
+// runFailure words a failed turn with what to do about it, for its cause;
+// endpoint is the model server's address, credentials hidden.
 func runFailure(err error, endpoint string) string {
 	msg := render.Sanitize(err.Error())
 	if errors.Is(err, context.DeadlineExceeded) {
@@ -138,7 +138,24 @@ func runFailure(err error, endpoint string) string {
 	if endpoint != "" && !strings.Contains(msg, endpoint) {
 		where = " at " + render.SanitizeLine(endpoint)
 	}
-	return fmt.Sprintf("the run failed: %s\nCheck that the model server%s is reachable and the key is valid, or choose another with --base-url / --model.", msg, where)
+	hint := fmt.Sprintf("Check that the model server%s is reachable and the key is valid, or choose another with --base-url / --model.", where)
+	var ae *agent.Error
+	if errors.As(err, &ae) {
+		switch ae.Kind {
+		case agent.KindProtocol:
+			hint = fmt.Sprintf("The server%s answered, but not as an OpenAI-compatible Chat Completions API: check that base_url is that API (it usually ends in /v1); a proxy that breaks streaming works with stream = false.", where)
+		case agent.KindAuth:
+			hint = "Check the key and what it may use: quarry config shows where the key comes from."
+		case agent.KindModel:
+			hint = "Choose another model with --model; quarry doctor lists the names the server offers."
+		case agent.KindContext, agent.KindRateLimit, agent.KindStepLimit, agent.KindSandbox, agent.KindConfirm:
+			hint = "" // the message says what to do
+		}
+	}
+	if hint == "" {
+		return "the run failed: " + msg
+	}
+	return "the run failed: " + msg + "\n" + hint
 }
 
 // ReadPrompt returns the prompt, reading it from stdin for "-".
