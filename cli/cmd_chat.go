@@ -53,6 +53,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		Files:     l.files,
 		Images:    l.cfg.Images,
 		Theme:     l.cfg.Theme,
+		Share:     l.cfg.Share,
 		CheckFile: session.CheckFile,
 	}
 	if l.notice != "" {

@@ -18,6 +18,7 @@ const (
 	kindAssistant
 	kindCell
 	kindNotice
+	kindThinking
 )
 
 type noticeLevel int
@@ -144,6 +145,8 @@ func (b *block) lines(rc renderCtx) []string {
 		l = append([]string{b.cellHeader(rc)}, b.cellBody(rc)...)
 	case kindNotice:
 		l = b.noticeLines(rc)
+	case kindThinking:
+		l = b.thinkingLines(rc)
 	}
 	l = append(l, "")
 	b.cache.put(rc, b.ver, l)

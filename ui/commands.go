@@ -137,7 +137,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		return func() tea.Msg { return resetMsg{err: b.Reset(ctx)} }
 	case "/clear":
 		m.tr.clear()
-		m.cur = nil
+		m.cur, m.think = nil, nil
 		m.cells = map[int]*block{}
 	case "/model":
 		if arg == "" {

@@ -71,7 +71,7 @@ func newTestModel(t testing.TB, w, h int, dark bool) (*Model, *fakeBackend) {
 	if dark {
 		theme = "dark"
 	}
-	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: testEnv(dark),
+	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: testEnv(dark), Share: "values",
 		Now: func() time.Time { return fixedNow }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})

@@ -31,6 +31,9 @@ type Options struct {
 	Files   []string // attached at launch, already checked
 	Images  string   // auto, kitty, iterm, sixel, blocks, off
 	Theme   string   // auto, dark, light
+	// Share is what the model is shown of the files (values or schema),
+	// shown in the status line.
+	Share string
 	// Notices are shown in the transcript as the chat opens (e.g. config's
 	// "using Ollama" notice).
 	Notices []string
@@ -79,6 +82,7 @@ type Model struct {
 	cancelTurn context.CancelFunc
 	turnErr    bool // an EventError was shown for this turn
 	cur        *block
+	think      *block // the thinking being streamed
 	cells      map[int]*block
 	lastTable  *kernel.Table
 	lastFigure string
@@ -120,7 +124,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.kittyOn = m.images == render.ProtocolKitty && m.depth == render.ColorTrue
 	m.kittyID = newKittyIDs()
-	m.st = status{model: opts.Backend.Model(), sandbox: "starting"}
+	m.st = status{model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}

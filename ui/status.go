@@ -15,6 +15,7 @@ func lipglossWidth(s string) int { return lipgloss.Width(s) }
 // status is what the bottom bar shows.
 type status struct {
 	model    string
+	share    string // values or schema: what the model sees of the files
 	sandbox  string // starting, ready, busy, restarting, failed
 	progress string // the latest start-up or upload line
 	usage    agent.Usage
@@ -31,6 +32,12 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		sb += ": " + sanitizeLine(s.progress)
 	}
 	parts = append(parts, sb)
+	switch s.share {
+	case "schema":
+		parts = append(parts, "schema only")
+	case "values":
+		parts = append(parts, "values shared")
+	}
 	if t := s.usage.Total; t.Prompt+t.Completion > 0 {
 		u := fmt.Sprintf("%s tok", groupDigits(t.Prompt+t.Completion))
 		if t.CostUSD > 0 {

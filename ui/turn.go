@@ -70,7 +70,10 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 
 func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	switch ev.Kind {
+	case agent.EventReasoning:
+		m.addThinking(ev.Text)
 	case agent.EventText:
+		m.foldThinking()
 		if m.cur == nil {
 			m.cur = m.tr.add(&block{kind: kindAssistant, streaming: true})
 		}
@@ -79,8 +82,10 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventRetry:
 		// The deltas of the unfinished response are void.
 		m.dropStreaming()
+		m.dropThinking()
 		m.notice(levelWarn, fmt.Sprintf("The model request failed (%s); retrying in %s, attempt %d.", ev.Text, render.FormatDuration(ev.Wait), ev.Attempt))
 	case agent.EventCellStart:
+		m.foldThinking()
 		m.finishStreaming()
 		start := ev.Time
 		if start.IsZero() {
@@ -109,10 +114,12 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventIncomplete:
 		m.notice(levelWarn, ev.Text)
 	case agent.EventError:
+		m.foldThinking()
 		m.finishStreaming()
 		m.turnErr = true
 		m.notice(levelError, ev.Text)
 	case agent.EventTurnDone:
+		m.foldThinking()
 		if m.cur != nil {
 			if ev.Text != "" {
 				m.cur.text = ev.Text
@@ -170,6 +177,7 @@ func (m *Model) cellDone(ev agent.Event) tea.Cmd {
 }
 
 func (m *Model) endTurn(msg turnEndMsg) {
+	m.foldThinking()
 	m.finishStreaming()
 	m.running, m.cancelling = false, false
 	if m.cancelTurn != nil {
