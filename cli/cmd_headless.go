@@ -55,7 +55,7 @@ func (a *app) runHeadless(ctx context.Context, f *rootFlags) error {
 // headlessRun is the headless mode after the signals are set up; agentHook
 // adjusts the agent (tests).
 func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*agent.Config)) (err error) {
-	r := headless.New(headless.Options{JSON: f.jsonOut, Quiet: f.quiet, Stdout: a.stdout, Stderr: a.stderr})
+	r := headless.New(headless.Options{JSON: f.jsonOut, Quiet: f.quiet, Verbose: f.verbose, Stdout: a.stdout, Stderr: a.stderr})
 	defer r.Stop()
 	var prompt, tmp string
 	defer func() {

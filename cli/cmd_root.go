@@ -14,6 +14,7 @@ type rootFlags struct {
 	promptSet bool // -p was given, even empty: a headless run, never the chat
 	jsonOut   bool
 	quiet     bool
+	verbose   bool
 	overrides config.Overrides
 	files     []string // positional arguments: after "--" even ones that start with a dash
 }
@@ -76,6 +77,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.StringVarP(&f.prompt, "prompt", "p", "", "answer this prompt and exit; - reads it from standard input")
 	fs.BoolVar(&f.jsonOut, "json", false, "headless: print one JSON document instead of Markdown")
 	fs.BoolVar(&f.quiet, "quiet", false, "headless: no progress on standard error")
+	fs.BoolVar(&f.verbose, "verbose", false, "headless: also show the model's thinking (reasoning models) on standard error")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
 	return c
@@ -89,8 +91,10 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--timeout %s is too short: give a duration such as 30s", o.Timeout)
 	case o.MaxSteps < 0:
 		return usagef(c, "--max-steps must be positive")
-	case (f.jsonOut || f.quiet) && !f.promptSet:
-		return usagef(c, "--json and --quiet go with --prompt")
+	case (f.jsonOut || f.quiet || f.verbose) && !f.promptSet:
+		return usagef(c, "--json, --quiet and --verbose go with --prompt")
+	case f.quiet && f.verbose:
+		return usagef(c, "--quiet and --verbose contradict each other: choose one")
 	case f.promptSet && o.Confirm:
 		return usagef(c, "--confirm needs the chat to ask you about each cell; it does not go with --prompt")
 	}

@@ -171,6 +171,31 @@ func TestProgressPlainLines(t *testing.T) {
 	}
 }
 
+// --verbose shows the thinking as it streams, sanitized, on a line of its
+// own; without it, one line says the model is thinking.
+func TestProgressShowsThinking(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		var b bytes.Buffer
+		p := newProgress(&b, false, false)
+		p.verbose = verbose
+		p.Event(agent.Event{Kind: agent.EventReasoning, Text: "Sum the "})
+		p.Event(agent.Event{Kind: agent.EventReasoning, Text: "amounts." + evil})
+		p.Event(agent.Event{Kind: agent.EventCellStart, Cell: 1})
+		p.Stop()
+		out := b.String()
+		if strings.ContainsAny(out, "\x1b\x07") {
+			t.Errorf("control sequences: %q", out)
+		}
+		want := "quarry: the model is thinking\nquarry: cell 1 running\n"
+		if verbose {
+			want = "quarry: thinking:\nSum the amounts.\nquarry: cell 1 running\n"
+		}
+		if out != want {
+			t.Errorf("verbose %v: progress = %q, want %q", verbose, out, want)
+		}
+	}
+}
+
 func TestMarkdownRenderedForTerminal(t *testing.T) {
 	res := Result{Answer: "## Variance\n\n**Sales** is up" + evil, Files: []string{"/out/variance.png"}}
 	var b bytes.Buffer

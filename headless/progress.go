@@ -18,16 +18,20 @@ type progress struct {
 	w       io.Writer
 	off     bool
 	animate bool
+	verbose bool // show the model's thinking
+	dim     bool // in faint text (a terminal without NO_COLOR)
 
-	mu      sync.Mutex
-	status  string
-	since   time.Time
-	start   time.Time
-	drawn   bool // a status line is on screen
-	writing bool // answer text is streaming (reported once per response)
-	stop    chan struct{}
-	stopped bool
-	done    sync.WaitGroup
+	mu        sync.Mutex
+	status    string
+	since     time.Time
+	start     time.Time
+	drawn     bool // a status line is on screen
+	writing   bool // answer text is streaming (reported once per response)
+	thinking  bool // the model's thinking is being written (verbose)
+	pondering bool // "the model is thinking" was reported for this response
+	stop      chan struct{}
+	stopped   bool
+	done      sync.WaitGroup
 }
 
 func newProgress(w io.Writer, quiet, terminal bool) *progress {
@@ -73,6 +77,7 @@ func (p *progress) Status(text string) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.endThinking()
 	p.status, p.since = text, time.Now()
 }
 
@@ -91,14 +96,51 @@ func (p *progress) report(text string, asStatus bool) {
 		return
 	}
 	if asStatus && p.animate {
+		p.endThinking()
 		p.status, p.since = text, time.Now()
 		return
 	}
+	p.endThinking()
 	if p.drawn {
 		io.WriteString(p.w, "\r\x1b[2K")
 		p.drawn = false
 	}
 	fmt.Fprintf(p.w, "quarry: %s\n", text)
+}
+
+// think writes a delta of the model's thinking as it streams: after a
+// "quarry: thinking:" line, in faint text on a terminal, the spinner
+// paused so that it cannot overwrite it.
+func (p *progress) think(text string) {
+	if p.off || !p.verbose || text == "" {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.stopped {
+		return
+	}
+	if !p.thinking {
+		if p.drawn {
+			io.WriteString(p.w, "\r\x1b[2K")
+			p.drawn = false
+		}
+		io.WriteString(p.w, "quarry: thinking:\n")
+		p.thinking, p.status = true, ""
+	}
+	text = render.Sanitize(text)
+	if p.dim {
+		text = "\x1b[2m" + text + "\x1b[22m"
+	}
+	io.WriteString(p.w, text)
+}
+
+// endThinking ends the thinking's text on its own line; p.mu is held.
+func (p *progress) endThinking() {
+	if p.thinking {
+		io.WriteString(p.w, "\n")
+		p.thinking = false
+	}
 }
 
 // Event turns a session or agent event into progress.
@@ -107,18 +149,26 @@ func (p *progress) Event(e agent.Event) {
 	case agent.EventProgress:
 		p.Phase(render.SanitizeLine(e.Text))
 	case agent.EventCellStart:
-		p.writing = false
+		p.writing, p.pondering = false, false
 		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
 	case agent.EventCellDone:
 		p.Note(fmt.Sprintf("cell %d %s", e.Cell, render.CellSummary(e.Result)))
 		p.Status("waiting for the model")
+	case agent.EventReasoning:
+		if p.verbose {
+			p.think(e.Text)
+		} else if !p.pondering {
+			p.pondering = true
+			p.Phase("the model is thinking")
+		}
 	case agent.EventText:
+		p.pondering = false
 		if !p.writing {
 			p.writing = true
 			p.Phase("writing the answer")
 		}
 	case agent.EventRetry:
-		p.writing = false // the unfinished response is void
+		p.writing, p.pondering = false, false // the unfinished response is void
 		p.Note(fmt.Sprintf("model request failed (%s); retry %d in %s",
 			render.SanitizeLine(e.Text), e.Attempt, render.FormatDuration(e.Wait)))
 		p.Status("waiting to retry")
@@ -153,6 +203,7 @@ func (p *progress) Stop() {
 		return
 	}
 	p.stopped = true
+	p.endThinking()
 	if p.drawn {
 		io.WriteString(p.w, "\r\x1b[2K")
 		p.drawn = false

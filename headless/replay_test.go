@@ -235,7 +235,7 @@ func replay(t *testing.T, w *wireSet, sh shape, data string) {
 		return openaitest.Writes(openaitest.Frame(sh.answer(w, text), sh.framing)...)
 	})
 
-	r := newRun(t, srv.URL, "-p", "What is the ledger total?", "--json", data)
+	r := newRun(t, srv.URL, "-p", "What is the ledger total?", "--json", "--verbose", data)
 	code := r.exec(2 * time.Minute)
 	if code != 0 {
 		t.Fatalf("%s: exit %d, want 0\nstdout:\n%s", sh.provider, code, r.stdout.String())
@@ -268,8 +268,17 @@ func replay(t *testing.T, w *wireSet, sh shape, data string) {
 	if res.Usage.Prompt != sh.prompt || res.Usage.Completion != sh.output {
 		t.Errorf("%s: usage %d prompt + %d completion tokens, want %d + %d", sh.provider, res.Usage.Prompt, res.Usage.Completion, sh.prompt, sh.output)
 	}
-	if strings.Contains(r.stderr.String(), "warning") {
+	if strings.Contains(r.stderr.String(), "quarry: warning") {
 		t.Errorf("%s: warnings on stderr:\n%s", sh.provider, r.stderr.String())
+	}
+	// The thinking shows on stderr with --verbose, never in the answer.
+	if sh.reasoning != "" {
+		if !strings.Contains(r.stderr.String(), "quarry: thinking:\n") || !strings.Contains(r.stderr.String(), sh.reasoning) {
+			t.Errorf("%s: stderr lacks the thinking %q:\n%s", sh.provider, sh.reasoning, r.stderr.String())
+		}
+		if strings.Contains(r.stdout.String(), sh.reasoning) {
+			t.Errorf("%s: the thinking reached stdout:\n%s", sh.provider, r.stdout.String())
+		}
 	}
 	requireNoContainers(t, r.cmd.Process.Pid)
 }

@@ -16,10 +16,11 @@ import (
 
 // Options say how a headless run reports.
 type Options struct {
-	JSON   bool // one JSON document on Stdout instead of Markdown
-	Quiet  bool // no progress on Stderr
-	Stdout io.Writer
-	Stderr io.Writer
+	JSON    bool // one JSON document on Stdout instead of Markdown
+	Quiet   bool // no progress on Stderr
+	Verbose bool // the model's thinking on Stderr too (never on Stdout)
+	Stdout  io.Writer
+	Stderr  io.Writer
 	// Getenv reads the environment for terminal styling; nil means os.Getenv.
 	Getenv func(string) string
 }
@@ -50,7 +51,9 @@ func New(o Options) *Runner {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
-	return &Runner{o: o, prog: newProgress(o.Stderr, o.Quiet, isTerminal(o.Stderr))}
+	p := newProgress(o.Stderr, o.Quiet, isTerminal(o.Stderr))
+	p.verbose, p.dim = o.Verbose, p.animate && o.Getenv("NO_COLOR") == ""
+	return &Runner{o: o, prog: p}
 }
 
 // Event shows one session or agent event as progress; it is the
