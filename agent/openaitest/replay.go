@@ -387,17 +387,6 @@ func (s Stream) renameFinish(from, to string) {
 	}
 }
 
-// Usage is the last usage object the stream carries, or nil.
-func (s Stream) Usage() map[string]any {
-	var u map[string]any
-	for _, c := range s {
-		if m, ok := c["usage"].(map[string]any); ok {
-			u = m
-		}
-	}
-	return u
-}
-
 func argsJSON(code string) string {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
