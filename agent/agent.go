@@ -167,10 +167,6 @@ func (a *Agent) SetModel(name string) { a.cfg.Model = name }
 // Model is the model in use.
 func (a *Agent) Model() string { return a.cfg.Model }
 
-// Share is what the model is shown of attached files: ShareValues or
-// ShareSchema.
-func (a *Agent) Share() string { return a.cfg.Share }
-
 // ToolMode is the mode the next request uses: native or markdown (auto
 // resolves to one of them, and may fall back to markdown during a session).
 func (a *Agent) ToolMode() string { return a.mode }
