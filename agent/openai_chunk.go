@@ -70,8 +70,9 @@ func (r *response) addChunk(raw []byte) error {
 		}
 		if d != nil {
 			if err := r.addDelta(d); err != nil {
-				if me := (*malformedError)(nil); errors.As(err, &me) && me.reply == nil {
-					me.reply = raw
+				var me *malformedError
+				if errors.As(err, &me) && me.reply == nil {
+					me.reply = raw // the message names the chunk
 				}
 				return err
 			}

@@ -19,7 +19,10 @@
 // the function given to Handle answers (it can read the conversation, e.g.
 // req.LastToolResult(), to build an answer from numbers computed in the
 // sandbox); with neither, the server answers 400 "no scripted reply left".
-// Start is New for code without a testing.TB (call Close). The server also
+// Start is New for code without a testing.TB (call Close). Recorded
+// streams of real servers are replayed with LoadRecording, Stream.AsCall,
+// Stream.AsAnswer, Frame and Writes (replay.go, rewrite.go, frame.go). The
+// server also
 // answers non-streaming requests and GET /v1/models. It listens on loopback
 // only and must not import other quarry packages.
 package openaitest
