@@ -1,59 +1,12 @@
 package session
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
-	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
-	"github.com/quarry-cli/quarry/kernel"
 )
-
-func TestTranscriptIsJSONLWithoutKey(t *testing.T) {
-	const key = "sk-test-DO-NOT-LEAK-0123456789"
-	p := filepath.Join(t.TempDir(), transcriptName)
-	s := New(Options{Config: config.Config{Model: "m", APIKey: key}})
-	tr, err := openTranscript(p, s.mask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.transcript = tr
-	tr.header("s1", "gpt-fake")
-	tr.user("variance by department")
-	s.publish(agent.Event{Kind: agent.EventCellDone, Cell: 1, Code: "print(1)", Result: &kernel.Result{Stdout: "1\n"}}, nil)
-	s.publish(agent.Event{Kind: agent.EventError, Text: "401 Incorrect API key provided: " + key}, nil)
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	tr.user("after close is dropped") // must not panic
-
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(data), key) {
-		t.Fatalf("transcript contains the API key:\n%s", data)
-	}
-	var kinds []string
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		var rec struct{ Kind, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
-		}
-		kinds = append(kinds, rec.Kind)
-	}
-	if got := strings.Join(kinds, ","); got != "session,user,cell_done,error" {
-		t.Fatalf("kinds = %s", got)
-	}
-}
 
 func TestAgentConfig(t *testing.T) {
 	c := config.Config{
