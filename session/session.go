@@ -97,15 +97,15 @@ type Session struct {
 	startErr error
 	cancel   context.CancelFunc // aborts a Start in progress
 
-	engine     *sandbox.Engine
-	ownEngine  bool
-	sb         *sandbox.Session
-	ag         *agent.Agent
-	files      []kernel.Profile
-	rec        *recorder
-	startedAt  time.Time
-	op         chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore)
-	mask       *secret.Masker
+	engine    *sandbox.Engine
+	ownEngine bool
+	sb        *sandbox.Session
+	ag        *agent.Agent
+	files     []kernel.Profile
+	rec       *recorder
+	startedAt time.Time
+	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore)
+	mask      *secret.Masker
 }
 
 // New prepares a session without any I/O. A model configuration the agent
