@@ -160,6 +160,9 @@ func (rec *Record) Summary() Summary {
 	return s
 }
 
+// ErrNoSession is the error, wrapped, for a ref that names no session.
+var ErrNoSession = errors.New("no such session")
+
 // Latest is the ref that names the newest session.
 const Latest = "latest"
 
@@ -180,7 +183,7 @@ func FindSession(index, ref string) (*Record, error) {
 	}
 	if ref == Latest {
 		if len(entries) == 0 {
-			return nil, errors.New("there is no saved session yet: start one with quarry FILE... or quarry -p PROMPT FILE...")
+			return nil, fmt.Errorf("%w yet: start one with quarry FILE... or quarry -p PROMPT FILE...", ErrNoSession)
 		}
 		return loadIndexed(entries[0])
 	}
@@ -198,7 +201,7 @@ func FindSession(index, ref string) (*Record, error) {
 		if st, err := os.Stat(ref); err == nil && st.IsDir() {
 			return LoadRecord(ref)
 		}
-		return nil, fmt.Errorf("no session %q: quarry sessions lists them", ref)
+		return nil, fmt.Errorf("%w: %q: quarry sessions lists them", ErrNoSession, ref)
 	case 1:
 		return loadIndexed(match[0])
 	}
@@ -239,5 +242,5 @@ func RemoveSession(index, id string) (dir string, err error) {
 		}
 		return dir, nil
 	}
-	return "", fmt.Errorf("no session %q: quarry sessions lists them", id)
+	return "", fmt.Errorf("%w: %q: quarry sessions lists them", ErrNoSession, id)
 }

@@ -38,7 +38,7 @@ func TestIndexListFindRemove(t *testing.T) {
 	if got, gone, err := ListSessions(index); err != nil || len(got) != 0 || gone != nil {
 		t.Fatalf("empty index: %v %v %v", got, gone, err)
 	}
-	if _, err := FindSession(index, Latest); err == nil || !strings.Contains(err.Error(), "no saved session") {
+	if _, err := FindSession(index, Latest); err == nil || !strings.Contains(err.Error(), "no such session yet") {
 		t.Errorf("latest of none: %v", err)
 	}
 	older := writeSession(t, index, "20260101-120000-aaaaaa", "first question")
@@ -76,7 +76,7 @@ func TestIndexListFindRemove(t *testing.T) {
 	}
 	for ref, want := range map[string]string{
 		"20260102":               "names 2 sessions",
-		"nope":                   `no session "nope"`,
+		"nope":                   `no such session: "nope"`,
 		"20250101-000000-cccccc": "quarry sessions rm 20250101-000000-cccccc",
 	} {
 		if _, err := FindSession(index, ref); err == nil || !strings.Contains(err.Error(), want) {
