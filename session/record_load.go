@@ -287,6 +287,39 @@ func PastTurns(turns []Turn) []agent.PastTurn {
 	return out
 }
 
+// ReadFigures gives each figure of turns its bytes, read back from the
+// session folder and checked as the harvest checked them, for a front end
+// that draws them; a figure that fails the check keeps none.
+func ReadFigures(turns []agent.PastTurn) {
+	for i := range turns {
+		for j := range turns[i].Cells {
+			figs := turns[i].Cells[j].Result.Figures
+			for k := range figs {
+				figs[k].PNG = readPNG(figs[k].Path)
+			}
+		}
+	}
+}
+
+func readPNG(path string) []byte {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, kernel.MaxPNGBytes+1))
+	if err != nil || len(data) > kernel.MaxPNGBytes {
+		return nil
+	}
+	if _, _, err := kernel.CheckPNG(data); err != nil {
+		return nil
+	}
+	return data
+}
+
 // isTranscript tells a version 0 transcript by its header, which names the
 // session in "session" and has no version.
 func isTranscript(line []byte) bool {
