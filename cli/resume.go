@@ -52,7 +52,7 @@ func parseMaps(maps []string, match func(string) (session.Input, bool)) (map[str
 		}
 		in, ok := match(old)
 		if !ok {
-			return nil, fmt.Errorf("--map %s: the session has no input %s", m, old)
+			return nil, fmt.Errorf("--map %s: there is no input %s to replace", m, old)
 		}
 		if err := session.CheckFile(path); err != nil {
 			return nil, fmt.Errorf("--map %s: %w", m, err)

@@ -31,6 +31,11 @@ func newDoc(rec *session.Record) *doc {
 	}
 	for _, in := range rec.Inputs() {
 		in.Name, in.Path = clean1(in.Name), clean1(in.Path)
+		changes := make([]string, len(in.Changes))
+		for i, c := range in.Changes {
+			changes[i] = clean1(c)
+		}
+		in.Changes = changes
 		if in.Profile != nil {
 			p := *in.Profile
 			p.Columns = append([]kernel.Column(nil), p.Columns...)

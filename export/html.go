@@ -132,6 +132,9 @@ func inputText(in session.Input) string {
 	if in.SHA256 != "" {
 		s += ", sha256 " + in.SHA256
 	}
+	for _, c := range in.Changes {
+		s += "; " + c
+	}
 	return s
 }
 

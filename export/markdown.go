@@ -157,6 +157,9 @@ func inputLine(in session.Input) string {
 	if len(about) > 0 {
 		s += " — " + strings.Join(about, ", ")
 	}
+	for _, c := range in.Changes {
+		s += "; **" + escapeMarkdown(c) + "**"
+	}
 	return s
 }
 

@@ -164,7 +164,7 @@ func TestResumeWithChangedInput(t *testing.T) {
 		want []string
 	}{
 		{[]string{"--resume", id}, []string{"q1.csv: " + q1 + " has changed since the session", "--map q1.csv=FILE", "--map q1.csv=" + q1}},
-		{[]string{"--resume", id, "--map", "q9.csv=" + q3}, []string{"--map q9.csv=" + q3 + ": the session has no input q9.csv"}},
+		{[]string{"--resume", id, "--map", "q9.csv=" + q3}, []string{"--map q9.csv=" + q3 + ": there is no input q9.csv to replace"}},
 		{[]string{"--resume", id, "--map", "q1.csv=" + filepath.Join(data, "nope.csv")}, []string{"nope.csv: no such file"}},
 		{[]string{"--resume", id, "--map", "q1.csv"}, []string{"give OLD=NEW"}},
 		{[]string{"--resume", "20200101-000000-000000"}, []string{`no such session: "20200101-000000-000000"`}},

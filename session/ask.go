@@ -14,6 +14,9 @@ import (
 // interrupts the running cell; the files harvested so far stay in the output
 // folder.
 func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error) {
+	if s.ag == nil {
+		return "", errors.New("this session has no model: it reruns cells only")
+	}
 	if err := s.acquire(ctx); err != nil {
 		return "", err
 	}

@@ -230,7 +230,9 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 	files := append([]kernel.Profile(nil), s.files...)
 	rec := s.rec
 	s.mu.Unlock()
-	s.ag.SetFiles(files)
+	if s.ag != nil {
+		s.ag.SetFiles(files)
+	}
 	in := Input{Name: name, Path: abs, Size: p.Size, SHA256: sha, Profile: &p}
 	rec.input(in)
 	return in, nil

@@ -80,6 +80,9 @@ type Input struct {
 	Size    int64           `json:"size"`
 	SHA256  string          `json:"sha256,omitempty"`
 	Profile *kernel.Profile `json:"profile,omitempty"`
+	// Changes say how a rerun's file differs from the one it replaces
+	// (columns missing or new, types changed).
+	Changes []string `json:"changes,omitempty"`
 }
 
 // CellStatus is how a cell ended.

@@ -62,7 +62,7 @@ func (rec *Record) MatchInput(old string) (Input, bool) {
 // model is told, and the session stays usable.
 func (s *Session) Restore(ctx context.Context, paths map[string]string) error {
 	rec := s.opts.Resume
-	if rec == nil {
+	if rec == nil || s.ag == nil {
 		return errors.New("restore: the session was not opened to resume one")
 	}
 	if err := s.acquire(ctx); err != nil {
@@ -111,10 +111,8 @@ func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]str
 // analysis.
 func (rec *Record) Succeeded() []Cell {
 	var out []Cell
-	for _, c := range rec.Cells() {
-		if c.Status == CellOK {
-			out = append(out, c)
-		}
+	for _, t := range rec.RerunTurns() {
+		out = append(out, t.Cells...)
 	}
 	return out
 }

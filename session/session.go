@@ -67,6 +67,9 @@ type Options struct {
 	Index string
 	// Build is quarry's version, kept in the record's settings.
 	Build string
+	// Rerun makes a session without a model, for Rerun: it names what is
+	// rerun (a session id or a notebook) in the record.
+	Rerun string
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -133,6 +136,9 @@ func New(opts Options) *Session {
 	if abs, err := filepath.Abs(s.outDir); err == nil {
 		s.outDir = abs
 	}
+	if opts.Rerun != "" {
+		return s
+	}
 	cfg := AgentConfig(opts.Config)
 	if opts.Agent != nil {
 		opts.Agent(&cfg)
@@ -143,6 +149,14 @@ func New(opts Options) *Session {
 	}
 	s.ag = ag
 	return s
+}
+
+// modelName is the model for the record; a rerun has none.
+func (s *Session) modelName() string {
+	if s.ag == nil {
+		return ""
+	}
+	return s.ag.Model()
 }
 
 // newID is sortable by start time and unique enough for labels and folders.
@@ -294,7 +308,7 @@ func (s *Session) openRecord() error {
 			// An older quarry's folder: the record starts beside its transcript.
 			rec, err = createRecord(path, s.mask)
 			if err == nil {
-				rec.header(s.id, s.ag.Model(), s.opts.Resume.Source, s.settings())
+				rec.header(s.id, s.modelName(), s.opts.Resume.Source, s.settings())
 				for _, e := range s.opts.Resume.Entries {
 					if e.Cell != nil {
 						c := *e.Cell
@@ -309,12 +323,12 @@ func (s *Session) openRecord() error {
 		}
 		if err == nil {
 			st := s.settings()
-			rec.add(Entry{Kind: EntryResume, Model: s.ag.Model(), Settings: &st})
+			rec.add(Entry{Kind: EntryResume, Model: s.modelName(), Settings: &st})
 		}
 	} else {
 		rec, err = createRecord(path, s.mask)
 		if err == nil {
-			rec.header(s.id, s.ag.Model(), "", s.settings())
+			rec.header(s.id, s.modelName(), s.opts.Rerun, s.settings())
 		}
 	}
 	if err != nil {
