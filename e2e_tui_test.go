@@ -303,7 +303,7 @@ func cpuTicks(t *testing.T, pid string) int {
 }
 
 // TestChatTUIHidesKeys: the chat's view, its exit messages and the
-// transcript never show the key, whether it is the API key or written into
+// session record never show the key, whether it is the API key or written into
 // the base URL, even when the server quotes both in its error.
 func TestChatTUIHidesKeys(t *testing.T) {
 	requireTmux(t)
@@ -329,13 +329,13 @@ func TestChatTUIHidesKeys(t *testing.T) {
 	c.tmux("send-keys", "-t", "q", "C-c")
 	c.waitExit(t)
 	all := c.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q")
-	tr, err := os.ReadFile(filepath.Join(dir, "out", "transcript.jsonl"))
+	tr, err := os.ReadFile(filepath.Join(dir, "out", "session.jsonl"))
 	if err != nil {
-		t.Fatalf("transcript: %v", err)
+		t.Fatalf("session record: %v", err)
 	}
 	for _, k := range []string{urlKey, "sk-test-e2e"} {
 		if strings.Contains(all, k) || strings.Contains(string(tr), k) {
-			t.Errorf("%s shown after exit or in the transcript:\n%s\n%s", k, all, tr)
+			t.Errorf("%s shown after exit or in the session record:\n%s\n%s", k, all, tr)
 		}
 	}
 }
