@@ -213,6 +213,13 @@ type chat struct {
 // fake model server, with files as arguments.
 func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
 	t.Helper()
+	return startChatArgs(t, dir, modelURL, append([]string{"--output-dir", filepath.Join(dir, "out")}, files...))
+}
+
+// startChatArgs is startChat with quarry's arguments as given; dir is also
+// HOME, so chats started in one dir share their saved sessions.
+func startChatArgs(t *testing.T, dir, modelURL string, args []string) chat {
+	t.Helper()
 	bin := filepath.Join(dir, "quarry")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -234,7 +241,7 @@ func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
 		env = append(env, "DOCKER_HOST="+h)
 	}
-	cmd := append(append(env, bin, "--output-dir", filepath.Join(dir, "out")), files...)
+	cmd := append(append(env, bin), args...)
 	tmux(append([]string{"new-session", "-d", "-x", "120", "-y", "60", "-s", "q", "-c", dir}, cmd...)...)
 	tmux("set-option", "-t", "q", "remain-on-exit", "on")
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
