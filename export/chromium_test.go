@@ -89,25 +89,7 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if reqs := pageRequests(t, netlog, page); len(reqs) != 0 {
 		t.Errorf("the report made requests: %q", reqs)
 	}
-	f, err := os.Open(shot)
-	if err != nil {
-		t.Fatal(err)
-	}
-	img, err := png.Decode(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	hits := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			if near(r, figureColour.R) && near(g, figureColour.G) && near(bl, figureColour.B) {
-				hits++
-			}
-		}
-	}
+	hits := colourPixels(t, shot)
 	if hits < 240*120/2 {
 		t.Errorf("the figure is not on the screenshot (%d pixels of its colour)", hits)
 	}
@@ -128,6 +110,32 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if reqs := pageRequests(t, netlog, control); len(reqs) != 1 || reqs[0] != "http://127.0.0.1:9/control.png" {
 		t.Errorf("the control page's image request was not seen: %q", reqs)
 	}
+}
+
+// colourPixels counts the pixels of a screenshot in the test figures'
+// colour.
+func colourPixels(t *testing.T, shot string) int {
+	t.Helper()
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if near(r, figureColour.R) && near(g, figureColour.G) && near(bl, figureColour.B) {
+				hits++
+			}
+		}
+	}
+	return hits
 }
 
 func near(v uint32, want uint8) bool {
