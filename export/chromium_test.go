@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quarry-cli/quarry/session"
 )
 
 // chromium runs Debian's Chromium headless on a local page. Besides the
@@ -80,21 +82,10 @@ func TestHTMLReportInChromium(t *testing.T) {
 	bin := hostTool(t, "chromium", "chromium")
 	rec := loadRecord(t, writeRecord(t, 1, 3))
 	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	if _, err := Write(rec, HTML, page); err != nil {
-		t.Fatal(err)
-	}
-	shot := filepath.Join(dir, "shot.png")
-	netlog, _ := chromium(t, bin, page, "--window-size=1200,3000", "--screenshot="+shot)
-	if reqs := pageRequests(t, netlog, page); len(reqs) != 0 {
-		t.Errorf("the report made requests: %q", reqs)
-	}
-	hits := colourPixels(t, shot)
+	hits, dom := viewReport(t, bin, rec, dir)
 	if hits < 240*120/2 {
 		t.Errorf("the figure is not on the screenshot (%d pixels of its colour)", hits)
 	}
-
-	_, dom := chromium(t, bin, page, "--dump-dom")
 	for _, want := range []string{"<td class=\"num\">90000</td>", "TOTAL 270001", "<strong>12.5%</strong>", "&lt;script&gt;alert"} {
 		if !bytes.Contains(dom, []byte(want)) {
 			t.Errorf("the rendered page lacks %q", want)
@@ -106,10 +97,28 @@ func TestHTMLReportInChromium(t *testing.T) {
 
 	control := filepath.Join(dir, "control.html")
 	os.WriteFile(control, []byte(`<!DOCTYPE html><html><body><img src="http://127.0.0.1:9/control.png"></body></html>`), 0o644)
-	netlog, _ = chromium(t, bin, control, "--screenshot="+filepath.Join(dir, "control.png"))
+	netlog, _ := chromium(t, bin, control, "--screenshot="+filepath.Join(dir, "control.png"))
 	if reqs := pageRequests(t, netlog, control); len(reqs) != 1 || reqs[0] != "http://127.0.0.1:9/control.png" {
 		t.Errorf("the control page's image request was not seen: %q", reqs)
 	}
+}
+
+// viewReport exports rec as HTML into dir and opens it in Chromium: it
+// fails the test on any request the page makes, and returns the pixels of
+// the figures' colour on a screenshot and the DOM as rendered.
+func viewReport(t *testing.T, bin string, rec *session.Record, dir string) (int, []byte) {
+	t.Helper()
+	page := filepath.Join(dir, "report.html")
+	if _, err := Write(rec, HTML, page); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(dir, "shot.png")
+	netlog, _ := chromium(t, bin, page, "--window-size=1200,3000", "--screenshot="+shot)
+	if reqs := pageRequests(t, netlog, page); len(reqs) != 0 {
+		t.Errorf("the report made requests: %q", reqs)
+	}
+	_, dom := chromium(t, bin, page, "--dump-dom")
+	return colourPixels(t, shot), dom
 }
 
 // colourPixels counts the pixels of a screenshot in the test figures'

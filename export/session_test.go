@@ -115,20 +115,10 @@ func TestRealSessionExports(t *testing.T) {
 		t.Errorf("the notebook did not save beside itself: %q", r.Stdout)
 	}
 
-	bin := hostTool(t, "chromium", "chromium")
-	page := filepath.Join(dir, "report.html")
-	if _, err := Write(rec, HTML, page); err != nil {
-		t.Fatal(err)
+	hits, dom := viewReport(t, hostTool(t, "chromium", "chromium"), rec, dir)
+	if hits < 2000 {
+		t.Errorf("the bar chart is not on the screenshot (%d pixels of its colour)", hits)
 	}
-	shot := filepath.Join(dir, "shot.png")
-	netlog, _ := chromium(t, bin, page, "--window-size=1200,2400", "--screenshot="+shot)
-	if reqs := pageRequests(t, netlog, page); len(reqs) != 0 {
-		t.Errorf("the report made requests: %q", reqs)
-	}
-	if n := colourPixels(t, shot); n < 2000 {
-		t.Errorf("the bar chart is not on the screenshot (%d pixels of its colour)", n)
-	}
-	_, dom := chromium(t, bin, page, "--dump-dom")
 	for _, want := range []string{"TOTAL 216750", `<td class="num">41.5</td>`, "<strong>41.5%</strong>", "KeyError"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the page lacks %q", want)
