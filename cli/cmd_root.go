@@ -38,6 +38,10 @@ const rootExample = `# open the chat with files attached
 quarry q1.csv q2.csv
 # answer one prompt, print the answer and exit: quarry -p PROMPT [FILE...]
 quarry -p "variance by department, Q1 vs Q2" q1.csv q2.csv
+# the same, reading the prompt from standard input
+echo "summarise" | quarry -p - data.csv
+# data piped on standard input is attached (stdin.csv)
+cat data.csv | quarry -p "summarise"
 # list the saved sessions; continue the latest one, or one by id
 quarry sessions
 quarry --resume
@@ -46,10 +50,6 @@ quarry -p "and by month?" --resume 20261129-173235-3761b5
 quarry export 20261129-173235-3761b5 --format html -o report.html
 # the same analysis on next quarter's files, without the model
 quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
-# the same, reading the prompt from standard input
-echo "summarise" | quarry -p - data.csv
-# data piped on standard input is attached (stdin.csv)
-cat data.csv | quarry -p "summarise"
 # build the sandbox image, or tell its state or tag
 quarry sandbox build|status|ref
 # carry the image to a machine with no registry or mirror

@@ -123,6 +123,9 @@ type recorder struct {
 	mask  *secret.Masker
 	err   error
 	usage *agent.Tokens // the running turn's, for its answer entry
+	// worked is set once a question or a cell is recorded: a session
+	// closed without either is not worth keeping.
+	worked bool
 }
 
 // createRecord starts a new record at path; it must not exist.
@@ -187,7 +190,7 @@ func (r *recorder) question(text string) {
 		return
 	}
 	r.mu.Lock()
-	r.usage = nil
+	r.usage, r.worked = nil, true
 	r.mu.Unlock()
 	r.add(Entry{Kind: EntryQuestion, Text: r.mask.Mask(text)})
 }
@@ -205,6 +208,9 @@ func (r *recorder) input(in Input) {
 func (r *recorder) cell(num int, code string, res kernel.Result, t time.Time) {
 	res.Figures = relativeFiles(res.Figures)
 	res.Files = relativeFiles(res.Files)
+	r.mu.Lock()
+	r.worked = true
+	r.mu.Unlock()
 	r.add(Entry{Kind: EntryCell, Time: t, Cell: &Cell{Num: num, Code: code, Status: statusOf(res), Result: res}})
 }
 
@@ -256,6 +262,12 @@ func (r *recorder) event(e agent.Event, toolMode string) {
 	case agent.EventUndo:
 		r.add(Entry{Kind: EntryUndo, Time: e.Time, Text: e.Text})
 	}
+}
+
+func (r *recorder) hasWork() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.worked
 }
 
 // Close closes the file; safe on nil and twice.

@@ -338,10 +338,7 @@ func (s *Session) openRecord() error {
 	s.rec = rec
 	s.startedAt = time.Now()
 	s.mu.Unlock()
-	index := s.opts.Index
-	if index == "" {
-		index = DefaultIndex()
-	}
+	index := s.index()
 	started := s.startedAt
 	if s.opts.Resume != nil {
 		started = s.opts.Resume.Started
@@ -352,6 +349,20 @@ func (s *Session) openRecord() error {
 		s.progress("warning: " + msg)
 	}
 	return nil
+}
+
+// forget removes a session that did nothing from the index, and its
+// record from its folder.
+func (s *Session) forget() {
+	os.Remove(filepath.Join(s.outDir, RecordName))
+	os.Remove(filepath.Join(s.index(), s.id+".json"))
+}
+
+func (s *Session) index() string {
+	if s.opts.Index != "" {
+		return s.opts.Index
+	}
+	return DefaultIndex()
 }
 
 // settings are the record's copy of the settings that shape a run.
@@ -443,6 +454,9 @@ func (s *Session) Close() error {
 	}
 	if rec != nil {
 		errs = append(errs, rec.Close())
+		if !rec.hasWork() && s.opts.Resume == nil {
+			s.forget() // no question, no cell: nothing to list or resume
+		}
 	}
 	if s.opts.OutputDir == "" && s.opts.Resume == nil {
 		os.Remove(s.outDir) // only when empty: a start that never got going leaves no clutter

@@ -51,3 +51,25 @@ func TestNewDoesNoIOAndCloseTwice(t *testing.T) {
 		t.Fatal("Start after Close succeeded")
 	}
 }
+
+// A session closed before any question or cell leaves nothing to list or
+// resume; one with a question stays.
+func TestIdleSessionIsForgotten(t *testing.T) {
+	for _, asked := range []bool{false, true} {
+		index, parent := t.TempDir(), t.TempDir()
+		s := New(Options{Config: config.Config{Model: "m", OutputDir: parent}, Index: index})
+		os.MkdirAll(s.OutputDir(), 0o700)
+		if err := s.openRecord(); err != nil {
+			t.Fatal(err)
+		}
+		if asked {
+			s.rec.question("variance?")
+		}
+		s.Close()
+		list, _, _ := ListSessions(index)
+		_, err := os.Stat(s.OutputDir())
+		if asked && (len(list) != 1 || err != nil) || !asked && (len(list) != 0 || !os.IsNotExist(err)) {
+			t.Errorf("asked %v: listed %d, folder %v", asked, len(list), err)
+		}
+	}
+}
