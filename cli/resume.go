@@ -25,6 +25,9 @@ func findResumption(f *rootFlags, ask bool) (*resumption, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rec.InUse() {
+		return nil, fmt.Errorf("session %s is open in another quarry process: quit it there first", rec.ID)
+	}
 	rs := &resumption{rec: rec}
 	if rs.inputs, err = parseMaps(f.maps, rec.MatchInput); err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -128,13 +129,31 @@ type recorder struct {
 	worked bool
 }
 
+// errInUse: another quarry process has the session open.
+var errInUse = errors.New("the session is open in another quarry process: quit it there first")
+
 // createRecord starts a new record at path; it must not exist.
 func createRecord(path string, mask *secret.Masker) (*recorder, error) {
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session record: %w", err)
 	}
+	if err := lockRecord(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session record %s: %w", path, err)
+	}
 	return &recorder{f: f, mask: mask}, nil
+}
+
+// InUse tells whether another quarry process has the session open (its
+// record is locked while a session runs).
+func (rec *Record) InUse() bool {
+	f, err := os.Open(filepath.Join(rec.Dir, RecordName))
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	return lockRecord(f) == errInUse
 }
 
 // appendRecord continues an existing record. A torn last line (quarry was
@@ -144,6 +163,10 @@ func appendRecord(path string, mask *secret.Masker) (*recorder, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("session record: %w", err)
+	}
+	if err := lockRecord(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("session record %s: %w", path, err)
 	}
 	if st, err := f.Stat(); err == nil && st.Size() > 0 {
 		last := make([]byte, 1)

@@ -206,3 +206,29 @@ func TestLoadVersion0Transcript(t *testing.T) {
 }
 
 func kernelOK() kernel.Result { return kernel.Result{Stdout: "ok\n"} }
+
+// A session open in one process cannot be continued by another at the
+// same time; once closed (or the process killed), it can.
+func TestRecordLockedWhileOpen(t *testing.T) {
+	dir := t.TempDir()
+	s := recordedSession(t, dir)
+	rec, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rec.InUse() {
+		t.Error("an open session is not in use")
+	}
+	if _, err := appendRecord(filepath.Join(dir, RecordName), s.mask); err == nil || !strings.Contains(err.Error(), "open in another quarry process") {
+		t.Errorf("a second writer: %v", err)
+	}
+	s.rec.Close()
+	if rec.InUse() {
+		t.Error("a closed session is still in use")
+	}
+	r, err := appendRecord(filepath.Join(dir, RecordName), s.mask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+}
