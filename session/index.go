@@ -232,6 +232,9 @@ func RemoveSession(index, id string) (dir string, err error) {
 			continue
 		}
 		if rec, err := LoadRecord(e.Dir); err == nil && rec.ID == id {
+			if rec.InUse() {
+				return "", fmt.Errorf("session %s is open in another quarry process: quit it there first", id)
+			}
 			if err := os.RemoveAll(e.Dir); err != nil {
 				return e.Dir, fmt.Errorf("remove %s: %w", e.Dir, err)
 			}
