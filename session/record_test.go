@@ -232,3 +232,25 @@ func TestRecordLockedWhileOpen(t *testing.T) {
 	}
 	r.Close()
 }
+
+// An undo goes through the event stream like every event: the record
+// keeps it, and the turn it takes back is gone for every reader.
+func TestUndoEventTakesTheTurnBack(t *testing.T) {
+	dir := t.TempDir()
+	s := recordedSession(t, dir)
+	s.rec.question("second question")
+	s.publish(agent.Event{Kind: agent.EventCellDone, Cell: 3, Code: "w = 2", Result: &kernel.Result{}}, nil)
+	s.publish(agent.Event{Kind: agent.EventTurnDone, Text: "done"}, nil)
+	s.publish(agent.Event{Kind: agent.EventUndo, Text: "second question"}, nil)
+	s.rec.Close()
+	rec, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if turns := rec.Turns(); len(turns) != 1 || rec.Summary().Cells != 2 || len(rec.Succeeded()) != 1 {
+		t.Errorf("after undo: %d turns, summary %+v", len(turns), rec.Summary())
+	}
+	if rec.earlier().Cells != 3 {
+		t.Error("the undone cell's number would be given again")
+	}
+}
