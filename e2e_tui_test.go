@@ -213,6 +213,13 @@ type chat struct {
 // fake model server, with files as arguments.
 func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
 	t.Helper()
+	return startChatArgs(t, dir, modelURL, append([]string{"--output-dir", filepath.Join(dir, "out")}, files...))
+}
+
+// startChatArgs is startChat with quarry's arguments as given; dir is also
+// HOME, so chats started in one dir share their saved sessions.
+func startChatArgs(t *testing.T, dir, modelURL string, args []string) chat {
+	t.Helper()
 	bin := filepath.Join(dir, "quarry")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -234,7 +241,7 @@ func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
 		env = append(env, "DOCKER_HOST="+h)
 	}
-	cmd := append(append(env, bin, "--output-dir", filepath.Join(dir, "out")), files...)
+	cmd := append(append(env, bin), args...)
 	tmux(append([]string{"new-session", "-d", "-x", "120", "-y", "60", "-s", "q", "-c", dir}, cmd...)...)
 	tmux("set-option", "-t", "q", "remain-on-exit", "on")
 	t.Cleanup(func() { exec.Command("tmux", "-S", sock, "kill-server").Run() })
@@ -303,7 +310,7 @@ func cpuTicks(t *testing.T, pid string) int {
 }
 
 // TestChatTUIHidesKeys: the chat's view, its exit messages and the
-// transcript never show the key, whether it is the API key or written into
+// session record never show the key, whether it is the API key or written into
 // the base URL, even when the server quotes both in its error.
 func TestChatTUIHidesKeys(t *testing.T) {
 	requireTmux(t)
@@ -329,13 +336,13 @@ func TestChatTUIHidesKeys(t *testing.T) {
 	c.tmux("send-keys", "-t", "q", "C-c")
 	c.waitExit(t)
 	all := c.tmux("capture-pane", "-p", "-J", "-S", "-200", "-t", "q")
-	tr, err := os.ReadFile(filepath.Join(dir, "out", "transcript.jsonl"))
+	tr, err := os.ReadFile(filepath.Join(dir, "out", "session.jsonl"))
 	if err != nil {
-		t.Fatalf("transcript: %v", err)
+		t.Fatalf("session record: %v", err)
 	}
 	for _, k := range []string{urlKey, "sk-test-e2e"} {
 		if strings.Contains(all, k) || strings.Contains(string(tr), k) {
-			t.Errorf("%s shown after exit or in the transcript:\n%s\n%s", k, all, tr)
+			t.Errorf("%s shown after exit or in the session record:\n%s\n%s", k, all, tr)
 		}
 	}
 }

@@ -25,6 +25,7 @@ const (
 	// Emitted by the session around the agent's turns, on the same stream.
 	EventProgress EventKind = "progress" // Text: a start-up step (engine, image build line, sandbox)
 	EventSandbox  EventKind = "sandbox"  // Text: the sandbox's new state (starting, ready, busy, restarting, failed, closed)
+	EventUndo     EventKind = "undo"     // Text: the question of the turn taken back
 )
 
 // Event is the one stream the front ends and the session record consume:

@@ -6,12 +6,14 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/session"
 	"github.com/quarry-cli/quarry/ui"
 )
@@ -30,7 +32,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inbox := ui.NewInbox()
-	opts := launchOptions{events: inbox.Event}
+	opts := launchOptions{events: inbox.Event, askChanged: true, build: a.build.Version}
 	if f.overrides.Confirm {
 		// Each cell waits for the user's y, n or e in the chat.
 		opts.agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }
@@ -59,6 +61,10 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	if l.notice != "" {
 		uopts.Notices = append(uopts.Notices, l.notice)
 	}
+	uopts.Export = func(_ context.Context, path string) ([]string, error) { return exportChat(l.sess.OutputDir(), path) }
+	if l.resumed != nil {
+		uopts.Resume = chatResume(l)
+	}
 	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox
 	// is still removed; Bubble Tea itself handles SIGTERM.
 	hup := make(chan os.Signal, 1)
@@ -75,6 +81,54 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		return fmt.Errorf("%s", l.mask.MaskError(err.Error()))
 	}
 	return nil
+}
+
+// chatResume is what the chat needs to continue a saved session: its
+// turns with their figures, the inputs to ask about and the restore.
+func chatResume(l *launched) *ui.Resume {
+	turns := session.PastTurns(l.resumed.Turns())
+	session.ReadFigures(turns)
+	r := &ui.Resume{ID: l.resumed.ID, Turns: turns}
+	for _, c := range l.changed {
+		r.Changed = append(r.Changed, ui.ChangedInput{Name: c.Name, Path: c.Path, Problem: c.Problem, Gone: c.Gone})
+	}
+	mapped := l.inputs
+	r.Restore = func(ctx context.Context, chosen map[string]string) error {
+		paths := map[string]string{}
+		for k, v := range mapped {
+			paths[k] = v
+		}
+		for k, v := range chosen {
+			paths[k] = v
+		}
+		return l.sess.Restore(ctx, paths)
+	}
+	return r
+}
+
+// exportChat is /export: PATH in the format its extension names, or with
+// no PATH the three formats into the session folder.
+func exportChat(dir, path string) ([]string, error) {
+	rec, err := session.LoadRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	if path == "" {
+		var all []string
+		for _, f := range []export.Format{export.Notebook, export.Markdown, export.HTML} {
+			files, err := export.Write(rec, f, filepath.Join(dir, export.DefaultName(f)))
+			if err != nil {
+				return all, err
+			}
+			all = append(all, files...)
+		}
+		return all, nil
+	}
+	f, ok := export.FormatOf(path)
+	if !ok {
+		return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
+	}
+	return export.Write(rec, f, path)
 }
 
 // closeSandbox removes the sandbox, at most timeout long. Ctrl+C, a hang-up

@@ -85,6 +85,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		},
 		events: r.Event,
 		agent:  agentHook,
+		build:  a.build.Version,
 	})
 	if err != nil {
 		r.Stop()
@@ -98,7 +99,8 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 			fmt.Fprintf(a.stderr, "quarry: warning: %s\n", render.SanitizeLine(l.mask.Mask(cerr.Error())))
 		}
 	})
-	if err := r.Run(ctx, l.sess, headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme}); err != nil {
+	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs}
+	if err := r.Run(ctx, l.sess, q); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{err.Error()}
 		}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/session"
 )
 
 // rootFlags are the flags of the chat and the headless mode.
@@ -17,6 +19,8 @@ type rootFlags struct {
 	verbose   bool
 	overrides config.Overrides
 	files     []string // positional arguments: after "--" even ones that start with a dash
+	resume    string   // --resume: a session id, or session.Latest
+	maps      []string // --map OLD=NEW, for a resumed session's inputs
 }
 
 const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
@@ -39,6 +43,14 @@ quarry -p "variance by department, Q1 vs Q2" q1.csv q2.csv
 echo "summarise" | quarry -p - data.csv
 # data piped on standard input is attached (stdin.csv)
 cat data.csv | quarry -p "summarise"
+# list the saved sessions; continue the latest one, or one by id
+quarry sessions
+quarry --resume
+quarry -p "and by month?" --resume 20261129-173235-3761b5
+# the session as a notebook, a Markdown or an HTML report
+quarry export 20261129-173235-3761b5 --format html -o report.html
+# the same analysis on next quarter's files, without the model
+quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
 # build the sandbox image, or tell its state or tag
 quarry sandbox build|status|ref
 # carry the image to a machine with no registry or mirror
@@ -64,6 +76,7 @@ func (a *app) mainCommand() *cobra.Command {
 		RunE: func(c *cobra.Command, args []string) error {
 			f.files = args
 			f.promptSet = c.Flags().Changed("prompt")
+			f.takeResumeID()
 			if err := f.check(c); err != nil {
 				return err
 			}
@@ -78,6 +91,9 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.BoolVar(&f.jsonOut, "json", false, "headless: print one JSON document instead of Markdown")
 	fs.BoolVar(&f.quiet, "quiet", false, "headless: no progress on standard error")
 	fs.BoolVar(&f.verbose, "verbose", false, "headless: also show the model's thinking (reasoning models) on standard error")
+	fs.StringVar(&f.resume, "resume", "", "continue a saved session: its id, or the latest without one (quarry sessions lists them)")
+	fs.Lookup("resume").NoOptDefVal = session.Latest
+	fs.StringArrayVar(&f.maps, "map", nil, "with --resume: use file NEW for the session's input OLD (OLD=NEW, repeatable)")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
 	return c
@@ -97,6 +113,23 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--quiet and --verbose contradict each other: choose one")
 	case f.promptSet && o.Confirm:
 		return usagef(c, "--confirm needs the chat to ask you about each cell; it does not go with --prompt")
+	case len(f.maps) > 0 && f.resume == "":
+		return usagef(c, "--map goes with --resume (or quarry rerun)")
+	case f.resume != "" && o.OutputDir != "":
+		return usagef(c, "a resumed session keeps its own folder: --output-dir does not go with --resume")
 	}
 	return nil
+}
+
+// takeResumeID reads `--resume ID` (with a space) as the id: an optional
+// value only binds with "=", so the id arrives as the first file. It is
+// taken for an id only when it has an id's shape and is no file.
+func (f *rootFlags) takeResumeID() {
+	if f.resume != session.Latest || len(f.files) == 0 || !session.LooksLikeID(f.files[0]) {
+		return
+	}
+	if _, err := os.Stat(f.files[0]); err == nil {
+		return
+	}
+	f.resume, f.files = f.files[0], f.files[1:]
 }

@@ -87,18 +87,23 @@ func TestOptionalValueFlagKeepsFiles(t *testing.T) {
 	var files []string
 	var out, errb bytes.Buffer
 	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
-	a.chat = func(_ context.Context, f *rootFlags) error { files = f.files; return nil }
-	root := a.rootCommand()
-	root.Flags().StringVar(&resume, "resume", "", "resume a session")
-	root.Flags().Lookup("resume").NoOptDefVal = "latest"
-	root.SetArgs([]string{"--resume", "q1.csv", "q2.csv"})
-	root.SetOut(&out)
-	root.SetErr(&errb)
-	if err := root.Execute(); err != nil || resume != "latest" || strings.Join(files, " ") != "q1.csv q2.csv" {
-		t.Errorf("err %v, resume %q, files %q", err, resume, files)
-	}
-	root.SetArgs([]string{"--resume=20260101-120000-abc123", "q1.csv"})
-	if err := root.Execute(); err != nil || resume != "20260101-120000-abc123" || strings.Join(files, " ") != "q1.csv" {
-		t.Errorf("err %v, resume %q, files %q", err, resume, files)
+	a.chat = func(_ context.Context, f *rootFlags) error { resume, files = f.resume, f.files; return nil }
+	for _, c := range []struct {
+		args         []string
+		resume, rest string
+	}{
+		{[]string{"--resume", "q1.csv", "q2.csv"}, "latest", "q1.csv q2.csv"},
+		{[]string{"--resume=20260101-120000-abc123", "q1.csv"}, "20260101-120000-abc123", "q1.csv"},
+		// --resume ID with a space: an id-shaped first argument that is no file is the id.
+		{[]string{"--resume", "20260101-120000-abc123", "q1.csv"}, "20260101-120000-abc123", "q1.csv"},
+		{[]string{"q1.csv"}, "", "q1.csv"},
+	} {
+		root := a.rootCommand()
+		root.SetArgs(c.args)
+		root.SetOut(&out)
+		root.SetErr(&errb)
+		if err := root.Execute(); err != nil || resume != c.resume || strings.Join(files, " ") != c.rest {
+			t.Errorf("%q: err %v, resume %q, files %q", c.args, err, resume, files)
+		}
 	}
 }

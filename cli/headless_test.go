@@ -133,22 +133,22 @@ func TestPanicAfterStartExit1NoContainer(t *testing.T) {
 	if strings.Contains(stderr.String(), "sk-panic-test-key") {
 		t.Errorf("stderr shows the key: %q", stderr.String())
 	}
-	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+sessionFromTranscript(t, out))
+	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+sessionFromRecord(t, out))
 }
 
-// sessionFromTranscript reads the session id from the transcript's header.
-func sessionFromTranscript(t *testing.T, dir string) string {
+// sessionFromRecord reads the session id from the session record's header.
+func sessionFromRecord(t *testing.T, dir string) string {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, "transcript.jsonl"))
+	f, err := os.Open(filepath.Join(dir, "session.jsonl"))
 	if err != nil {
-		t.Fatalf("transcript: %v", err)
+		t.Fatalf("session record: %v", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Scan()
-	var h struct{ Session string }
-	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.Session == "" {
-		t.Fatalf("transcript header %q: %v", sc.Text(), err)
+	var h struct{ ID string }
+	if err := json.Unmarshal(sc.Bytes(), &h); err != nil || h.ID == "" {
+		t.Fatalf("session record header %q: %v", sc.Text(), err)
 	}
-	return h.Session
+	return h.ID
 }

@@ -36,6 +36,11 @@ type launchOptions struct {
 	events func(agent.Event)
 	// agent adjusts the agent configuration (the chat's confirm hook).
 	agent func(*agent.Config)
+	// askChanged lets the front end ask about a resumed session's inputs
+	// that changed or vanished (the chat); without it they are bad input
+	// unless --map names their files.
+	askChanged bool
+	build      string
 }
 
 // launched is a session ready for its front end.
@@ -45,9 +50,24 @@ type launched struct {
 	files  []string
 	sess   *session.Session
 	mask   *secret.Masker
+	// A resumed session: its record, the host file of each input that
+	// --map moved, and the inputs still changed or gone (the chat asks).
+	resumed *session.Record
+	inputs  map[string]string
+	changed []session.InputCheck
 }
 
 func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, error) {
+	var rs *resumption
+	if f.resume != "" {
+		var err error
+		if rs, err = findResumption(f, o.askChanged); err != nil {
+			return nil, inputError{err}
+		}
+		if f.overrides.Model == "" {
+			f.overrides.Model = rs.rec.Model // the session's model, unless --model says otherwise
+		}
+	}
 	cfg, err := config.Load(f.overrides)
 	if err != nil {
 		return nil, inputError{err}
@@ -84,17 +104,25 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		return nil, inputError{maskedErr(mask, err)}
 	}
 	mask = cfg.Masker() // the key is known now
-	s := session.New(session.Options{
+	so := session.Options{
 		Config:    cfg,
 		OutputDir: f.overrides.OutputDir,
 		Events:    o.events,
 		Agent:     o.agent,
-	})
+		Build:     o.build,
+	}
+	l := &launched{cfg: cfg, notice: notice, files: files, mask: mask}
+	if rs != nil {
+		so.Resume = rs.rec
+		l.resumed, l.inputs, l.changed = rs.rec, rs.inputs, rs.changed
+	}
+	s := session.New(so)
 	if err := s.Err(); err != nil {
 		s.Close()
 		return nil, inputError{fmt.Errorf("%s\nCheck the model settings: quarry config shows them.", mask.MaskError(err.Error()))}
 	}
-	return &launched{cfg: cfg, notice: notice, files: files, sess: s, mask: mask}, nil
+	l.sess = s
+	return l, nil
 }
 
 // checkInputs checks the files and the output folder before any probe or

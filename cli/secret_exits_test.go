@@ -66,7 +66,7 @@ func echoServer(t *testing.T, key string) *openaitest.Server {
 // TestKeysReachNoExit feeds every shape of key, placed as the API key, as
 // the base URL's user name (the connection-refused regression) and as a
 // query parameter, through the headless mode, and reads stderr, stdout
-// (--json) and the transcript for it.
+// (--json) and the session record for it.
 func TestKeysReachNoExit(t *testing.T) {
 	sandboxtest.Engine(t)
 	fast := func(c *agent.Config) { c.RetryBaseDelay, c.MaxRetries = 5*time.Millisecond, 1 }
@@ -88,7 +88,7 @@ func TestKeysReachNoExit(t *testing.T) {
 				}
 				requireNoKey(t, "stderr", key, r.stderr)
 				requireNoKey(t, "stdout", key, r.stdout)
-				requireNoKey(t, "the transcript", key, r.transcript)
+				requireNoKey(t, "the session record", key, r.transcript)
 				if !strings.Contains(r.stderr, "the run failed") {
 					t.Errorf("the failure is not reported: %q", r.stderr)
 				}
@@ -99,7 +99,7 @@ func TestKeysReachNoExit(t *testing.T) {
 
 // TestKeysInAnswersAndRetries: a run that succeeds after a retry whose
 // error quoted the key, with the key in the answer and in cell output:
-// --json, the progress and the transcript show none of it.
+// --json, the progress and the session record show none of it.
 func TestKeysInAnswersAndRetries(t *testing.T) {
 	sandboxtest.Engine(t)
 	for _, key := range keyShapes {
@@ -117,7 +117,7 @@ func TestKeysInAnswersAndRetries(t *testing.T) {
 			}
 			requireNoKey(t, "stderr", key, r.stderr)
 			requireNoKey(t, "--json", key, r.stdout)
-			requireNoKey(t, "the transcript", key, r.transcript)
+			requireNoKey(t, "the session record", key, r.transcript)
 			if !strings.Contains(r.stdout, secret.Hidden) || !strings.Contains(r.stderr, "retry 1") {
 				t.Errorf("the answer or the retry is missing:\nstdout %s\nstderr %s", r.stdout, r.stderr)
 			}
@@ -148,9 +148,9 @@ func headlessWithKey(t *testing.T, key, baseURL string, hook func(*agent.Config)
 	if err != nil {
 		a.printError(&stderr, fang.Styles{}, err)
 	}
-	transcript, terr := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
+	transcript, terr := os.ReadFile(filepath.Join(out, "session.jsonl"))
 	if terr != nil {
-		t.Fatalf("transcript: %v", terr)
+		t.Fatalf("session record: %v", terr)
 	}
 	return headlessResult{stdout: stdout.String(), stderr: stderr.String(), transcript: string(transcript), err: err}
 }

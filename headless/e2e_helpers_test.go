@@ -91,6 +91,33 @@ func newRun(t *testing.T, baseURL string, args ...string) *run {
 	return &run{t: t, args: args, env: env, dir: t.TempDir()}
 }
 
+// withoutModel drops the key and the model server from the environment:
+// the run must not need them.
+func (r *run) withoutModel() *run {
+	var env []string
+	for _, e := range r.env {
+		if !strings.HasPrefix(e, "OPENAI_API_KEY=") && !strings.HasPrefix(e, "OPENAI_BASE_URL=") && !strings.HasPrefix(e, "QUARRY_MODEL=") {
+			env = append(env, e)
+		}
+	}
+	r.env = env
+	return r
+}
+
+// inHome makes the run use home (its config and its session index), so
+// runs of one test see each other's sessions.
+func (r *run) inHome(home string) *run {
+	for i, e := range r.env {
+		switch {
+		case strings.HasPrefix(e, "HOME="):
+			r.env[i] = "HOME=" + home
+		case strings.HasPrefix(e, "XDG_CONFIG_HOME="):
+			r.env[i] = "XDG_CONFIG_HOME=" + filepath.Join(home, "config")
+		}
+	}
+	return r
+}
+
 func (r *run) start() {
 	r.t.Helper()
 	r.cmd = exec.Command(quarryBin(r.t), r.args...)

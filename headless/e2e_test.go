@@ -114,11 +114,11 @@ func TestVarianceReportMarkdown(t *testing.T) {
 	if b, err := os.ReadFile(csv); err != nil || !strings.Contains(string(b), "Sales,12500,-6000") {
 		t.Errorf("variance CSV %s = %q, %v", csv, b, err)
 	}
-	tr, err := os.ReadFile(filepath.Join(out, "transcript.jsonl"))
+	tr, err := os.ReadFile(filepath.Join(out, "session.jsonl"))
 	if err != nil {
-		t.Errorf("transcript: %v", err)
+		t.Errorf("session record: %v", err)
 	} else if strings.Contains(string(tr), testKey) || !strings.Contains(string(tr), "variance report by department") {
-		t.Errorf("transcript leaks the key or lacks the prompt:\n%s", tr)
+		t.Errorf("session record leaks the key or lacks the prompt:\n%s", tr)
 	}
 	if strings.Contains(r.stderr.String(), testKey) || strings.Contains(stdout, testKey) {
 		t.Error("the API key was printed")

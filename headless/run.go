@@ -38,6 +38,10 @@ type Question struct {
 	Prompt string   // the question, already read
 	Files  []string // host files to attach
 	Theme  string   // the theme setting (light, dark, auto) for Markdown on a terminal
+	// Resume continues the session's recorded conversation first (Restore);
+	// Inputs then names the host file for each of its inputs that moved.
+	Resume bool
+	Inputs map[string]string
 }
 
 // New prepares a run; call Stop when done (Run stops it too).
@@ -87,6 +91,19 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 			return interrupted()
 		}
 		return fmt.Errorf("the sandbox could not start: %s", render.Sanitize(err.Error()))
+	}
+	if q.Resume {
+		err := s.Restore(ctx, q.Inputs)
+		var re *session.ReplayError
+		switch {
+		case ctx.Err() != nil:
+			return interrupted()
+		case errors.As(err, &re):
+			// The model is told which variables are missing; the question goes on.
+			r.prog.Note("warning: " + render.SanitizeLine(re.Error()))
+		case err != nil:
+			return fmt.Errorf("resuming session %s: %s", s.ID(), render.Sanitize(err.Error()))
+		}
 	}
 	for _, f := range q.Files {
 		r.prog.Phase("attaching " + render.SanitizeLine(filepath.Base(f)))

@@ -107,7 +107,7 @@ func TestCheckDataName(t *testing.T) {
 			t.Errorf("%q refused: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", ".", "..", "a\nb.csv", "x\x1b[2J.csv", strings.Repeat("a", 256)} {
+	for _, bad := range []string{"", ".", "..", "/", "../q1.csv", "sub/q1.csv", "a\nb.csv", "x\x1b[2J.csv", strings.Repeat("a", 256)} {
 		if err := checkDataName(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -20,7 +21,8 @@ func SetInterruptGrace(d time.Duration) func() {
 func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	name, _, err := s.copyIn(ctx, hostPath, time.Now(), func(Upload) {})
+	name := filepath.Base(hostPath)
+	_, err := s.copyIn(ctx, hostPath, name, time.Now(), func(Upload) {})
 	return name, err
 }
 

@@ -26,6 +26,13 @@ func (s *Session) AddFile(ctx context.Context, hostPath string) (kernel.Profile,
 // for none): see Upload for when. onProgress runs on AddFile's goroutines
 // and must return quickly; the copy waits for it.
 func (s *Session) AddFileProgress(ctx context.Context, hostPath string, onProgress func(Upload)) (kernel.Profile, error) {
+	return s.AddFileAs(ctx, hostPath, filepath.Base(hostPath), onProgress)
+}
+
+// AddFileAs is AddFileProgress with the file at /data/<name>, whatever its
+// host name: a rerun puts next quarter's file where the code reads last
+// quarter's.
+func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgress func(Upload)) (kernel.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -35,7 +42,7 @@ func (s *Session) AddFileProgress(ctx context.Context, hostPath string, onProgre
 		onProgress = func(Upload) {}
 	}
 	t0 := time.Now()
-	name, size, err := s.copyIn(ctx, hostPath, t0, onProgress)
+	size, err := s.copyIn(ctx, hostPath, name, t0, onProgress)
 	if err != nil {
 		return kernel.Profile{}, err
 	}
@@ -48,22 +55,21 @@ func (s *Session) AddFileProgress(ctx context.Context, hostPath string, onProgre
 // root-owned and 0444 in a root-owned folder, so the code can read it but
 // not change, replace or delete it. /data is a volume on the engine's disk,
 // so files larger than the sandbox's memory fit.
-func (s *Session) copyIn(ctx context.Context, hostPath string, t0 time.Time, onProgress func(Upload)) (string, int64, error) {
+func (s *Session) copyIn(ctx context.Context, hostPath, name string, t0 time.Time, onProgress func(Upload)) (int64, error) {
+	if err := checkDataName(name); err != nil {
+		return 0, fmt.Errorf("add file %q: %w", hostPath, err)
+	}
 	f, err := os.Open(hostPath)
 	if err != nil {
-		return "", 0, fmt.Errorf("add file: %w", err)
+		return 0, fmt.Errorf("add file: %w", err)
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", 0, fmt.Errorf("add file: %w", err)
+		return 0, fmt.Errorf("add file: %w", err)
 	}
 	if !st.Mode().IsRegular() {
-		return "", 0, fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
-	}
-	name := filepath.Base(hostPath)
-	if err := checkDataName(name); err != nil {
-		return "", 0, fmt.Errorf("add file %q: %w", hostPath, err)
+		return 0, fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
 	}
 	src := &progressReader{r: f, up: Upload{Name: name, Phase: UploadCopying, Size: st.Size()}, t0: t0, last: t0, report: onProgress}
 	onProgress(src.up)
@@ -92,16 +98,16 @@ func (s *Session) copyIn(ctx context.Context, hostPath string, t0 time.Time, onP
 	})
 	pr.CloseWithError(io.ErrClosedPipe) // stop the writer if the engine gave up early
 	if err != nil {
-		return "", 0, s.engineError(fmt.Errorf("add file %s: copy into the sandbox: %w", name, err))
+		return 0, s.engineError(fmt.Errorf("add file %s: copy into the sandbox: %w", name, err))
 	}
 	onProgress(Upload{Name: name, Phase: UploadCopying, Done: st.Size(), Size: st.Size(), Elapsed: time.Since(t0)})
-	return name, st.Size(), nil
+	return st.Size(), nil
 }
 
 // checkDataName refuses names that cannot be a single file in /data or
 // would carry control characters into prompts and terminals.
 func checkDataName(name string) error {
-	if name == "." || name == ".." || name == "/" || name == "" {
+	if name == "." || name == ".." || name == "" || strings.ContainsRune(name, '/') {
 		return fmt.Errorf("not a file name")
 	}
 	if len(name) > 255 {

@@ -78,7 +78,8 @@ type harvester struct {
 var errSkip = errors.New("skipped")
 
 // newHarvester creates dir (0700, must not exist yet or be empty) and opens it as an os.Root.
-func newHarvester(dir string, lim harvestLimits) (*harvester, error) {
+// With earlier, dir may hold files: those earlier lists count as written by this harvester.
+func newHarvester(dir string, lim harvestLimits, earlier *Earlier) (*harvester, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("output folder %s: %w", dir, err)
@@ -99,7 +100,7 @@ func newHarvester(dir string, lim harvestLimits) (*harvester, error) {
 		if err != nil {
 			return nil, fmt.Errorf("output folder: %w", err)
 		}
-		if len(entries) > 0 {
+		if len(entries) > 0 && earlier == nil {
 			return nil, fmt.Errorf("output folder %s is not empty: choose a new or empty folder", abs)
 		}
 	}
@@ -107,7 +108,27 @@ func newHarvester(dir string, lim harvestLimits) (*harvester, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	return &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{}}, nil
+	h := &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{}}
+	if earlier != nil {
+		h.adopt(earlier.Files, false)
+		h.adopt(earlier.Figures, true)
+	}
+	return h, nil
+}
+
+// adopt counts files an earlier process harvested as this harvester's own,
+// by their recorded name and size; a name that is not valid is ignored.
+func (h *harvester) adopt(files []kernel.File, figure bool) {
+	for _, f := range files {
+		if validName(f.Name, h.lim.MaxDepth) != nil || h.hasWritten(f.Name) {
+			continue
+		}
+		h.written[f.Name] = f.Size
+		h.bytes += f.Size
+		if figure {
+			h.figures[f.Name] = true
+		}
+	}
 }
 
 // Dir is the host folder the harvester writes into.

@@ -55,7 +55,7 @@ func tarOf(t *testing.T, entries ...entry) *bytes.Buffer {
 
 func newTestHarvester(t *testing.T, lim harvestLimits) *harvester {
 	t.Helper()
-	h, err := newHarvester(filepath.Join(t.TempDir(), "out"), lim)
+	h, err := newHarvester(filepath.Join(t.TempDir(), "out"), lim, nil)
 	if err != nil {
 		t.Fatalf("newHarvester: %v", err)
 	}
@@ -446,22 +446,22 @@ func TestNewHarvesterFolder(t *testing.T) {
 	full := filepath.Join(base, "full")
 	os.Mkdir(full, 0o700)
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o600)
-	if _, err := newHarvester(full, harvestLimits{}); err == nil || !strings.Contains(err.Error(), "not empty") {
+	if _, err := newHarvester(full, harvestLimits{}, nil); err == nil || !strings.Contains(err.Error(), "not empty") {
 		t.Errorf("non-empty folder: %v", err)
 	}
 	link := filepath.Join(base, "link")
 	os.Symlink(t.TempDir(), link)
-	if _, err := newHarvester(link, harvestLimits{}); err == nil {
+	if _, err := newHarvester(link, harvestLimits{}, nil); err == nil {
 		t.Error("a symlink in place of the output folder was accepted")
 	}
 	empty := filepath.Join(base, "empty")
 	os.Mkdir(empty, 0o700)
-	h, err := newHarvester(empty, harvestLimits{})
+	h, err := newHarvester(empty, harvestLimits{}, nil)
 	if err != nil {
 		t.Fatalf("empty folder: %v", err)
 	}
 	h.Close()
-	h, err = newHarvester(filepath.Join(base, "fresh"), harvestLimits{})
+	h, err = newHarvester(filepath.Join(base, "fresh"), harvestLimits{}, nil)
 	if err != nil {
 		t.Fatalf("fresh folder: %v", err)
 	}
@@ -498,7 +498,7 @@ func BenchmarkHarvest1000Files(b *testing.B) {
 	tw.Close()
 	b.SetBytes(int64(buf.Len()))
 	for b.Loop() {
-		h, err := newHarvester(filepath.Join(b.TempDir(), "out"), harvestLimits{})
+		h, err := newHarvester(filepath.Join(b.TempDir(), "out"), harvestLimits{}, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,7 +16,8 @@ import (
 // exec runs one cell on the live kernel, replacing a dead kernel first. It
 // never waits longer than the timeout plus the interrupt grace plus a
 // restart; a cell that ignores SIGINT costs its kernel, not the session.
-func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chunk)) (kernel.Result, error) {
+// harvest false is a replay: no figure or file reaches the host.
+func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chunk), harvest bool) (kernel.Result, error) {
 	var res kernel.Result
 	start := time.Now()
 	if err := s.ensureKernel(ctx, &res); err != nil {
@@ -28,7 +29,9 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	}
 	k := s.getK()
 	s.seq++
-	s.cells++
+	if harvest {
+		s.cells++
+	}
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
@@ -69,7 +72,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 				res.Stdout, res.Stderr = string(out.b), string(errs.b)
 				res.Dropped = f.Dropped + out.dropped + errs.dropped
 				s.lastKernelTime = time.Duration(f.Seconds * float64(time.Second))
-				s.finishResult(&res, f, why)
+				s.finishResult(&res, f, why, harvest)
 				res.Duration = time.Since(start)
 				return res, nil
 			}
@@ -91,8 +94,9 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 }
 
 // finishResult turns the kernel's result frame into the Result and brings
-// figures and changed files onto the host through the harvester.
-func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind) {
+// figures and changed files onto the host through the harvester (unless
+// harvest is false).
+func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind, harvest bool) {
 	res.Value = f.Value
 	res.Notes = append(res.Notes, f.Notes...)
 	if f.Error != nil {
@@ -107,6 +111,9 @@ func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind
 			}
 		}
 		res.Error = e
+	}
+	if !harvest {
+		return
 	}
 	for i, png := range f.Figures {
 		file, err := s.harvest.writeFile(fmt.Sprintf("figures/cell%d-%d.png", s.cells, i+1), png)

@@ -45,6 +45,19 @@ type Options struct {
 	Timeout   time.Duration // per-cell wall-clock limit; 0 means 120s
 	Limits    Limits
 	SessionID string // empty means a fresh random id
+	// Earlier continues a session in the folder an earlier quarry process
+	// harvested into: see Earlier. Nil wants a new or empty folder.
+	Earlier *Earlier
+}
+
+// Earlier is what a session harvested before this process took it over.
+// The folder may then hold files; the ones listed here are the session's
+// own (a later version of one replaces it, as within one process), any
+// other file stays untouched, and figure numbers go on after Cells.
+type Earlier struct {
+	Cells   int
+	Files   []kernel.File // from /output
+	Figures []kernel.File
 }
 
 // DefaultTimeout is the per-cell wall-clock limit when Options.Timeout is 0.
@@ -120,11 +133,14 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 		return nil, errors.New("sandbox start: no output folder given (Options.OutputDir)")
 	}
 	lim := opts.Limits.withDefaults()
-	h, err := newHarvester(opts.OutputDir, harvestLimits{MaxFiles: lim.OutputFiles, MaxBytes: lim.OutputSize})
+	h, err := newHarvester(opts.OutputDir, harvestLimits{MaxFiles: lim.OutputFiles, MaxBytes: lim.OutputSize}, opts.Earlier)
 	if err != nil {
 		return nil, fmt.Errorf("sandbox start: %w", err)
 	}
 	s := &Session{id: opts.SessionID, e: e, opts: opts, lim: lim, harvest: h, intr: make(chan struct{}, 1)}
+	if opts.Earlier != nil {
+		s.cells = opts.Earlier.Cells
+	}
 	err = s.create(ctx)
 	if err == nil && s.resizeOutput() {
 		// The first session on a host whose pages are not 4 KiB: its
@@ -325,7 +341,19 @@ func (s *Session) Exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if s.closed {
 		return kernel.Result{}, ErrClosed
 	}
-	return s.exec(ctx, code, onChunk)
+	return s.exec(ctx, code, onChunk, true)
+}
+
+// Replay runs a cell again to rebuild the kernel's state: like Exec, but
+// nothing reaches the host (figures and files were harvested when the cell
+// first ran) and the cell does not count for figure numbers.
+func (s *Session) Replay(ctx context.Context, code string) (kernel.Result, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return kernel.Result{}, ErrClosed
+	}
+	return s.exec(ctx, code, nil, false)
 }
 
 func (s *Session) getK() *kconn {

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install the host tools quarry's build and tests use when they are missing:
-# debootstrap (offline sandbox image build) and tmux (TUI end-to-end tests).
+# debootstrap (offline sandbox image build), tmux (TUI end-to-end tests),
+# python3-nbformat (the exported notebook is validated against nbformat's
+# schema) and chromium (the exported HTML is opened in a headless browser).
 # Idempotent and quiet when everything is there.
 set -euo pipefail
 
@@ -9,6 +11,8 @@ log() { echo "install-deps: $*" >&2; }
 missing=()
 command -v debootstrap >/dev/null 2>&1 || [[ -x /usr/sbin/debootstrap ]] || missing+=(debootstrap)
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
+/usr/bin/python3 -c 'import nbformat' >/dev/null 2>&1 || missing+=(python3-nbformat)
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # bookworm's keyring already carries trixie's keys; older hosts need a newer one.
 if [[ -d /usr/share/keyrings ]] && ! ls /usr/share/keyrings/debian-archive-trixie-*.gpg >/dev/null 2>&1 &&
 	command -v apt-get >/dev/null 2>&1 && grep -qi debian /etc/os-release 2>/dev/null; then

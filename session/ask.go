@@ -9,19 +9,22 @@ import (
 )
 
 // Ask runs one agent turn; its events, masked, go to emit and to the
-// transcript, and the error's message is masked too. It waits
+// record, and the error's message is masked too. It waits
 // for Start and for a running Attach or Reset (select on ctx). Cancelling ctx
 // interrupts the running cell; the files harvested so far stay in the output
 // folder.
 func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error) {
+	if s.ag == nil {
+		return "", errors.New("this session has no model: it reruns cells only")
+	}
 	if err := s.acquire(ctx); err != nil {
 		return "", err
 	}
 	s.setState(StateBusy, nil)
 	s.mu.Lock()
-	tr := s.transcript
+	rec := s.rec
 	s.mu.Unlock()
-	tr.user(prompt)
+	rec.question(prompt)
 	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) { s.publish(e, emit) })
 	s.release(StateReady, nil)
 	return s.mask.Mask(answer), s.maskErr(err)
@@ -35,7 +38,7 @@ func (s *Session) Reset(ctx context.Context) error {
 	}
 	s.setState(StateRestarting, nil)
 	s.mu.Lock()
-	sb, tr := s.sb, s.transcript
+	sb, rec := s.sb, s.rec
 	s.mu.Unlock()
 	err := sb.Restart(ctx)
 	if err != nil {
@@ -44,7 +47,7 @@ func (s *Session) Reset(ctx context.Context) error {
 		return err
 	}
 	s.ag.Reset()
-	tr.note("reset", "fresh kernel; conversation forgotten")
+	rec.add(Entry{Kind: EntryReset})
 	s.release(StateReady, nil)
 	return nil
 }
@@ -59,9 +62,9 @@ func (s *Session) SetModel(name string) error {
 	}
 	s.ag.SetModel(name)
 	s.mu.Lock()
-	tr := s.transcript
+	rec := s.rec
 	s.mu.Unlock()
-	tr.note("model", name)
+	rec.add(Entry{Kind: EntryModel, Model: s.mask.Mask(name)})
 	return nil
 }
 

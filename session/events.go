@@ -13,8 +13,8 @@ import (
 
 // publish is the one way an event leaves the session: it is masked (the
 // key, credentials in URLs, and for error texts anything shaped like a key),
-// stamped, written to the transcript and handed to the front end's sink.
-// Every exit (the chat, the headless printer, --json, the transcript)
+// stamped, given to the session record and handed to the front end's sink.
+// Every exit (the chat, the headless printer, --json, the record)
 // therefore sees the same, already masked event.
 func (s *Session) publish(e agent.Event, sink func(agent.Event)) {
 	if e.Time.IsZero() {
@@ -22,9 +22,13 @@ func (s *Session) publish(e agent.Event, sink func(agent.Event)) {
 	}
 	e = maskEvent(s.mask, e)
 	s.mu.Lock()
-	tr := s.transcript
+	rec := s.rec
 	s.mu.Unlock()
-	tr.event(e)
+	mode := ""
+	if e.Kind == agent.EventTurnDone && s.ag != nil {
+		mode = s.ag.ToolMode() // the turn's own goroutine: the agent is not running
+	}
+	rec.event(e, mode)
 	if sink != nil {
 		sink(e)
 	}

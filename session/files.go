@@ -3,6 +3,8 @@ package session
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,42 +184,72 @@ func whyNotCreatable(dir string) string {
 
 // Attach checks a host file, uploads it into the running sandbox (read-only
 // at /data/<base name>) and profiles it; the agent is told about it for the
-// following turns. It waits for Start.
+// following turns, and the record keeps where it came from and its sha256.
+// It waits for Start.
 func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, error) {
 	if err := CheckFile(path); err != nil {
 		return kernel.Profile{}, err
 	}
-	base := filepath.Base(path)
 	if err := s.acquire(ctx); err != nil {
 		return kernel.Profile{}, err
 	}
-	// Checked while holding the operation slot: two Attaches of one name at
-	// once would otherwise both pass, the second replacing the first.
+	in, err := s.attach(ctx, path, filepath.Base(path))
+	s.release(StateReady, nil)
+	if err != nil {
+		return kernel.Profile{}, err
+	}
+	return *in.Profile, nil
+}
+
+// attach uploads path as /data/<name> and returns what the record keeps of
+// it; the caller holds the operation slot, so two attaches of one name
+// cannot both pass the check.
+func (s *Session) attach(ctx context.Context, path, name string) (Input, error) {
 	s.mu.Lock()
 	for _, p := range s.files {
-		if p.Name == base {
+		if p.Name == name {
 			s.mu.Unlock()
-			s.release(StateReady, nil)
-			return kernel.Profile{}, fmt.Errorf("%s: a file named %s is already attached: rename one of them", path, base)
+			return Input{}, fmt.Errorf("%s: a file named %s is already attached: rename one of them", path, name)
 		}
 	}
 	sb := s.sb
 	s.mu.Unlock()
 	s.setState(StateBusy, nil)
-	p, err := sb.AddFileProgress(ctx, path, newUploadLines(s.progress).report)
+	// The hash is read beside the upload: the file is read twice, but the
+	// second read mostly comes from the page cache.
+	sum := make(chan string, 1)
+	go func() { sum <- fileSHA256(path) }()
+	p, err := sb.AddFileAs(ctx, path, name, newUploadLines(s.progress).report)
+	sha := <-sum
 	if err != nil {
-		s.release(StateReady, nil)
-		return kernel.Profile{}, fmt.Errorf("attach %s: %w", path, err)
+		return Input{}, fmt.Errorf("attach %s: %w", path, err)
 	}
+	abs, _ := filepath.Abs(path)
 	s.mu.Lock()
 	s.files = append(s.files, p)
 	files := append([]kernel.Profile(nil), s.files...)
-	tr := s.transcript
+	rec := s.rec
 	s.mu.Unlock()
-	s.ag.SetFiles(files)
-	tr.note("attach", p.Path)
-	s.release(StateReady, nil)
-	return p, nil
+	if s.ag != nil {
+		s.ag.SetFiles(files)
+	}
+	in := Input{Name: name, Path: abs, Size: p.Size, SHA256: sha, Profile: &p}
+	rec.input(in)
+	return in, nil
+}
+
+// fileSHA256 is the hex SHA-256 of a file, "" when it cannot be read.
+func fileSHA256(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Files are the profiles of the attached files, in attach order.

@@ -1,24 +1,28 @@
 // Package session owns one chat session for both front ends: it wires the
 // configuration, the sandbox (started in the background), the agent and the
-// session's output folder and transcript, and adapts the sandbox to the
-// agent's Kernel interface. It must not import ui, headless or render.
+// session's output folder and record, and adapts the sandbox to the
+// agent's Kernel interface. It also reads records back: the index of
+// sessions, resume (Restore, Replay) and rerun. It must not import ui,
+// headless or render.
 //
 // Life of a session:
 //
 //	s := session.New(opts)          // no I/O; s.Err() reports a bad model config
 //	go s.Start(ctx)                 // engine, orphan sweep, image, container; progress as events
 //	s.Attach(ctx, "q1.csv")         // waits for Start, uploads and profiles
-//	s.Ask(ctx, "variance?", emit)   // one agent turn; events also go to the transcript
+//	s.Ask(ctx, "variance?", emit)   // one agent turn; its cells and answer go to the record
 //	s.Close()                       // removes the container; safe twice
 //
 // Output folder: Options.OutputDir when set (used exactly as given, e.g. from
-// --output-dir), otherwise <Config.OutputDir>/<session id>. It receives the
-// harvested figures and files and transcript.jsonl.
+// --output-dir), otherwise <Config.OutputDir>/<session id>; a resumed
+// session keeps its own. It receives the harvested figures and files and
+// the session record (session.jsonl, see record.go), and the index
+// (index.go) names it so `quarry sessions` finds it from anywhere.
 //
 // Events: the agent's events of a turn go to Ask's emit; the session's own
 // (start-up progress, the sandbox's state) go to Options.Events. Both pass
 // through one function, publish, which masks them (package secret) and
-// writes them to the transcript, so every front end receives masked text.
+// hands them to the record, so every front end receives masked text.
 package session
 
 import (
@@ -56,6 +60,16 @@ type Options struct {
 	// Agent overrides fields of the agent configuration derived from Config
 	// (HTTP client, retry limits); nil keeps AgentConfig(Config).
 	Agent func(*agent.Config)
+	// Resume continues a recorded session in its folder, under its id;
+	// Restore then brings back its inputs, conversation and kernel.
+	Resume *Record
+	// Index is the folder of the session index; empty means DefaultIndex().
+	Index string
+	// Build is quarry's version, kept in the record's settings.
+	Build string
+	// Rerun makes a session without a model, for Rerun: it names what is
+	// rerun (a session id or a notebook) in the record.
+	Rerun string
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -86,14 +100,15 @@ type Session struct {
 	startErr error
 	cancel   context.CancelFunc // aborts a Start in progress
 
-	engine     *sandbox.Engine
-	ownEngine  bool
-	sb         *sandbox.Session
-	ag         *agent.Agent
-	files      []kernel.Profile
-	transcript *transcript
-	op         chan struct{} // one kernel operation at a time (Attach, Ask, Reset)
-	mask       *secret.Masker
+	engine    *sandbox.Engine
+	ownEngine bool
+	sb        *sandbox.Session
+	ag        *agent.Agent
+	files     []kernel.Profile
+	rec       *recorder
+	startedAt time.Time
+	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore)
+	mask      *secret.Masker
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -108,6 +123,9 @@ func New(opts Options) *Session {
 		mask:  opts.Config.Masker(),
 	}
 	s.outDir = opts.OutputDir
+	if opts.Resume != nil {
+		s.id, s.outDir = opts.Resume.ID, opts.Resume.Dir
+	}
 	if s.outDir == "" {
 		parent := opts.Config.OutputDir
 		if parent == "" {
@@ -117,6 +135,9 @@ func New(opts Options) *Session {
 	}
 	if abs, err := filepath.Abs(s.outDir); err == nil {
 		s.outDir = abs
+	}
+	if opts.Rerun != "" {
+		return s
 	}
 	cfg := AgentConfig(opts.Config)
 	if opts.Agent != nil {
@@ -128,6 +149,14 @@ func New(opts Options) *Session {
 	}
 	s.ag = ag
 	return s
+}
+
+// modelName is the model for the record; a rerun has none.
+func (s *Session) modelName() string {
+	if s.ag == nil {
+		return ""
+	}
+	return s.ag.Model()
 }
 
 // newID is sortable by start time and unique enough for labels and folders.
@@ -142,7 +171,7 @@ func newID() string {
 func (s *Session) ID() string { return s.id }
 
 // OutputDir is the host folder of this session's figures, files and
-// transcript (absolute).
+// record (absolute).
 func (s *Session) OutputDir() string { return s.outDir }
 
 // Err is the configuration error found by New, or nil.
@@ -235,37 +264,115 @@ func (s *Session) start(ctx context.Context) error {
 	}
 	// The sandbox creates the output folder itself and wants it new or
 	// empty (it never overwrites what it did not write), so only the
-	// parent is made here and the transcript comes after.
+	// parent is made here and the record comes after; a resumed session
+	// tells it which files of the folder are its own.
 	if err := os.MkdirAll(filepath.Dir(s.outDir), 0o755); err != nil {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	s.progress("starting the sandbox")
 	c := s.opts.Config
-	sb, err := s.engine.Start(ctx, sandbox.Options{
+	opts := sandbox.Options{
 		Image:     c.Image,
 		OutputDir: s.outDir,
 		Timeout:   c.Timeout,
 		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 		SessionID: s.id,
-	})
+	}
+	if s.opts.Resume != nil {
+		opts.Earlier = s.opts.Resume.earlier()
+	}
+	sb, err := s.engine.Start(ctx, opts)
 	if err != nil {
 		return err // already says "sandbox start: ..."
 	}
 	s.mu.Lock()
 	s.sb = sb
 	s.mu.Unlock()
+	if err := s.openRecord(); err != nil {
+		return err
+	}
 	for _, w := range sb.Warnings() {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox limits: " + w})
 	}
-	tr, err := openTranscript(filepath.Join(s.outDir, transcriptName), s.mask)
+	return nil
+}
+
+// openRecord starts the session's record, or continues a resumed one, and
+// puts the session in the index.
+func (s *Session) openRecord() error {
+	path := filepath.Join(s.outDir, RecordName)
+	var rec *recorder
+	var err error
+	if s.opts.Resume != nil {
+		if s.opts.Resume.Version < RecordVersion {
+			// An older quarry's folder: the record starts beside its transcript.
+			rec, err = createRecord(path, s.mask)
+			if err == nil {
+				rec.header(s.id, s.modelName(), s.opts.Resume.Source, s.settings())
+				for _, e := range s.opts.Resume.Entries {
+					if e.Cell != nil {
+						c := *e.Cell
+						c.Result.Figures, c.Result.Files = relativeFiles(c.Result.Figures), relativeFiles(c.Result.Files)
+						e.Cell = &c
+					}
+					rec.add(e)
+				}
+			}
+		} else {
+			rec, err = appendRecord(path, s.mask)
+		}
+		if err == nil {
+			st := s.settings()
+			rec.add(Entry{Kind: EntryResume, Model: s.modelName(), Settings: &st})
+		}
+	} else {
+		rec, err = createRecord(path, s.mask)
+		if err == nil {
+			rec.header(s.id, s.modelName(), s.opts.Rerun, s.settings())
+		}
+	}
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.transcript = tr
+	s.rec = rec
+	s.startedAt = time.Now()
 	s.mu.Unlock()
-	tr.header(s.id, s.ag.Model())
+	index := s.index()
+	started := s.startedAt
+	if s.opts.Resume != nil {
+		started = s.opts.Resume.Started
+	}
+	if err := register(index, s.id, s.outDir, started); err != nil {
+		msg := "this session is not listed by quarry sessions: " + err.Error()
+		rec.add(Entry{Kind: EntryWarning, Text: s.mask.MaskError(msg)})
+		s.progress("warning: " + msg)
+	}
 	return nil
+}
+
+// forget removes a session that did nothing from the index, and its
+// record from its folder.
+func (s *Session) forget() {
+	os.Remove(filepath.Join(s.outDir, RecordName))
+	os.Remove(filepath.Join(s.index(), s.id+".json"))
+}
+
+func (s *Session) index() string {
+	if s.opts.Index != "" {
+		return s.opts.Index
+	}
+	return DefaultIndex()
+}
+
+// settings are the record's copy of the settings that shape a run.
+func (s *Session) settings() Settings {
+	c := s.opts.Config
+	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build}
+	if c.BaseURL != "" {
+		st.Endpoint = c.Endpoint()
+	}
+	return st
 }
 
 // wait blocks until Start has finished or ctx ends. Start may not have
@@ -311,7 +418,7 @@ func (s *Session) release(st State, err error) {
 }
 
 // Close removes the sandbox (container and everything created for it),
-// aborting a Start in progress, and closes the transcript. Safe to call
+// aborting a Start in progress, and closes the record. Safe to call
 // twice; it does not depend on any caller's context.
 func (s *Session) Close() error {
 	s.mu.Lock()
@@ -334,7 +441,7 @@ func (s *Session) Close() error {
 	}
 	s.setState(StateClosed, nil)
 	s.mu.Lock()
-	sb, e, own, tr := s.sb, s.engine, s.ownEngine, s.transcript
+	sb, e, own, rec := s.sb, s.engine, s.ownEngine, s.rec
 	s.mu.Unlock()
 	var errs []error
 	if sb != nil {
@@ -345,10 +452,13 @@ func (s *Session) Close() error {
 	if e != nil && own {
 		errs = append(errs, e.Close())
 	}
-	if tr != nil {
-		errs = append(errs, tr.Close())
+	if rec != nil {
+		errs = append(errs, rec.Close())
+		if !rec.hasWork() && s.opts.Resume == nil {
+			s.forget() // no question, no cell: nothing to list or resume
+		}
 	}
-	if s.opts.OutputDir == "" {
+	if s.opts.OutputDir == "" && s.opts.Resume == nil {
 		os.Remove(s.outDir) // only when empty: a start that never got going leaves no clutter
 	}
 	return errors.Join(errs...)

@@ -88,8 +88,8 @@ func TestSessionLifecycle(t *testing.T) {
 		t.Errorf("after Reset the conversation was not forgotten: %d messages", n)
 	}
 
-	tr, err := os.ReadFile(filepath.Join(s.OutputDir(), transcriptName))
-	if err != nil || !strings.Contains(string(tr), `"kind":"user"`) || strings.Contains(string(tr), "sk-session-test-key") {
+	tr, err := os.ReadFile(filepath.Join(s.OutputDir(), RecordName))
+	if err != nil || !strings.Contains(string(tr), `"kind":"question"`) || strings.Contains(string(tr), "sk-session-test-key") {
 		t.Errorf("transcript: %v\n%s", err, tr)
 	}
 	if err := s.Close(); err != nil {

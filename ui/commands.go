@@ -98,6 +98,7 @@ const helpText = `Commands:
   /reset         fresh kernel with the same files; the model forgets the conversation
   /clear         clear the screen (the conversation stays)
   /model NAME    switch the model
+  /export [PATH] write the session as PATH (.ipynb, .md or .html); alone, all three into its folder
   /tokens        tokens and cost so far
   /help          this help
   /quit          leave (Ctrl+C twice at idle does too)
@@ -146,6 +147,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		}
 		b := m.opts.Backend
 		return func() tea.Msg { return modelSetMsg{name: arg, err: b.SetModel(arg)} }
+	case "/export":
+		return m.exportCmd(arg)
 	case "/tokens":
 		u := m.st.usage
 		text := fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",

@@ -45,6 +45,12 @@ type Options struct {
 	// Open returns the command that shows a file in the system viewer; nil
 	// uses xdg-open (open on macOS).
 	Open func(path string) *exec.Cmd
+	// Resume continues a saved session: its turns shown, its changed
+	// inputs asked about, then its kernel rebuilt.
+	Resume *Resume
+	// Export writes the session for /export [PATH] and returns the files
+	// written; nil when the chat cannot.
+	Export func(ctx context.Context, path string) ([]string, error)
 }
 
 // Model is the chat: the one tea.Model of the package.
@@ -94,6 +100,9 @@ type Model struct {
 	streamTick bool // a stream tick is scheduled
 	cellTick   bool // an elapsed-time tick is scheduled
 	quitting   bool
+
+	res      *resuming // a resumed session, until its kernel is rebuilt
+	pastCmds []tea.Cmd // decode the resumed session's figures
 }
 
 // New builds the chat model; ctx bounds every session call it makes.
@@ -128,6 +137,10 @@ func New(ctx context.Context, opts Options) *Model {
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}
+	if opts.Resume != nil {
+		m.res = &resuming{r: opts.Resume}
+		m.pastCmds = m.showPast(opts.Resume.Turns)
+	}
 	for _, n := range opts.Notices {
 		m.notice(levelInfo, n)
 	}
@@ -146,7 +159,8 @@ func (m *Model) setDark(dark bool) {
 
 // Init starts the sandbox, the launch attachments and the inbox reader.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.inbox.wait(), m.startCmd()}
+	cmds := append([]tea.Cmd{m.inbox.wait(), m.startCmd()}, m.pastCmds...)
+	m.pastCmds = nil
 	if m.probeKitty {
 		// Terminals that speak kitty graphics answer this query (others
 		// ignore it); the reply upgrades figures from half-blocks.

@@ -64,8 +64,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.started, m.st.progress = true, ""
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
+			m.res = nil
+			return m, m.flushPending()
 		}
-		return m, m.flushPending()
+		return m, tea.Batch(m.afterStart(), m.flushPending())
+	case remapCheckedMsg:
+		return m, m.remapChecked(msg)
+	case restoredMsg:
+		m.restored(msg)
+		return m, nil
+	case exportedMsg:
+		m.exported(msg)
+		return m, nil
 	case attachedMsg:
 		m.attaching, m.st.progress = m.attaching-1, ""
 		m.chips.done(msg.path, msg.profile, msg.err)
@@ -253,6 +263,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // submit sends the input: a slash command or a question.
 func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.in.value())
+	if m.askingInput() && !isChatCommand(text) {
+		m.in.reset()
+		return m.answerInput(text)
+	}
 	if text == "" {
 		return nil
 	}
@@ -263,6 +277,10 @@ func (m *Model) submit() tea.Cmd {
 	}
 	if m.running {
 		m.st.hint = "An answer is running: wait for it, or press Esc to cancel it."
+		return nil
+	}
+	if m.res != nil {
+		m.st.hint = "The session is being resumed: ask once the kernel is rebuilt."
 		return nil
 	}
 	m.in.remember(text)

@@ -1,60 +1,13 @@
 package session
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
-	"github.com/quarry-cli/quarry/kernel"
 )
-
-func TestTranscriptIsJSONLWithoutKey(t *testing.T) {
-	const key = "sk-test-DO-NOT-LEAK-0123456789"
-	p := filepath.Join(t.TempDir(), transcriptName)
-	s := New(Options{Config: config.Config{Model: "m", APIKey: key}})
-	tr, err := openTranscript(p, s.mask)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.transcript = tr
-	tr.header("s1", "gpt-fake")
-	tr.user("variance by department")
-	s.publish(agent.Event{Kind: agent.EventCellDone, Cell: 1, Code: "print(1)", Result: &kernel.Result{Stdout: "1\n"}}, nil)
-	s.publish(agent.Event{Kind: agent.EventError, Text: "401 Incorrect API key provided: " + key}, nil)
-	if err := tr.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.Close(); err != nil {
-		t.Fatalf("second Close: %v", err)
-	}
-	tr.user("after close is dropped") // must not panic
-
-	data, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(string(data), key) {
-		t.Fatalf("transcript contains the API key:\n%s", data)
-	}
-	var kinds []string
-	sc := bufio.NewScanner(strings.NewReader(string(data)))
-	for sc.Scan() {
-		var rec struct{ Kind, Text string }
-		if err := json.Unmarshal(sc.Bytes(), &rec); err != nil {
-			t.Fatalf("line %q is not JSON: %v", sc.Text(), err)
-		}
-		kinds = append(kinds, rec.Kind)
-	}
-	if got := strings.Join(kinds, ","); got != "session,user,cell_done,error" {
-		t.Fatalf("kinds = %s", got)
-	}
-}
 
 func TestAgentConfig(t *testing.T) {
 	c := config.Config{
@@ -97,5 +50,27 @@ func TestNewDoesNoIOAndCloseTwice(t *testing.T) {
 	}
 	if err := s.Start(t.Context()); err == nil {
 		t.Fatal("Start after Close succeeded")
+	}
+}
+
+// A session closed before any question or cell leaves nothing to list or
+// resume; one with a question stays.
+func TestIdleSessionIsForgotten(t *testing.T) {
+	for _, asked := range []bool{false, true} {
+		index, parent := t.TempDir(), t.TempDir()
+		s := New(Options{Config: config.Config{Model: "m", OutputDir: parent}, Index: index})
+		os.MkdirAll(s.OutputDir(), 0o700)
+		if err := s.openRecord(); err != nil {
+			t.Fatal(err)
+		}
+		if asked {
+			s.rec.question("variance?")
+		}
+		s.Close()
+		list, _, _ := ListSessions(index)
+		_, err := os.Stat(s.OutputDir())
+		if asked && (len(list) != 1 || err != nil) || !asked && (len(list) != 0 || !os.IsNotExist(err)) {
+			t.Errorf("asked %v: listed %d, folder %v", asked, len(list), err)
+		}
 	}
 }

@@ -1,0 +1,249 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/export"
+	"github.com/quarry-cli/quarry/headless"
+	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/session"
+)
+
+type rerunFlags struct {
+	maps      []string
+	jsonOut   bool
+	quiet     bool
+	format    string
+	overrides config.Overrides
+}
+
+// rerunCmd is `quarry rerun ID|NOTEBOOK.ipynb [FILE...]`.
+func (a *app) rerunCmd() *cobra.Command {
+	f := &rerunFlags{}
+	c := &cobra.Command{
+		Use:   "rerun ID|NOTEBOOK.ipynb [FILE...]",
+		Short: "Run a session's (or a notebook's) code again on new files, without the model",
+		Long: `Run the code cells of a saved session, or of a Jupyter notebook, again in a
+fresh sandbox on new input files. No model is called: it works without an API
+key or a model server.
+
+The new files take the place of the old ones in order (FILE... replaces the
+inputs as the session attached them), or by name (--map q1.csv=q3.csv); an
+input not replaced is read from where it was. The code reads each new file
+where it read the old one. Before any cell runs the new files are profiled
+and compared with the old ones: missing or new columns and changed types are
+reported.
+
+The cells that succeeded in the session run in order (in a notebook, every
+code cell but those tagged raises-exception); the first that fails stops
+the rerun. The rerun is a session of its own: its folder holds the new
+figures and files and a report (--format md, html or ipynb; default md),
+and standard output carries the report in Markdown (or JSON with --json).
+
+Exit status: 0 every cell ran; 1 a cell failed (the report names it and
+shows its traceback); 2 bad input (session, notebook, files, flags); 130
+interrupted.`,
+		Example: `quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
+quarry rerun latest --map q1.csv=q3.csv --map q2.csv=q4.csv --format html
+quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef(c, "name what to rerun: a session id (quarry sessions lists them) or a .ipynb notebook")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error {
+			if _, err := export.ParseFormat(f.format); err != nil {
+				return usagef(c, "--format %s: use md, html or ipynb", f.format)
+			}
+			return a.rerun(c, args[0], args[1:], f)
+		},
+	}
+	fs := c.Flags()
+	fs.StringArrayVar(&f.maps, "map", nil, "use file NEW for the input OLD (OLD=NEW, by name; repeatable)")
+	fs.StringVar(&f.overrides.OutputDir, "output-dir", "", "folder for the rerun's figures, files and report (default ./quarry-output/<new session>)")
+	fs.StringVar(&f.format, "format", "md", "the report written into the output folder: md, html or ipynb")
+	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
+	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
+	fs.DurationVar(&f.overrides.Timeout, "timeout", 0, "time limit of one cell, e.g. 3s or 2m (default 2m)")
+	fs.Lookup("timeout").DefValue = ""
+	return c
+}
+
+// rerunPlan is what will run: the cells, and a host file for each input.
+type rerunPlan struct {
+	source string // the session id or the notebook's path
+	turns  []session.Turn
+	inputs []session.RerunInput
+}
+
+func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
+	plan, err := planRerun(source, files, f.maps)
+	if err != nil {
+		return inputError{err}
+	}
+	cfg, err := config.Load(f.overrides)
+	if err != nil {
+		return inputError{err}
+	}
+	if f.overrides.OutputDir != "" {
+		if err := session.CheckOutputDir(f.overrides.OutputDir); err != nil {
+			return inputError{err}
+		}
+	} else if cfg.OutputDir != "" {
+		if err := session.CheckOutputParent(cfg.OutputDir, cfg.Source("output_dir")); err != nil {
+			return inputError{err}
+		}
+	}
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	progress := headless.New(headless.Options{Quiet: f.quiet, Stderr: a.stderr})
+	defer progress.Stop()
+	progress.Note("rerunning " + render.SanitizeLine(plan.source) + " without a model")
+	res, err := session.Rerun(ctx, session.RerunOptions{
+		Options: session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version},
+		Source:  plan.source,
+		Inputs:  plan.inputs,
+		Turns:   plan.turns,
+		Compared: func(changes []session.InputChange) {
+			for _, ch := range changes {
+				for _, l := range ch.Lines() {
+					progress.Note("warning: " + render.SanitizeLine(ch.Name+": "+l))
+				}
+			}
+		},
+	})
+	progress.Stop()
+	if ctx.Err() != nil {
+		return interrupted{"interrupted"}
+	}
+	if err != nil {
+		return fmt.Errorf("rerun: %s", render.Sanitize(err.Error()))
+	}
+	rec, err := session.LoadRecord(res.Dir)
+	if err != nil {
+		return err
+	}
+	format, _ := export.ParseFormat(f.format)
+	report := filepath.Join(res.Dir, export.DefaultName(format))
+	if _, err := export.Write(rec, format, report); err != nil {
+		return err
+	}
+	if f.jsonOut {
+		err = writeRerunJSON(a.stdout, rec, res, report)
+	} else {
+		err = export.Render(a.stdout, rec, export.Markdown)
+	}
+	if err != nil {
+		return fmt.Errorf("writing the report: %v", err)
+	}
+	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	if res.Failed != nil {
+		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
+			render.SanitizeLine(failureLine(res.Failed)))
+		return silent{code: exitFailed}
+	}
+	return nil
+}
+
+func failureLine(c *session.Cell) string {
+	e := c.Result.Error
+	if e.Type != "" {
+		return e.Type + ": " + e.Message
+	}
+	return e.Message
+}
+
+// planRerun reads what to rerun and settles a file for each input:
+// positional files in order, --map by name, else the file where it was.
+func planRerun(source string, files, maps []string) (*rerunPlan, error) {
+	plan := &rerunPlan{source: source}
+	var originals []session.Input
+	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
+		nb, err := export.ReadNotebook(source)
+		if err != nil {
+			return nil, err
+		}
+		abs, _ := filepath.Abs(source)
+		plan.source, plan.turns = abs, nb.Turns
+		for _, in := range nb.Inputs {
+			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
+		}
+	} else {
+		rec, err := session.FindSession(session.DefaultIndex(), source)
+		if err != nil {
+			return nil, err
+		}
+		plan.source, plan.turns, originals = rec.ID, rec.RerunTurns(), rec.Inputs()
+	}
+	if len(files) > len(originals) {
+		return nil, fmt.Errorf("%d files given for %d inputs (%s): give at most one file per input", len(files), len(originals), inputNames(originals))
+	}
+	match := func(old string) (session.Input, bool) {
+		for _, in := range originals {
+			if old == in.Name || old == in.Path || filepath.Base(old) == in.Name {
+				return in, true
+			}
+		}
+		return session.Input{}, false
+	}
+	mapped, err := parseMaps(maps, match)
+	if err != nil {
+		return nil, err
+	}
+	for i, in := range originals {
+		path, how := in.Path, "where it was"
+		if i < len(files) {
+			if _, ok := mapped[in.Name]; ok {
+				return nil, fmt.Errorf("%s is given twice: as file %d and with --map", in.Name, i+1)
+			}
+			path, how = files[i], "given"
+		}
+		if p, ok := mapped[in.Name]; ok {
+			path, how = p, "given"
+		}
+		if path == "" {
+			return nil, fmt.Errorf("%s: its file is not known: give it as an argument or with --map %s=FILE", in.Name, in.Name)
+		}
+		if err := session.CheckFile(path); err != nil {
+			if how != "given" {
+				return nil, fmt.Errorf("%s (read %s): %w\nGive the file to use as an argument or with --map %s=FILE", in.Name, how, err, in.Name)
+			}
+			return nil, err
+		}
+		plan.inputs = append(plan.inputs, session.RerunInput{Name: in.Name, Path: path, Was: in.Profile})
+	}
+	if len(plan.turns) == 0 || countCells(plan.turns) == 0 {
+		return nil, errors.New(source + " has no cells that ran: there is nothing to rerun")
+	}
+	return plan, nil
+}
+
+func inputNames(ins []session.Input) string {
+	if len(ins) == 0 {
+		return "none"
+	}
+	names := make([]string, len(ins))
+	for i, in := range ins {
+		names[i] = in.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func countCells(turns []session.Turn) int {
+	n := 0
+	for _, t := range turns {
+		n += len(t.Cells)
+	}
+	return n
+}

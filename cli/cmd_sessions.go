@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/session"
+)
+
+// sessionsCmd is `quarry sessions [--json]` and `quarry sessions rm ID...`.
+func (a *app) sessionsCmd() *cobra.Command {
+	var jsonOut bool
+	c := &cobra.Command{
+		Use:   "sessions",
+		Short: "List the saved sessions, newest first (rm ID... deletes them)",
+		Long: `List the saved sessions, newest first: id, start time, title (the first
+question), input files, cells and model. Every chat and every -p run is
+saved in its session folder and listed here, from any folder.
+
+With --json, stdout holds one array of objects with id, started (RFC 3339),
+title, files (the inputs' original paths), cells, turns, model and dir (the
+session folder).`,
+		Example: `quarry sessions
+quarry sessions --json | jq -r '.[0].id'
+quarry --resume 20261129-173235-3761b5
+quarry sessions rm 20261129-173235-3761b5`,
+		Args: unknownCommand,
+		RunE: func(c *cobra.Command, _ []string) error { return a.listSessions(jsonOut) },
+	}
+	c.Flags().BoolVar(&jsonOut, "json", false, "print one JSON array instead of a table")
+	c.AddCommand(&cobra.Command{
+		Use:   "rm ID...",
+		Short: "Delete sessions: their folders (record, figures, files) and index entries",
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef(c, "name the sessions to delete: quarry sessions rm ID... (quarry sessions lists them)")
+			}
+			return nil
+		},
+		RunE: func(c *cobra.Command, args []string) error { return a.removeSessions(c, args) },
+	})
+	return c
+}
+
+func (a *app) listSessions(jsonOut bool) error {
+	list, gone, err := session.ListSessions(session.DefaultIndex())
+	if err != nil {
+		return err
+	}
+	for _, g := range gone {
+		fmt.Fprintf(a.stderr, "quarry: session %s: %s (quarry sessions rm %s forgets it)\n", g.ID, render.SanitizeLine(g.Err.Error()), g.ID)
+	}
+	if jsonOut {
+		for i := range list {
+			s := &list[i]
+			s.Title, s.Model = render.SanitizeLine(s.Title), render.SanitizeLine(s.Model)
+			for j, f := range s.Files {
+				s.Files[j] = render.SanitizeLine(f)
+			}
+		}
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(a.stderr, "quarry: no saved sessions yet: start one with quarry FILE... or quarry -p PROMPT FILE...")
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTARTED\tCELLS\tMODEL\tFILES\tTITLE")
+	for _, s := range list {
+		names := make([]string, len(s.Files))
+		for i, f := range s.Files {
+			names[i] = filepath.Base(f)
+		}
+		title := s.Title
+		if s.Source != "" {
+			title = "rerun of " + s.Source
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), s.Cells,
+			render.SanitizeLine(s.Model), render.SanitizeLine(shortList(names, 40)), render.SanitizeLine(title))
+	}
+	return tw.Flush()
+}
+
+// shortList joins names, cut to about n characters.
+func shortList(names []string, n int) string {
+	s := strings.Join(names, ", ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+func (a *app) removeSessions(c *cobra.Command, ids []string) error {
+	var errs []error
+	for _, id := range ids {
+		if !session.LooksLikeID(id) {
+			return usagef(c, "%q is not a session id (quarry sessions lists them)", id)
+		}
+	}
+	for _, id := range ids {
+		dir, err := session.RemoveSession(session.DefaultIndex(), id)
+		switch {
+		case errors.Is(err, session.ErrNoSession):
+			errs = append(errs, inputError{err})
+		case err != nil:
+			errs = append(errs, err)
+		case dir != "":
+			fmt.Fprintf(a.stderr, "quarry: removed session %s and its folder %s\n", id, dir)
+		default:
+			fmt.Fprintf(a.stderr, "quarry: forgot session %s (its folder was gone)\n", id)
+		}
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,243 @@
+package export
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/session"
+)
+
+// A notebook to rerun: one quarry exported (its first cell sets DATA_DIR,
+// its metadata names the inputs and their columns) or one written by hand
+// in Jupyter (its inputs are the files its code passes to pandas' readers).
+// Either way only code cells run, in order; a cell Jupyter marks as
+// expected to raise (tag raises-exception, as quarry marks its failed
+// cells) is left out; IPython's own syntax is refused.
+
+// RerunNotebook is what a rerun of a notebook needs.
+type RerunNotebook struct {
+	Path   string
+	Quarry bool // exported by quarry
+	Turns  []session.Turn
+	Inputs []NotebookInput
+}
+
+// NotebookInput is a file the notebook's code reads.
+type NotebookInput struct {
+	Name    string          // under /data in the sandbox
+	Path    string          // the host file by default: beside the notebook, else where it was
+	Profile *kernel.Profile // the columns the session saw (quarry's notebooks only)
+}
+
+type nbFile struct {
+	NBFormat int `json:"nbformat"`
+	Metadata struct {
+		Quarry *struct {
+			Inputs []struct {
+				Name    string `json:"name"`
+				Path    string `json:"path"`
+				Columns []struct {
+					Name  string `json:"name"`
+					Dtype string `json:"dtype"`
+				} `json:"columns"`
+			} `json:"inputs"`
+		} `json:"quarry"`
+	} `json:"metadata"`
+	Cells []struct {
+		ID       string          `json:"id"`
+		CellType string          `json:"cell_type"`
+		Source   json.RawMessage `json:"source"`
+		Metadata struct {
+			Tags   []string `json:"tags"`
+			Quarry struct {
+				Role string `json:"role"`
+			} `json:"quarry"`
+		} `json:"metadata"`
+	} `json:"cells"`
+}
+
+// maxNotebook bounds what is read of a notebook (its outputs hold images).
+const maxNotebook = 256 << 20
+
+// ReadNotebook reads a notebook for a rerun. Its errors name the file and,
+// for a cell quarry cannot run, the cell.
+func ReadNotebook(path string) (*RerunNotebook, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxNotebook+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	if len(data) > maxNotebook {
+		return nil, fmt.Errorf("%s: over %s: not a notebook quarry reruns", path, kernel.FormatSize(maxNotebook))
+	}
+	var nb nbFile
+	if err := json.Unmarshal(data, &nb); err != nil {
+		return nil, fmt.Errorf("%s is not a Jupyter notebook (%v): save it from Jupyter as .ipynb", path, err)
+	}
+	if nb.NBFormat != 4 {
+		return nil, fmt.Errorf("%s is nbformat %d: quarry reruns nbformat 4 notebooks; open and save it in a current Jupyter first", path, nb.NBFormat)
+	}
+	out := &RerunNotebook{Path: path, Quarry: nb.Metadata.Quarry != nil}
+	dir := filepath.Dir(path)
+	if q := nb.Metadata.Quarry; q != nil {
+		for _, in := range q.Inputs {
+			if checkName(in.Name) != nil {
+				return nil, fmt.Errorf("%s: its metadata names an input %q that is not a file name", path, in.Name)
+			}
+			ni := NotebookInput{Name: in.Name, Path: in.Path}
+			if beside := filepath.Join(dir, in.Name); exists(beside) || in.Path == "" {
+				ni.Path = beside
+			}
+			if len(in.Columns) > 0 {
+				p := &kernel.Profile{Name: in.Name}
+				for _, c := range in.Columns {
+					p.Columns = append(p.Columns, kernel.Column{Name: c.Name, Dtype: c.Dtype})
+				}
+				ni.Profile = p
+			}
+			out.Inputs = append(out.Inputs, ni)
+		}
+	}
+	var cur *session.Turn
+	reads := map[string]string{} // hand-written: literal path -> name under /data
+	code := 0
+	for _, c := range nb.Cells {
+		src, err := cellSource(c.Source)
+		if err != nil {
+			return nil, fmt.Errorf("%s: cell %s: %v", path, c.ID, err)
+		}
+		switch c.CellType {
+		case "markdown":
+			if c.Metadata.Quarry.Role == "question" {
+				out.Turns = append(out.Turns, session.Turn{Question: questionText(src)})
+				cur = &out.Turns[len(out.Turns)-1]
+			}
+			continue
+		case "code":
+		default:
+			continue
+		}
+		code++
+		if c.Metadata.Quarry.Role == "setup" || hasTag(c.Metadata.Tags, setupID) {
+			// The sandbox's folders, where quarry's setup cell names this folder.
+			src = "DATA_DIR = '/data/'\nOUTPUT_DIR = '/output/'"
+		}
+		if hasTag(c.Metadata.Tags, "raises-exception") {
+			continue
+		}
+		if line := ipythonLine(src); line != "" {
+			return nil, fmt.Errorf("%s: code cell %d uses IPython syntax quarry does not run (%s): remove the line or write it as plain Python", path, code, clip(line, 80))
+		}
+		if !out.Quarry {
+			if src, err = relocateReads(src, dir, reads, out); err != nil {
+				return nil, fmt.Errorf("%s: code cell %d: %v", path, code, err)
+			}
+		}
+		if cur == nil {
+			out.Turns = append(out.Turns, session.Turn{})
+			cur = &out.Turns[len(out.Turns)-1]
+		}
+		cur.Cells = append(cur.Cells, session.Cell{Num: code, Code: src, Status: session.CellOK})
+	}
+	if code == 0 {
+		return nil, fmt.Errorf("%s has no code cells: there is nothing to rerun", path)
+	}
+	return out, nil
+}
+
+// relocateReads points each file a hand-written cell reads at /data, and
+// adds the file to the notebook's inputs.
+func relocateReads(src, dir string, names map[string]string, nb *RerunNotebook) (string, error) {
+	var b strings.Builder
+	last := 0
+	for _, s := range dataReads(src) {
+		name := filepath.Base(s.body)
+		if prev, ok := names[s.body]; ok {
+			name = prev
+		} else {
+			if err := checkName(name); err != nil {
+				return "", fmt.Errorf("it reads %q: %v", s.body, err)
+			}
+			for lit, n := range names {
+				if n == name {
+					return "", fmt.Errorf("it reads two files named %s (%s and %s): rename one", name, lit, s.body)
+				}
+			}
+			names[s.body] = name
+			host := s.body
+			if !filepath.IsAbs(host) {
+				host = filepath.Join(dir, host)
+			}
+			nb.Inputs = append(nb.Inputs, NotebookInput{Name: name, Path: host})
+		}
+		b.WriteString(src[last:s.start])
+		b.WriteString(s.prefix + s.quote + "/data/" + name + s.quote)
+		last = s.end
+	}
+	b.WriteString(src[last:])
+	return b.String(), nil
+}
+
+func cellSource(raw json.RawMessage) (string, error) {
+	if len(raw) == 0 {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var lines []string
+	if err := json.Unmarshal(raw, &lines); err != nil {
+		return "", errors.New("its source is neither a string nor a list of lines")
+	}
+	return strings.Join(lines, ""), nil
+}
+
+// questionText undoes questionMarkdown.
+func questionText(src string) string {
+	src = strings.TrimPrefix(src, "**You asked:**\n\n")
+	lines := strings.Split(src, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, ">"), " ")
+	}
+	return strings.ReplaceAll(strings.Join(lines, "\n"), "&lt;", "<")
+}
+
+func hasTag(tags []string, tag string) bool {
+	for _, t := range tags {
+		if t == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// checkName refuses what cannot be one file in /data.
+func checkName(name string) error {
+	if name == "" || name == "." || name == ".." || strings.ContainsAny(name, "/\\\x00\n\r") {
+		return errors.New("not a file name")
+	}
+	return nil
+}
+
+func exists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

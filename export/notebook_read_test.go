@@ -1,0 +1,104 @@
+package export
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A notebook quarry exported reads back as the cells that succeeded, under
+// their questions, with the sandbox's folders in its setup cell and its
+// inputs (with their columns) from its metadata.
+func TestReadExportedNotebook(t *testing.T) {
+	rec := loadRecord(t, writeRecord(t, 2, 3))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "analysis.ipynb")
+	if _, err := Write(rec, Notebook, path); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "q1.csv"), []byte("region,revenue\n"), 0o644)
+	nb, err := ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !nb.Quarry || len(nb.Inputs) != 1 || nb.Inputs[0].Name != "q1.csv" || nb.Inputs[0].Path != filepath.Join(dir, "q1.csv") ||
+		nb.Inputs[0].Profile == nil || len(nb.Inputs[0].Profile.Columns) != 2 {
+		t.Fatalf("notebook %+v inputs %+v", nb, nb.Inputs)
+	}
+	if len(nb.Turns) != 3 || nb.Turns[0].Question != "" || nb.Turns[1].Question != hostileQuestion || nb.Turns[2].Question != "question 2" {
+		t.Fatalf("turns %+v", nb.Turns)
+	}
+	if c := nb.Turns[0].Cells; len(c) != 1 || c[0].Code != "DATA_DIR = '/data/'\nOUTPUT_DIR = '/output/'" {
+		t.Errorf("setup %+v", c)
+	}
+	if c := nb.Turns[1].Cells; len(c) != 2 || !strings.Contains(c[0].Code, "(DATA_DIR + 'q1.csv')") {
+		t.Errorf("first question's cells %+v: want the two that succeeded", c)
+	}
+	os.Remove(filepath.Join(dir, "q1.csv"))
+	nb, _ = ReadNotebook(path)
+	if nb.Inputs[0].Path != "/home/ana/q1.csv" {
+		t.Errorf("without the file beside it, the input is %s, want where the session had it", nb.Inputs[0].Path)
+	}
+}
+
+const handWritten = `{
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Q2 variance\n"]},
+  {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [],
+   "source": ["import pandas as pd\n", "q1 = pd.read_csv('q1_sales.csv')\n", "q2 = pd.read_csv(\"data/q2_sales.csv\")\n"]},
+  {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [],
+   "source": "v = q2.set_index('region').revenue - q1.set_index('region').revenue\nv.to_csv('variance.csv')\nv"}
+ ],
+ "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}},
+ "nbformat": 4, "nbformat_minor": 2
+}`
+
+// A notebook written by hand reruns: the files its code reads become the
+// inputs (found beside the notebook by default) and are read from /data.
+func TestReadHandWrittenNotebook(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "variance.ipynb")
+	os.WriteFile(path, []byte(handWritten), 0o644)
+	nb, err := ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if nb.Quarry || len(nb.Turns) != 1 || len(nb.Turns[0].Cells) != 2 {
+		t.Fatalf("%+v", nb)
+	}
+	if c := nb.Turns[0].Cells[0].Code; !strings.Contains(c, "pd.read_csv('/data/q1_sales.csv')") || !strings.Contains(c, `pd.read_csv("/data/q2_sales.csv")`) {
+		t.Errorf("reads not relocated: %s", c)
+	}
+	if c := nb.Turns[0].Cells[1].Code; !strings.Contains(c, "v.to_csv('variance.csv')") {
+		t.Errorf("a write was relocated: %s", c)
+	}
+	if len(nb.Inputs) != 2 || nb.Inputs[0].Path != filepath.Join(dir, "q1_sales.csv") || nb.Inputs[1].Path != filepath.Join(dir, "data", "q2_sales.csv") || nb.Inputs[1].Name != "q2_sales.csv" {
+		t.Errorf("inputs %+v", nb.Inputs)
+	}
+}
+
+func TestReadNotebookRefuses(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(body), 0o644)
+		return p
+	}
+	magic := strings.Replace(handWritten, `"v = q2.set_index`, `"%matplotlib inline\nv = q2.set_index`, 1)
+	shell := strings.Replace(handWritten, `"import pandas as pd\n", `, `"import pandas as pd\n", "!ls data\n", `, 1)
+	for _, c := range []struct{ path, want string }{
+		{write("magic.ipynb", magic), "code cell 2 uses IPython syntax quarry does not run (%matplotlib inline)"},
+		{write("shell.ipynb", shell), "code cell 1 uses IPython syntax quarry does not run (!ls data)"},
+		{write("broken.ipynb", `{"cells": [`), "is not a Jupyter notebook"},
+		{write("v3.ipynb", `{"nbformat": 3, "worksheets": []}`), "is nbformat 3"},
+		{write("empty.ipynb", `{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "x", "metadata": {}}], "metadata": {}}`), "has no code cells"},
+		{write("twice.ipynb", strings.Replace(handWritten, "data/q2_sales.csv", "other/q1_sales.csv", 1)), "reads two files named q1_sales.csv"},
+		{filepath.Join(dir, "nope.ipynb"), "nope.ipynb: no such file"},
+	} {
+		_, err := ReadNotebook(c.path)
+		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("%s: %v, want %q", filepath.Base(c.path), err, c.want)
+		}
+	}
+}

@@ -1,0 +1,223 @@
+package export
+
+import (
+	"strings"
+)
+
+// A small scanner of Python source: enough to tell string literals,
+// comments and code apart, so paths inside literals can be rewritten and
+// IPython syntax found, without a Python on the host.
+
+// pyString is one string literal in the source.
+type pyString struct {
+	start, end int    // byte offsets of the whole literal, prefix included
+	prefix     string // r, b, f, rb... as written
+	quote      string // ' " ''' or """
+	body       string // between the quotes, as written (escapes not decoded)
+	callee     string // the name called right before it, e.g. read_csv for pd.read_csv('x')
+}
+
+func (s pyString) bytes() bool { return strings.ContainsAny(s.prefix, "bB") }
+func (s pyString) fmt() bool   { return strings.ContainsAny(s.prefix, "fF") }
+
+// scanPython finds the string literals of src and the offsets where each
+// logical line starts outside strings (for IPython's line syntax).
+func scanPython(src string) (strs []pyString, lineStarts []int) {
+	lineStarts = []int{0}
+	lastName := ""    // the last identifier, for callee
+	pendingCall := "" // lastName, when followed by "("
+	i := 0
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+		case c == '\n':
+			i++
+			lineStarts = append(lineStarts, i)
+			lastName, pendingCall = "", ""
+		case c == '\\' && i+1 < len(src) && src[i+1] == '\n':
+			i += 2 // a continued line is not a new line
+		case isIdentStart(c):
+			j := i
+			for j < len(src) && isIdentChar(src[j]) {
+				j++
+			}
+			word := src[i:j]
+			if j < len(src) && (src[j] == '\'' || src[j] == '"') && isStringPrefix(word) {
+				s, end := readString(src, i, j, word)
+				s.callee = pendingCall
+				strs = append(strs, s)
+				i = end
+				lastName, pendingCall = "", ""
+				continue
+			}
+			lastName, pendingCall = word, ""
+			i = j
+		case c == '\'' || c == '"':
+			s, end := readString(src, i, i, "")
+			s.callee = pendingCall
+			strs = append(strs, s)
+			i = end
+			lastName, pendingCall = "", ""
+		case c == '(':
+			pendingCall, lastName = lastName, ""
+			i++
+		case c == ' ' || c == '\t':
+			i++
+		default:
+			lastName, pendingCall = "", ""
+			i++
+		}
+	}
+	return strs, lineStarts
+}
+
+// readString reads the literal whose prefix starts at start and whose
+// quote starts at q; an unterminated literal runs to the end of the line
+// (or of the source, for a triple-quoted one).
+func readString(src string, start, q int, prefix string) (pyString, int) {
+	quote := src[q : q+1]
+	if strings.HasPrefix(src[q:], strings.Repeat(quote, 3)) {
+		quote = strings.Repeat(quote, 3)
+	}
+	raw := strings.ContainsAny(prefix, "rR")
+	i := q + len(quote)
+	bodyStart := i
+	for i < len(src) {
+		if src[i] == '\\' && !raw && i+1 < len(src) {
+			i += 2
+			continue
+		}
+		if src[i] == '\\' && raw && i+1 < len(src) {
+			i += 2 // a raw string still cannot end on an escaped quote
+			continue
+		}
+		if len(quote) == 1 && src[i] == '\n' {
+			break
+		}
+		if strings.HasPrefix(src[i:], quote) {
+			return pyString{start: start, end: i + len(quote), prefix: prefix, quote: quote, body: src[bodyStart:i]}, i + len(quote)
+		}
+		i++
+	}
+	return pyString{start: start, end: i, prefix: prefix, quote: quote, body: src[bodyStart:i]}, i
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80
+}
+
+func isIdentChar(c byte) bool { return isIdentStart(c) || (c >= '0' && c <= '9') }
+
+func isStringPrefix(w string) bool {
+	switch strings.ToLower(w) {
+	case "r", "u", "b", "f", "br", "rb", "fr", "rf":
+		return true
+	}
+	return false
+}
+
+// sandboxDirs are the sandbox's folders as code names them, and the
+// variables a notebook defines for them instead.
+var sandboxDirs = []struct{ dir, name string }{{"/data", "DATA_DIR"}, {"/output", "OUTPUT_DIR"}}
+
+// relocatePaths rewrites each string literal that begins with /data/ or
+// /output/ into DATA_DIR + '<rest>' (OUTPUT_DIR likewise), so the code
+// runs wherever those variables point. A literal inside another (an SQL
+// text naming '/data/x.csv') is not a literal of its own and stays.
+func relocatePaths(src string) string {
+	strs, _ := scanPython(src)
+	var b strings.Builder
+	last := 0
+	for k, s := range strs {
+		if s.bytes() {
+			continue
+		}
+		for _, d := range sandboxDirs {
+			rest, ok := strings.CutPrefix(s.body, d.dir)
+			if !ok || (rest != "" && !strings.HasPrefix(rest, "/")) {
+				continue
+			}
+			rest = strings.TrimPrefix(rest, "/")
+			lit := s.prefix + s.quote + rest + s.quote
+			expr := d.name + " + " + lit
+			// Parentheses keep a method call on the literal on the whole
+			// path; a literal glued to the next one ('/data/' 'q1.csv')
+			// must stay bare to stay valid.
+			if !(k+1 < len(strs) && onlySpace(src[s.end:strs[k+1].start])) {
+				expr = "(" + expr + ")"
+			}
+			b.WriteString(src[last:s.start])
+			b.WriteString(expr)
+			last = s.end
+			break
+		}
+	}
+	b.WriteString(src[last:])
+	return b.String()
+}
+
+func onlySpace(s string) bool { return strings.TrimSpace(strings.ReplaceAll(s, "\\\n", "")) == "" }
+
+// ipythonLine returns the first line of src written in IPython's own
+// syntax (a %magic, a !shell escape, a trailing ? for help, get_ipython()),
+// or "".
+func ipythonLine(src string) string {
+	strs, starts := scanPython(src)
+	inString := func(off int) bool {
+		for _, s := range strs {
+			if off >= s.start && off < s.end {
+				return true
+			}
+		}
+		return false
+	}
+	for _, st := range starts {
+		end := strings.IndexByte(src[st:], '\n')
+		if end < 0 {
+			end = len(src) - st
+		}
+		line := src[st : st+end]
+		trimmed := strings.TrimLeft(line, " \t")
+		off := st + len(line) - len(trimmed)
+		if trimmed == "" || inString(off) {
+			continue
+		}
+		code := line // the line without its comment
+		for i := range line {
+			if line[i] == '#' && !inString(st+i) {
+				code = line[:i]
+				break
+			}
+		}
+		code = strings.TrimSpace(code)
+		if strings.HasPrefix(code, "%") || strings.HasPrefix(code, "!") || strings.HasSuffix(code, "?") ||
+			strings.Contains(code, "get_ipython(") {
+			return strings.TrimSpace(line)
+		}
+	}
+	return ""
+}
+
+// readCalls are the readers whose first literal argument names a file the
+// code reads: a hand-written notebook's inputs.
+var readCalls = map[string]bool{
+	"read_csv": true, "read_excel": true, "read_json": true, "read_parquet": true, "read_feather": true,
+	"read_table": true, "read_stata": true, "read_spss": true, "read_sas": true, "ExcelFile": true,
+	"read_sas7bdat": true, "read_xport": true, "read_por": true, "read_sav": true, "read_dta": true,
+}
+
+// dataReads are the literal file names passed to a reader in src.
+func dataReads(src string) []pyString {
+	strs, _ := scanPython(src)
+	var out []pyString
+	for _, s := range strs {
+		if readCalls[s.callee] && !s.bytes() && !s.fmt() && s.body != "" && !strings.ContainsAny(s.body, "\\\n") {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,206 @@
+package ui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/quarry-cli/quarry/agent"
+)
+
+// Resume is a saved session the chat continues (quarry --resume).
+type Resume struct {
+	ID string
+	// Turns are shown as they were; their figures carry the bytes checked
+	// when they were read back from the session folder.
+	Turns []agent.PastTurn
+	// Changed are the inputs whose files changed or vanished since: the
+	// chat asks about each before anything runs.
+	Changed []ChangedInput
+	// Restore brings back the inputs, the conversation and the kernel;
+	// paths names the file chosen for each changed input.
+	Restore func(ctx context.Context, paths map[string]string) error
+}
+
+// ChangedInput is an input whose file is not as the session left it.
+type ChangedInput struct {
+	Name    string // under /data
+	Path    string // where it was
+	Problem string // "has changed since the session (…)", "is gone"
+	Gone    bool   // no file to use as it is now
+}
+
+// resuming is the chat's progress through a Resume; the Model drops it
+// once the restore ended, and questions wait until then.
+type resuming struct {
+	r        *Resume
+	asked    int               // the Changed input being asked about
+	paths    map[string]string // the answers so far
+	checking bool              // an answer's file is being checked
+	done     bool              // Restore was started
+}
+
+type (
+	remapCheckedMsg struct {
+		name, path string
+		err        error
+	}
+	restoredMsg struct{ err error }
+)
+
+// showPast puts the earlier turns on screen, as they were shown then; the
+// figures decode in commands that Init runs.
+func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
+	var cmds []tea.Cmd
+	cells := 0
+	for _, t := range turns {
+		if t.Question != "" {
+			m.tr.add(&block{kind: kindUser, text: t.Question})
+			m.in.remember(t.Question)
+		}
+		for _, c := range t.Cells {
+			res := c.Result
+			m.cells[c.Num] = m.tr.add(&block{kind: kindCell, cell: &cellState{num: c.Num, code: c.Code}})
+			cmds = append(cmds, m.cellDone(agent.Event{Kind: agent.EventCellDone, Cell: c.Num, Code: c.Code, Result: &res}))
+			cells++
+		}
+		if t.Answer != "" {
+			m.tr.add(&block{kind: kindAssistant, text: t.Answer})
+		}
+	}
+	m.notice(levelInfo, fmt.Sprintf("Resumed session %s: %s, %s. The kernel is rebuilt by running the cells that succeeded again.",
+		m.res.r.ID, plural(len(turns), "question"), plural(cells, "cell")))
+	return cmds
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// afterStart asks about the next changed input, or starts the restore
+// once every one has its file.
+func (m *Model) afterStart() tea.Cmd {
+	rs := m.res
+	if rs == nil || rs.done {
+		return nil
+	}
+	if rs.asked < len(rs.r.Changed) {
+		c := rs.r.Changed[rs.asked]
+		text := fmt.Sprintf("%s: %s %s. Press Enter to use it as it is now, or type the path of another file.", c.Name, c.Path, c.Problem)
+		if c.Gone {
+			text = fmt.Sprintf("%s: %s %s. Type the path of the file to use instead.", c.Name, c.Path, c.Problem)
+		}
+		m.notice(levelWarn, text)
+		m.st.hint = "Answer about " + c.Name + " first: Enter, or a path."
+		return nil
+	}
+	rs.done = true
+	restore, ctx, paths := rs.r.Restore, m.ctx, rs.paths
+	return func() tea.Msg { return restoredMsg{err: restore(ctx, paths)} }
+}
+
+// askingInput tells whether the input line answers a changed-input
+// question rather than asking the model.
+func (m *Model) askingInput() bool {
+	return m.res != nil && !m.res.done && m.started && m.res.asked < len(m.res.r.Changed)
+}
+
+// isChatCommand tells the commands that still work while the chat asks
+// about an input; any other line, /home/... included, is the answer.
+func isChatCommand(text string) bool {
+	name, _, _ := strings.Cut(text, " ")
+	switch name {
+	case "/quit", "/exit", "/q", "/help":
+		return true
+	}
+	return false
+}
+
+// answerInput checks the file the user named for the input asked about
+// (in a command: it reads the disk).
+func (m *Model) answerInput(text string) tea.Cmd {
+	rs := m.res
+	if rs.checking {
+		return nil
+	}
+	c := rs.r.Changed[rs.asked]
+	path := strings.TrimSpace(text)
+	if toks, ok := shellWords(path); ok && len(toks) == 1 {
+		path = toks[0]
+	}
+	if p, ok := pathToken(path); ok {
+		path = p
+	}
+	if path == "" {
+		if c.Gone {
+			m.notice(levelError, c.Name+": there is no file to use as it is now: type the path of one.")
+			return nil
+		}
+		path = c.Path
+	}
+	rs.checking = true
+	check, name := m.opts.CheckFile, c.Name
+	return func() tea.Msg { return remapCheckedMsg{name: name, path: path, err: check(path)} }
+}
+
+func (m *Model) remapChecked(msg remapCheckedMsg) tea.Cmd {
+	rs := m.res
+	rs.checking = false
+	if msg.err != nil {
+		m.notice(levelError, msg.err.Error()+" Type another path.")
+		return nil
+	}
+	if rs.paths == nil {
+		rs.paths = map[string]string{}
+	}
+	rs.paths[msg.name] = msg.path
+	rs.asked++
+	m.st.hint = ""
+	return m.afterStart()
+}
+
+func (m *Model) restored(msg restoredMsg) {
+	m.st.progress = ""
+	m.res = nil
+	if msg.err != nil {
+		m.notice(levelError, msg.err.Error()+". The chat goes on: the model is told what is missing.")
+		return
+	}
+	m.notice(levelInfo, "Kernel rebuilt: ask on.")
+}
+
+// exportCmd writes the session with Options.Export.
+func (m *Model) exportCmd(path string) tea.Cmd {
+	export, ctx := m.opts.Export, m.ctx
+	if export == nil {
+		m.notice(levelError, "/export is not available in this chat.")
+		return nil
+	}
+	if toks, ok := shellWords(path); ok && len(toks) == 1 {
+		path = toks[0]
+	}
+	if p, ok := pathToken(path); ok {
+		path = p
+	}
+	return func() tea.Msg {
+		files, err := export(ctx, path)
+		return exportedMsg{files: files, err: err}
+	}
+}
+
+type exportedMsg struct {
+	files []string
+	err   error
+}
+
+func (m *Model) exported(msg exportedMsg) {
+	if msg.err != nil {
+		m.notice(levelError, "/export: "+msg.err.Error())
+		return
+	}
+	m.notice(levelInfo, "Exported:\n"+strings.Join(msg.files, "\n"))
+}

@@ -1,0 +1,175 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"image/png"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+type restoreLog struct {
+	mu    sync.Mutex
+	calls []map[string]string
+	err   error
+}
+
+func (r *restoreLog) restore(_ context.Context, paths map[string]string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.calls = append(r.calls, paths)
+	return r.err
+}
+
+func (r *restoreLog) n() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.calls)
+}
+
+func pastTurns(t *testing.T) []agent.PastTurn {
+	var b bytes.Buffer
+	png.Encode(&b, gradient(40, 20))
+	return []agent.PastTurn{{
+		Question: "revenue by region?",
+		Cells: []agent.PastCell{{Num: 1, Code: "v = df.groupby('region').revenue.sum()", Result: kernel.Result{
+			Duration: 300 * time.Millisecond, Value: &kernel.Value{Repr: "t", Table: sampleTable()},
+			Figures: []kernel.File{{Name: "figures/cell1-1.png", Path: "/s/figures/cell1-1.png", PNG: b.Bytes()}}}},
+			{Num: 2, Code: "v['x']", Result: kernel.Result{Error: &kernel.Error{Kind: kernel.ErrException, Type: "KeyError", Message: "'x'"}}}},
+		Answer: "North leads with **90,000**.",
+	}}
+}
+
+func resumedModel(t *testing.T, r *Resume) (*Model, tea.Cmd) {
+	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Images: "blocks", Getenv: testEnv(true),
+		Now: func() time.Time { return fixedNow }, Resume: r,
+		CheckFile: func(p string) error {
+			if strings.Contains(p, "nope") {
+				return errors.New(p + ": no such file")
+			}
+			return nil
+		}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 60})
+	drain(t, m, tea.Batch(m.pastCmds...))
+	m.pastCmds = nil
+	_, cmd := m.Update(startedMsg{})
+	return m, cmd
+}
+
+// The resumed conversation is on screen as it was, figures included; the
+// kernel is rebuilt after the start, and questions wait for it.
+func TestResumeShowsPastAndRestores(t *testing.T) {
+	log := &restoreLog{}
+	m, cmd := resumedModel(t, &Resume{ID: "20261129-173235-3761b5", Turns: pastTurns(t), Restore: log.restore})
+	s := plain(m)
+	for _, want := range []string{"revenue by region?", "cell 1", "North", "1200.5", "✗ cell 2", "KeyError", "North leads with 90,000",
+		"figure", "Resumed session 20261129-173235-3761b5: 1 question, 2 cells"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if b := m.cells[1]; b == nil || len(b.cell.figures) != 1 || b.cell.figures[0].img == nil {
+		t.Error("the past figure was not decoded")
+	}
+	typeText(m, "and by month?")
+	m.Update(press("enter"))
+	if m.running || !strings.Contains(m.st.hint, "being resumed") {
+		t.Errorf("a question went out before the kernel was rebuilt (hint %q)", m.st.hint)
+	}
+	drain(t, m, cmd)
+	if log.n() != 1 || len(log.calls[0]) != 0 {
+		t.Fatalf("restore calls %+v", log.calls)
+	}
+	if !strings.Contains(plain(m), "Kernel rebuilt") || m.res != nil {
+		t.Errorf("no end of the restore:\n%s", plain(m))
+	}
+	m.in.setValue("and by month?")
+	m.Update(press("enter"))
+	if !m.running {
+		t.Error("the question did not go out after the restore")
+	}
+	m.Update(press("esc"))
+	m.in.reset()
+	m.Update(press("up"))
+	if m.in.value() != "and by month?" {
+		t.Errorf("history: %q", m.in.value())
+	}
+}
+
+// A changed input is asked about before anything runs: Enter keeps the
+// file as it is now, a path names another, a bad path is said and asked
+// again; a vanished file needs a path.
+func TestResumeAsksAboutChangedInputs(t *testing.T) {
+	log := &restoreLog{err: errors.New("rebuilding the kernel stopped: cell 1 (1 of 1) failed: KeyError: 'revenue'; the cells before it ran")}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore, Changed: []ChangedInput{
+		{Name: "q1.csv", Path: "/srv/q1.csv", Problem: "has changed since the session (122 B then, 130 B now)"},
+		{Name: "q2.csv", Path: "/srv/q2.csv", Problem: "is gone", Gone: true},
+	}})
+	drain(t, m, cmd)
+	if !strings.Contains(plain(m), "q1.csv: /srv/q1.csv has changed since the session") || log.n() != 0 {
+		t.Fatalf("not asked about q1.csv:\n%s", plain(m))
+	}
+	_, cmd = m.Update(press("enter"))
+	drain(t, m, cmd)
+	if !strings.Contains(plain(m), "q2.csv: /srv/q2.csv is gone. Type the path") {
+		t.Fatalf("not asked about q2.csv:\n%s", plain(m))
+	}
+	_, cmd = m.Update(press("enter"))
+	drain(t, m, cmd)
+	if !strings.Contains(plain(m), "there is no file to use as it is now") || log.n() != 0 {
+		t.Fatalf("an empty answer for a vanished file was taken:\n%s", plain(m))
+	}
+	typeText(m, "/srv/nope.csv")
+	_, cmd = m.Update(press("enter"))
+	drain(t, m, cmd)
+	if !strings.Contains(plain(m), "/srv/nope.csv: no such file Type another path.") || log.n() != 0 {
+		t.Fatalf("a bad path was taken:\n%s", plain(m))
+	}
+	typeText(m, "/srv/q2-moved.csv")
+	_, cmd = m.Update(press("enter"))
+	drain(t, m, cmd)
+	if log.n() != 1 || log.calls[0]["q1.csv"] != "/srv/q1.csv" || log.calls[0]["q2.csv"] != "/srv/q2-moved.csv" {
+		t.Fatalf("restore calls %+v", log.calls)
+	}
+	if s := plain(m); !strings.Contains(s, "rebuilding the kernel stopped: cell 1") || !strings.Contains(s, "The chat goes on") {
+		t.Errorf("the replay failure is not shown:\n%s", s)
+	}
+	typeText(m, "what now?")
+	m.Update(press("enter"))
+	if !m.running {
+		t.Error("the chat is not usable after a failed replay")
+	}
+}
+
+func TestExportCommand(t *testing.T) {
+	var got []string
+	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: testEnv(true),
+		Export: func(_ context.Context, path string) ([]string, error) {
+			got = append(got, path)
+			if path == "bad" {
+				return nil, errors.New("bad: name a .ipynb, .md or .html file")
+			}
+			return []string{"/s/analysis.ipynb", "/s/report.md"}, nil
+		}})
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	m.Update(startedMsg{})
+	for _, in := range []string{"/export", "/export 'my report.html'", "/export bad"} {
+		typeText(m, in)
+		_, cmd := m.Update(press("enter"))
+		drain(t, m, cmd)
+	}
+	if strings.Join(got, "|") != "|my report.html|bad" {
+		t.Errorf("export paths %q", got)
+	}
+	s := plain(m)
+	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") {
+		t.Errorf("screen:\n%s", s)
+	}
+}
