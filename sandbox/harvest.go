@@ -71,6 +71,7 @@ type harvester struct {
 	mu      sync.Mutex
 	written map[string]int64 // names this harvester wrote -> current size
 	figures map[string]bool  // the subset written by writeFile: /output files never replace them
+	version map[string]int   // writes per name, so a checkpoint can tell what changed since
 	bytes   int64            // sum of written
 }
 
@@ -108,7 +109,7 @@ func newHarvester(dir string, lim harvestLimits, earlier *Earlier) (*harvester, 
 	if err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	h := &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{}}
+	h := &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{}, version: map[string]int{}}
 	if earlier != nil {
 		h.adopt(earlier.Files, false)
 		h.adopt(earlier.Figures, true)
@@ -124,6 +125,7 @@ func (h *harvester) adopt(files []kernel.File, figure bool) {
 			continue
 		}
 		h.written[f.Name] = f.Size
+		h.version[f.Name] = 1
 		h.bytes += f.Size
 		if figure {
 			h.figures[f.Name] = true
@@ -316,6 +318,7 @@ func (h *harvester) write(rel string, r io.Reader, size int64, figure bool) (ker
 	}
 	h.bytes += size - h.written[rel]
 	h.written[rel] = size
+	h.version[rel]++
 	if figure {
 		h.figures[rel] = true
 	}

@@ -46,6 +46,9 @@ var sqlDuckDBSource string
 //go:embed kernel/sql.py
 var sqlSource string
 
+//go:embed kernel/checkpoint.py
+var checkpointSource string
+
 const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
 
 const (
@@ -57,7 +60,7 @@ const (
 // which starts with the guard (limits.go).
 func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + kernelSource
+	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + checkpointSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 
@@ -96,6 +99,8 @@ type frame struct {
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
 	Limits  *limitsReport   `json:"limits"`
+	Alive   []int64         `json:"alive"` // checkpoints the kernel still holds
+	At      int64           `json:"at"`    // the checkpoint a restore reached; 0: none was left
 }
 
 type pyError struct {

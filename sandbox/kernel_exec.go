@@ -35,7 +35,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
-	if err := k.send(map[string]any{"op": "exec", "id": id, "code": code}); err != nil {
+	if err := k.send(map[string]any{"op": "exec", "id": id, "code": code, "quiet": !harvest}); err != nil {
 		return s.afterDeath(&res, start, "")
 	}
 

@@ -90,6 +90,9 @@ type Session struct {
 	enforced       Enforcement   // what the guard measured at the last kernel start
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
 	startup        startupTimes  // where the last (re)start's time went
+	gen            int           // kernel starts: a restart ends every checkpoint's copy
+	ckseq          int64
+	ckpts          []*checkpointInfo // oldest first
 
 	intr      chan struct{} // Interrupt() for the running cell
 	closeOnce sync.Once
@@ -230,6 +233,7 @@ func (s *Session) startKernel(ctx context.Context) error {
 			}
 			s.setK(k)
 			s.info = f
+			s.gen++
 			s.startup.Kernel = time.Since(t1)
 			return nil
 		case <-k.done:
@@ -302,6 +306,7 @@ func (s *Session) Restart(ctx context.Context) error {
 	if err := s.restartKernel(ctx); err != nil {
 		return fmt.Errorf("kernel restart: %w", err)
 	}
+	s.ckpts = nil
 	return nil
 }
 

@@ -113,10 +113,11 @@ def error_of(exc):
 def run_cell(msg):
     cid = msg['id']
     code = msg['code']
+    quiet = bool(msg.get('quiet'))  # a replay: the host has the figures and files already
     out_cap.reset(cid)
     err_cap.reset(cid)
     try:
-        before = scan_output()
+        before = {} if quiet else scan_output()
     except Exception:
         before = {}
     signal.signal(signal.SIGINT, on_sigint)
@@ -147,23 +148,25 @@ def run_cell(msg):
         pass
     for d in drains:
         d.sync()
-    rendered = None
-    try:
-        rendered = value_of(value)
-    except BaseException as e:
-        notes.append('the value could not be shown: %s' % e)
-    try:
-        figs, fnotes = figures()
-        notes += fnotes
-    except BaseException as e:
-        figs = []
-        notes.append('figures could not be saved: %s' % e)
-    try:
-        files, nfiles = changed_files(before)
-        if nfiles > len(files):
-            notes.append('%d files changed in /output; only %d reported' % (nfiles, len(files)))
-    except Exception:
-        files = []
+    rendered, figs, files = None, [], []
+    if quiet:
+        close_figures()
+    else:
+        try:
+            rendered = value_of(value)
+        except BaseException as e:
+            notes.append('the value could not be shown: %s' % e)
+        try:
+            figs, fnotes = figures()
+            notes += fnotes
+        except BaseException as e:
+            notes.append('figures could not be saved: %s' % e)
+        try:
+            files, nfiles = changed_files(before)
+            if nfiles > len(files):
+                notes.append('%d files changed in /output; only %d reported' % (nfiles, len(files)))
+        except Exception:
+            files = []
     dropped_out = out_cap.finish()
     dropped_err = err_cap.finish()
     state.cell = None
@@ -189,8 +192,8 @@ def run_profile(msg):
     send({'t': 'profile', 'id': msg['id'], 'profile': prof})
 
 
-def reader(q):
-    for line in QIN:
+def reader(f, q):
+    for line in f:
         try:
             msg = json.loads(line)
         except ValueError:
@@ -204,15 +207,37 @@ def reader(q):
     os._exit(0)  # the host went away: nothing left to serve
 
 
+class Runtime:
+    q = None  # requests from the reader thread
+
+
+rt = Runtime()
+
+
+def start_runtime(f, restored=False):
+    """Starts the kernel's threads: at start, and again in a snapshot that
+    becomes the kernel (a fork keeps only the forking thread). f reads the
+    protocol; a restored kernel gets a new one, since the old reader's lock
+    was held by a thread that no longer exists."""
+    state.main_ident = threading.get_ident()
+    state.cell, state.running, state.interrupted = None, False, False
+    if restored:
+        for d in drains:
+            d.start()
+    threading.Thread(target=flusher, daemon=True).start()
+    rt.q = queue.Queue()
+    threading.Thread(target=reader, args=(f, rt.q), daemon=True).start()
+
+
 def main():
     global drains, profile_mod
+    supervise()
     sys.path[:] = [p for p in sys.path if p not in ('', '.', os.getcwd())]
     drains = [FdDrain(1, out_cap), FdDrain(2, err_cap)]
     global out_stream, err_stream
     out_stream = sys.stdout = CapStream(out_cap, 1)
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
-    threading.Thread(target=flusher, daemon=True).start()
     sys.modules['__main__'] = main_mod
     user_ns.update(sql=sql, DuckDBError=DuckDBError)
     ready = {'t': 'ready', 'python': sys.version.split()[0]}
@@ -238,17 +263,22 @@ def main():
     ready['import_seconds'] = round(time.monotonic() - t0, 3)
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
-    q = queue.Queue()
-    threading.Thread(target=reader, args=(q,), daemon=True).start()
+    start_runtime(QIN)
     send(ready)
     while True:
-        msg = q.get()
+        msg = rt.q.get()  # rt.q is new after a restore
         try:
             op = msg.get('op')
             if op == 'exec':
                 run_cell(msg)
             elif op == 'profile':
                 run_profile(msg)
+            elif op == 'checkpoint':
+                run_checkpoint(msg)
+            elif op == 'restore':
+                run_restore(msg)
+            elif op == 'drop':
+                drop_checkpoints(msg)
         except KeyboardInterrupt:
             # A late interrupt hit kernel code between cells: the host gets a
             # result anyway so it never waits on a lost reply.

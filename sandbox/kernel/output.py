@@ -167,6 +167,11 @@ class FdDrain:
         fcntl.fcntl(r, fcntl.F_SETFL, fl | os.O_NONBLOCK)
         self.r = r
         self.cap = cap
+        self.start()
+
+    def start(self):
+        """Starts the draining thread; a restored kernel (a fork, which has
+        no other thread) calls it again."""
         self.lock = threading.Lock()
         self.decoder = codecs.getincrementaldecoder('utf-8')('replace')
         threading.Thread(target=self.loop, daemon=True).start()

@@ -98,6 +98,15 @@ def figures():
     return figs, notes
 
 
+def close_figures():
+    plt = sys.modules.get('matplotlib.pyplot')
+    if plt is not None:
+        try:
+            plt.close('all')
+        except Exception:
+            pass
+
+
 def scan_output():
     seen = {}
     count = 0
@@ -121,16 +130,20 @@ def changed_files(before):
     return names[:MAX_FILES_REPORTED], len(names)
 
 
-def kill_others():
+def kill_others(spare=None):
     """After an interrupt, processes the cell started (subprocesses,
     setsid children, a fork bomb) would keep running: kill everything but
-    init and us, pass after pass, since a process may fork between the
-    listing and its kill; stop when a pass finds nothing alive."""
+    init, the supervisor, the checkpoints (or only those in spare) and us,
+    pass after pass, since a process may fork between the listing and its
+    kill; stop when a pass finds nothing alive."""
     me, total = os.getpid(), 0
+    if spare is None:
+        spare = {pid for pid, _ in ck.snaps.values()}
+    keep = {1, me, ck.sup} | set(spare)
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
         pids = [int(n) for n in os.listdir('/proc')
-                if n.isdigit() and int(n) not in (1, me)]
+                if n.isdigit() and int(n) not in keep]
         live = [p for p in pids if alive(p)]
         if not live:
             break
