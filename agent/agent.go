@@ -86,6 +86,7 @@ type Agent struct {
 
 	mode    string // native or markdown: what the next request uses
 	history []entry
+	turns   []turnMark // one per Run, for Undo
 	total   Tokens
 	cells   int // cells run in the session, for Event.Cell
 	madeIDs int // tool-call ids made up for servers that send none
@@ -146,6 +147,7 @@ func (a *Agent) SetFiles(files []kernel.Profile) { a.files = files }
 // emits a "cancelled" warning (no EventError) and returns an error wrapping
 // context.Canceled.
 func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (string, error) {
+	a.beginTurn(prompt)
 	t := &turn{a: a, ctx: ctx, emit: func(e Event) {
 		if e.Time.IsZero() {
 			e.Time = time.Now()
@@ -158,6 +160,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (strin
 // Reset forgets the conversation but keeps the configuration and files.
 func (a *Agent) Reset() {
 	a.history = nil
+	a.turns = nil
 	a.total = Tokens{}
 }
 

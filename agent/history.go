@@ -33,6 +33,7 @@ func (a *Agent) Load(turns []PastTurn, markdown bool) {
 		a.mode = modeMarkdown
 	}
 	for _, t := range turns {
+		a.beginTurn(t.Question)
 		a.history = append(a.history, entry{kind: entryPrompt, msg: userMessage(t.Question)})
 		if len(t.Cells) > 0 {
 			if a.mode == modeMarkdown {
