@@ -66,6 +66,7 @@ func (s *Session) Checkpoint(ctx context.Context) (Checkpoint, error) {
 	if s.closed {
 		return Checkpoint{}, ErrClosed
 	}
+	ctx = context.WithoutCancel(ctx) // a fork takes milliseconds; abandoning one costs the kernel
 	s.ckseq++
 	info := &checkpointInfo{seq: s.ckseq, gen: s.gen, cells: s.cells, files: s.harvest.versions()}
 	s.ckpts = append(s.ckpts, info)

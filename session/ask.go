@@ -22,10 +22,14 @@ func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)
 	}
 	s.setState(StateBusy, nil)
 	s.mu.Lock()
-	rec := s.rec
+	rec, sb := s.rec, s.sb
 	s.mu.Unlock()
 	rec.question(prompt)
-	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) { s.publish(e, emit) })
+	turn := s.beginTurn(ctx, sb, prompt)
+	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) {
+		turn.note(e)
+		s.publish(e, emit)
+	})
 	s.release(StateReady, nil)
 	return s.mask.Mask(answer), s.maskErr(err)
 }
@@ -47,6 +51,7 @@ func (s *Session) Reset(ctx context.Context) error {
 		return err
 	}
 	s.ag.Reset()
+	s.turns = nil
 	rec.add(Entry{Kind: EntryReset})
 	s.release(StateReady, nil)
 	return nil

@@ -106,6 +106,7 @@ type Session struct {
 	ag        *agent.Agent
 	files     []kernel.Profile
 	rec       *recorder
+	turns     []turnRecord // the questions asked, for Undo (guarded by op)
 	startedAt time.Time
 	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore)
 	mask      *secret.Masker

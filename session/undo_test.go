@@ -1,0 +1,166 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// eventLog keeps the session's own events.
+type eventLog struct {
+	mu     sync.Mutex
+	events []agent.Event
+}
+
+func (l *eventLog) event(e agent.Event) {
+	l.mu.Lock()
+	l.events = append(l.events, e)
+	l.mu.Unlock()
+}
+
+func (l *eventLog) texts(kind agent.EventKind) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.events {
+		if e.Kind == kind {
+			out = append(out, e.Text)
+		}
+	}
+	return out
+}
+
+func startedSession(t *testing.T, srv *openaitest.Server, log *eventLog) *Session {
+	t.Helper()
+	e := sandboxtest.Engine(t)
+	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e, Events: log.event})
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatalf("Start: %v", err)
+	}
+	return s
+}
+
+func ask(t *testing.T, s *Session, q string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := s.Ask(ctx, q, nil); err != nil {
+		t.Fatalf("Ask %q: %v", q, err)
+	}
+}
+
+func undo(t *testing.T, s *Session) Undone {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, err := s.Undo(ctx)
+	if err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	return u
+}
+
+func TestUndoRestoresKernelContextAndFiles(t *testing.T) {
+	srv := openaitest.New(t,
+		openaitest.ToolCalls("total = 100\nlabel = 'q1'"), openaitest.Text("set"),
+		openaitest.ToolCalls("total = 250\nextra = [1, 2]\nopen('/output/q2.csv', 'w').write('a\\n1\\n')\nimport matplotlib.pyplot as plt\nplt.plot([1, 2])"),
+		openaitest.Text("changed"),
+		openaitest.ToolCalls("print(total, label, 'extra' in globals(), sorted(__import__('os').listdir('/output')))"),
+		openaitest.Text("checked"),
+	)
+	log := &eventLog{}
+	s := startedSession(t, srv, log)
+	ask(t, s, "Set the total.")
+	ask(t, s, "Change it and write q2.csv.")
+	if _, err := os.Stat(filepath.Join(s.OutputDir(), "q2.csv")); err != nil {
+		t.Fatalf("q2.csv not harvested: %v", err)
+	}
+	u := undo(t, s)
+	if u.Question != "Change it and write q2.csv." || u.Replayed != 0 || u.Warning != "" {
+		t.Fatalf("Undone = %+v", u)
+	}
+	if !slices.Equal(u.Removed, []string{"figures/cell2-1.png", "q2.csv"}) {
+		t.Errorf("removed %q", u.Removed)
+	}
+	for _, name := range u.Removed {
+		if _, err := os.Stat(filepath.Join(s.OutputDir(), name)); !os.IsNotExist(err) {
+			t.Errorf("%s still in the output folder (%v)", name, err)
+		}
+	}
+	ask(t, s, "Check.")
+	reqs := srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "100 q1 False []") {
+		t.Errorf("kernel after undo: %q, want the total from before the question, no extra, no q2.csv", got)
+	}
+	check := reqs[len(reqs)-2]
+	if check.Contains("write q2.csv") || check.Contains("extra = [1, 2]") || !check.Contains("Set the total.") {
+		t.Errorf("the model's context after undo still holds the undone question, or lost the one before:\n%s", check.Body)
+	}
+	if got := log.texts(agent.EventUndo); !slices.Equal(got, []string{"Change it and write q2.csv."}) {
+		t.Errorf("undo events %q", got)
+	}
+	rec, err := LoadRecord(s.OutputDir())
+	if err != nil {
+		t.Fatalf("the record: %v", err)
+	}
+	if turns := rec.Turns(); len(turns) != 2 || turns[0].Question != "Set the total." || turns[1].Question != "Check." {
+		t.Errorf("the record's turns after undo: %+v", turns)
+	}
+
+	// Twice more: back past the first question, then nothing left.
+	if u := undo(t, s); u.Question != "Check." {
+		t.Fatalf("second undo took back %q", u.Question)
+	}
+	if u := undo(t, s); u.Question != "Set the total." {
+		t.Fatalf("third undo took back %q", u.Question)
+	}
+	srv.Push(openaitest.ToolCalls("print('total' in globals(), 'label' in globals())"), openaitest.Text("fresh"))
+	ask(t, s, "Anything there?")
+	reqs = srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "False False") {
+		t.Errorf("after undoing every question: %q", got)
+	}
+	undo(t, s)
+	if _, err := s.Undo(context.Background()); !errors.Is(err, ErrNothingToUndo) {
+		t.Errorf("undo with nothing left: %v", err)
+	}
+}
+
+// When the checkpoint is lost (here a crash restarted the sandbox), undo
+// rebuilds the state by running the earlier questions' cells again.
+func TestUndoRebuildsWhenCheckpointLost(t *testing.T) {
+	srv := openaitest.New(t,
+		openaitest.ToolCalls("a = 1", "b = a + 1\nraise ValueError('skipped on replay')"), openaitest.Text("a set"),
+		openaitest.ToolCalls("a = 2", "import os\nos._exit(3)"), openaitest.Text("crashed"),
+		openaitest.ToolCalls("print(a, 'b' in globals())"), openaitest.Text("checked"),
+	)
+	log := &eventLog{}
+	s := startedSession(t, srv, log)
+	ask(t, s, "Set a.")
+	ask(t, s, "Change a, then crash.")
+	u := undo(t, s)
+	if u.Question != "Change a, then crash." || u.Replayed != 1 || u.Warning != "" {
+		t.Fatalf("Undone = %+v", u)
+	}
+	if got := log.texts(agent.EventProgress); !slices.Contains(got, "rebuilding the kernel: cell 1 of 1") {
+		t.Errorf("no rebuild progress: %q", got)
+	}
+	ask(t, s, "Check.")
+	reqs := srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False") {
+		t.Errorf("kernel after the rebuild: %q, want a = 1 and no b (its cell failed)", got)
+	}
+}
