@@ -50,7 +50,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		}
 	})
 	uopts := ui.Options{
-		Backend:   l.sess,
+		Backend:   chatBackend{l.sess},
 		Inbox:     inbox,
 		Files:     l.files,
 		Images:    l.cfg.Images,
@@ -156,4 +156,13 @@ func closeSandbox(sess interface{ Close() error }, stderr io.Writer, timeout tim
 			return
 		}
 	}
+}
+
+// chatBackend is the session as the chat sees it: the chat declares the
+// undo report it shows and must not import session.
+type chatBackend struct{ *session.Session }
+
+func (b chatBackend) Undo(ctx context.Context) (ui.Undone, error) {
+	u, err := b.Session.Undo(ctx)
+	return ui.Undone{Question: u.Question, Removed: u.Removed, Changed: u.Changed, Replayed: u.Replayed, Warning: u.Warning}, err
 }

@@ -95,6 +95,7 @@ func (m *Model) openCmd(path string) tea.Cmd {
 const helpText = `Commands:
   /attach PATH   attach a CSV or Excel file (Tab completes; dropping a file works too)
   /files         list the attached files
+  /undo          take back the last question: its answer, its cells' variables and files go
   /reset         fresh kernel with the same files; the model forgets the conversation
   /clear         clear the screen (the conversation stays)
   /model NAME    switch the model
@@ -136,6 +137,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		}
 		b, ctx := m.opts.Backend, m.ctx
 		return func() tea.Msg { return resetMsg{err: b.Reset(ctx)} }
+	case "/undo":
+		return m.undoCmd()
 	case "/clear":
 		m.tr.clear()
 		m.cur, m.think = nil, nil

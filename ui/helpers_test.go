@@ -21,6 +21,9 @@ type fakeBackend struct {
 	asked    []string
 	resets   int
 	events   []agent.Event
+	undos    int
+	undone   Undone // what Undo reports
+	undoErr  error
 }
 
 func (f *fakeBackend) Start(ctx context.Context) error { return nil }
@@ -41,7 +44,13 @@ func (f *fakeBackend) Ask(ctx context.Context, prompt string, emit func(agent.Ev
 	return "", nil
 }
 func (f *fakeBackend) Reset(ctx context.Context) error { f.resets++; return nil }
-func (f *fakeBackend) SetModel(name string) error      { f.model = name; return nil }
+func (f *fakeBackend) Undo(ctx context.Context) (Undone, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.undos++
+	return f.undone, f.undoErr
+}
+func (f *fakeBackend) SetModel(name string) error { f.model = name; return nil }
 func (f *fakeBackend) Model() string {
 	if f.model == "" {
 		return "gpt-test"

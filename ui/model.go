@@ -20,6 +20,7 @@ type Backend interface {
 	Attach(ctx context.Context, path string) (kernel.Profile, error)
 	Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error)
 	Reset(ctx context.Context) error
+	Undo(ctx context.Context) (Undone, error)
 	SetModel(name string) error
 	Model() string
 }
@@ -90,6 +91,8 @@ type Model struct {
 	cur        *block
 	think      *block // the thinking being streamed
 	cells      map[int]*block
+	spans      []turnSpan // each question's blocks, for /undo
+	undoing    bool
 	lastTable  *kernel.Table
 	lastFigure string
 

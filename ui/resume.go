@@ -55,6 +55,7 @@ func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
 	var cmds []tea.Cmd
 	cells := 0
 	for _, t := range turns {
+		first := len(m.tr.blocks)
 		if t.Question != "" {
 			m.tr.add(&block{kind: kindUser, text: t.Question})
 			m.in.remember(t.Question)
@@ -67,6 +68,9 @@ func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
 		}
 		if t.Answer != "" {
 			m.tr.add(&block{kind: kindAssistant, text: t.Answer})
+		}
+		if n := len(m.tr.blocks); n > first { // /undo can take it back too
+			m.spans = append(m.spans, turnSpan{first: m.tr.blocks[first], last: m.tr.blocks[n-1]})
 		}
 	}
 	m.notice(levelInfo, fmt.Sprintf("Resumed session %s: %s, %s. The kernel is rebuilt by running the cells that succeeded again.",

@@ -202,6 +202,9 @@ func (m *Model) endTurn(msg turnEndMsg) {
 	case msg.err != nil && !m.turnErr:
 		m.notice(levelError, msg.err.Error())
 	}
+	if n := len(m.spans); n > 0 && len(m.tr.blocks) > 0 {
+		m.spans[n-1].last = m.tr.blocks[len(m.tr.blocks)-1]
+	}
 }
 
 // finishStreaming turns the streaming answer into a finished, cached block.

@@ -87,8 +87,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.notice(levelError, "Reset failed: "+msg.err.Error())
 		} else {
+			m.spans = nil
 			m.notice(levelInfo, "Fresh kernel with the same files; the model forgot the conversation.")
 		}
+		return m, nil
+	case undoneMsg:
+		m.applyUndone(msg)
 		return m, nil
 	case modelSetMsg:
 		if msg.err != nil {
@@ -283,10 +287,15 @@ func (m *Model) submit() tea.Cmd {
 		m.st.hint = "The session is being resumed: ask once the kernel is rebuilt."
 		return nil
 	}
+	if m.undoing {
+		m.st.hint = "The last question is being taken back: send this in a moment."
+		return nil
+	}
 	m.in.remember(text)
 	m.in.reset()
 	m.tr.toBottom()
-	m.tr.add(&block{kind: kindUser, text: text})
+	q := m.tr.add(&block{kind: kindUser, text: text})
+	m.spans = append(m.spans, turnSpan{first: q, last: q})
 	return m.ask(text)
 }
 

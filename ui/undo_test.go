@@ -1,0 +1,108 @@
+package ui
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// secondTurn asks a follow-up whose cell makes a file and a figure.
+func secondTurn(m *Model) {
+	typeText(m, "Now split it by month and save it.")
+	m.Update(press("enter"))
+	feed(m,
+		agent.Event{Kind: agent.EventCellStart, Cell: 2, Code: "monthly = df.groupby('month').sum()\nmonthly.to_csv('/output/monthly.csv')", Time: fixedNow.Add(-time.Second)},
+		agent.Event{Kind: agent.EventCellDone, Cell: 2, Result: &kernel.Result{Duration: 300 * time.Millisecond,
+			Value:   &kernel.Value{Repr: "monthly", Table: sampleTable()},
+			Figures: []kernel.File{{Name: "figures/cell2-1.png", Path: "/tmp/quarry-output/s1/figures/cell2-1.png", Size: 900, Width: 40, Height: 20}}}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "Saved **monthly.csv**."},
+	)
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+}
+
+func TestUndoTakesBackTheLastTurn(t *testing.T) {
+	m, fb := newTestModel(t, 80, 40, true)
+	conversation(m)
+	m.notice(levelInfo, "between the questions")
+	secondTurn(m)
+	if m.lastFigure != "/tmp/quarry-output/s1/figures/cell2-1.png" || m.cells[2] == nil {
+		t.Fatalf("second turn not shown: figure %q", m.lastFigure)
+	}
+	fb.undone = Undone{Question: "Now split it by month and save it.", Removed: []string{"figures/cell2-1.png", "monthly.csv"}}
+	typeText(m, "/undo")
+	_, cmd := m.Update(press("enter"))
+	drain(t, m, cmd)
+	if fb.undos != 1 {
+		t.Fatalf("Undo called %d times", fb.undos)
+	}
+	var texts []string
+	for _, b := range m.tr.blocks {
+		texts = append(texts, b.text)
+	}
+	all := strings.Join(texts, "\n")
+	for _, gone := range []string{"Now split it by month and save it.\n", "Saved **monthly.csv**."} {
+		if strings.Contains(all, gone) {
+			t.Errorf("%q still in the transcript after /undo:\n%s", gone, all)
+		}
+	}
+	for _, kept := range []string{"What is the revenue by region?", "highest in the **East**", "between the questions", "Removed from the output folder: figures/cell2-1.png, monthly.csv."} {
+		if !strings.Contains(all, kept) {
+			t.Errorf("%q missing after /undo:\n%s", kept, all)
+		}
+	}
+	if m.cells[2] != nil || m.cells[1] == nil || m.lastFigure != "/tmp/quarry-output/s1/fig1.png" {
+		t.Errorf("cells after undo: %v, last figure %q (want the first turn's)", m.cells, m.lastFigure)
+	}
+	if got := m.in.value(); got != "Now split it by month and save it." {
+		t.Errorf("input after undo: %q, want the question back", got)
+	}
+	golden.RequireEqual(t, screen(m))
+
+	// Again: the first question goes too; the input keeps what is typed.
+	m.in.setValue("draft")
+	fb.undone = Undone{Question: "What is the revenue by region?", Replayed: 3, Warning: "cell 2 of 3 failed this time"}
+	drain(t, m, m.slash("/undo"))
+	view := plain(m)
+	if strings.Contains(view, "highest in the East") || !strings.Contains(view, "so 3 earlier cells ran") ||
+		!strings.Contains(view, "cell 2 of 3 failed") || strings.Count(view, "back in the input") != 1 {
+		t.Errorf("second /undo:\n%s", view)
+	}
+	if m.in.value() != "draft" || m.lastTable != nil || m.lastFigure != "" {
+		t.Errorf("after the second undo: input %q, table %v, figure %q", m.in.value(), m.lastTable, m.lastFigure)
+	}
+
+	fb.undoErr = errors.New("nothing to undo: no question was asked since the session began (or since /reset)")
+	drain(t, m, m.slash("/undo"))
+	if !strings.Contains(plain(m), "/undo: nothing to undo") {
+		t.Errorf("the error is not shown:\n%s", plain(m))
+	}
+}
+
+func TestUndoWaitsForTheRunningAnswer(t *testing.T) {
+	m, fb := newTestModel(t, 80, 24, false)
+	typeText(m, "Long question")
+	m.Update(press("enter"))
+	if cmd := m.slash("/undo"); cmd != nil || fb.undos != 0 || !strings.Contains(m.st.hint, "Esc") {
+		t.Fatalf("/undo during an answer: cmd %v, undos %d, hint %q", cmd != nil, fb.undos, m.st.hint)
+	}
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+	cmd := m.slash("/undo")
+	if cmd == nil {
+		t.Fatal("/undo after the answer did nothing")
+	}
+	// While it runs, a new question waits.
+	typeText(m, "next")
+	m.Update(press("enter"))
+	if !strings.Contains(m.st.hint, "taken back") || m.running {
+		t.Errorf("question sent during /undo: hint %q running %v", m.st.hint, m.running)
+	}
+	drain(t, m, cmd)
+	if m.undoing {
+		t.Error("still undoing after the answer came")
+	}
+}
