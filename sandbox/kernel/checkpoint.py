@@ -19,7 +19,10 @@ import ctypes
 import select
 import signal
 
-SNAPSHOT_OOM_ADJ = 1000  # the OOM killer takes a snapshot before the kernel
+# The OOM killer takes older snapshots first, then the newest (unless it
+# holds little of its own: its score is its size plus half the limit), and
+# the kernel last.
+SNAPSHOT_OOM_ADJ, NEWEST_OOM_ADJ = 1000, 500
 SQL_KEEP = 16 << 20      # the SQL database is kept in a snapshot up to this size
 HANDOFF_SECS = 10        # a kernel that left must have a successor by then
 
@@ -218,6 +221,8 @@ def run_checkpoint(msg):
         return
     os.close(r)
     del listing, sqlfiles
+    for older, _ in ck.snaps.values():
+        _set_oom_adj(older, SNAPSHOT_OOM_ADJ)
     ck.snaps[seq] = (pid, w)
     send({'t': 'checkpoint', 'id': cid, 'seconds': time.monotonic() - t0, 'alive': sorted(ck.snaps)})
 
@@ -240,7 +245,7 @@ def _reap(pid):
 
 
 def _snapshot(r, seq):
-    _set_oom_adj('self', SNAPSHOT_OOM_ADJ)
+    _set_oom_adj('self', NEWEST_OOM_ADJ)
     buf = b''
     while True:
         try:
