@@ -1,0 +1,56 @@
+package sandbox_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// BenchmarkCheckpoint is what each question's start costs for undo to be
+// instant: a checkpoint (a fork of the kernel) of an empty kernel and of one
+// holding 300 MB of DataFrames, beside a trivial cell's round trip (the
+// baseline). The kernel keeps 16 copies; past that each checkpoint also
+// ends the oldest, as in a long session.
+func BenchmarkCheckpoint(b *testing.B) {
+	for _, c := range []struct{ name, setup string }{
+		{"empty", "pass"},
+		{"300MB", "import numpy as np, pandas as pd\ndf = pd.DataFrame(np.random.default_rng(0).random((2_500_000, 16)))"},
+	} {
+		b.Run(c.name+"/cell", func(b *testing.B) {
+			_, s := benchSession(b)
+			mustExec(b, s, c.setup)
+			samples := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				mustExec(b, s, "1")
+				samples = append(samples, time.Since(t0))
+			}
+			reportPercentiles(b, samples)
+		})
+		b.Run(c.name+"/checkpoint", func(b *testing.B) {
+			_, s := benchSession(b)
+			mustExec(b, s, c.setup)
+			samples := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				if _, err := s.Checkpoint(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+				samples = append(samples, time.Since(t0))
+			}
+			reportPercentiles(b, samples)
+		})
+	}
+}
+
+func mustExec(b *testing.B, s *sandbox.Session, code string) {
+	b.Helper()
+	res, err := s.Exec(context.Background(), code, nil)
+	if err != nil || res.Error != nil {
+		b.Fatalf("%s: %v %+v", code, err, res.Error)
+	}
+}
