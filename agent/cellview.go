@@ -45,6 +45,9 @@ func cellView(r kernel.Result) string {
 	if r.StateLost {
 		section("note", "The Python kernel was restarted: every variable and import is gone. Load the data again before using it.")
 	}
+	if r.Rewound {
+		section("note", "The Python kernel went back to where it was when this question began: variables from earlier questions are kept; everything the cells of this question defined or imported is gone. Redo what you need of it, lighter, before using it.")
+	}
 	if len(r.Notes) > 0 {
 		section("notes", strings.Join(r.Notes, "\n"))
 	}

@@ -57,6 +57,10 @@ type Result struct {
 	// StateLost is true when the kernel had to be replaced during or after
 	// this cell: the variables defined so far are gone.
 	StateLost bool `json:"state_lost,omitempty"`
+	// Rewound is true when the kernel died during or before this cell and
+	// came back at the checkpoint of the current question: variables from
+	// earlier questions are kept, those made since the question began are gone.
+	Rewound bool `json:"rewound,omitempty"`
 	// Notes are short remarks from the sandbox (caps hit, files skipped).
 	Notes []string `json:"notes,omitempty"`
 }

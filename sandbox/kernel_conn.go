@@ -99,9 +99,14 @@ type frame struct {
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
 	Limits  *limitsReport   `json:"limits"`
-	Alive   []int64         `json:"alive"` // checkpoints the kernel still holds
-	At      int64           `json:"at"`    // the checkpoint a restore reached; 0: none was left
+	Alive   []int64         `json:"alive"`  // checkpoints the kernel still holds
+	At      int64           `json:"at"`     // the checkpoint a restore reached; 0: none was left
+	Status  int             `json:"status"` // died: the kernel's exit status (128+signal when killed)
 }
+
+// unsolicited frames come without a request: the kernel is ready, or it
+// died and came back at a checkpoint.
+func unsolicited(t string) bool { return t == "ready" || t == "died" || t == "revived" }
 
 type pyError struct {
 	Type      string `json:"type"`
@@ -161,7 +166,7 @@ func (k *kconn) readFrames(r io.Reader) {
 			k.err = fmt.Errorf("kernel protocol: bad frame: %v", err)
 			return
 		}
-		if f.T != "ready" && f.ID != k.want.Load() {
+		if !unsolicited(f.T) && f.ID != k.want.Load() {
 			continue // late output of a finished cell or a background thread
 		}
 		k.deliver(f)
@@ -176,7 +181,7 @@ func (k *kconn) deliver(f frame) {
 		case k.frames <- f:
 			return
 		case <-time.After(50 * time.Millisecond):
-			if f.T != "ready" && f.ID != k.want.Load() {
+			if !unsolicited(f.T) && f.ID != k.want.Load() {
 				return
 			}
 		}

@@ -28,6 +28,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	default:
 	}
 	k := s.getK()
+	s.revivedSince(k, &res)
 	s.seq++
 	if harvest {
 		s.cells++
@@ -40,6 +41,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	}
 
 	var out, errs outputBuf
+	died := -1 // the status of a kernel the supervisor is bringing back
 	timer := time.NewTimer(s.opts.Timeout)
 	defer timer.Stop()
 	ctxDone := ctx.Done()
@@ -56,7 +58,14 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	for {
 		select {
 		case f := <-k.frames:
-			if f.ID != id {
+			switch {
+			case f.T == "died":
+				died = f.Status
+				continue
+			case f.T == "revived":
+				res.Stdout, res.Stderr = string(out.b), string(errs.b)
+				return s.afterRevival(&res, start, why, died), nil
+			case f.ID != id:
 				continue // a stale frame of an earlier cell (a forged result leaves the real one queued)
 			}
 			switch f.T {
@@ -222,12 +231,19 @@ func (s *Session) exitState(ctx context.Context) (*container.State, error) {
 func (s *Session) replaceStuckKernel(res *kernel.Result, start time.Time, why kernel.ErrorKind) (kernel.Result, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
-	res.StateLost = true
 	msg := "the cell was interrupted but did not stop"
 	if why == kernel.ErrTimeout {
 		msg = fmt.Sprintf("the cell ran longer than the %s limit and did not stop when interrupted", s.opts.Timeout)
 	}
-	res.Error = &kernel.Error{Kind: why, Message: msg + " (it ignores KeyboardInterrupt or is stuck in native code); the kernel was restarted and the variables are lost"}
+	msg += " (it ignores KeyboardInterrupt or is stuck in native code)"
+	if s.killToCheckpoint(ctx) {
+		res.Rewound = true
+		res.Error = &kernel.Error{Kind: why, Message: msg + rewound}
+		res.Duration = time.Since(start)
+		return *res, nil
+	}
+	res.StateLost = true
+	res.Error = &kernel.Error{Kind: why, Message: msg + "; the kernel was restarted and the variables are lost"}
 	if err := s.restartKernel(ctx); err != nil {
 		res.Duration = time.Since(start)
 		return *res, s.engineError(fmt.Errorf("kernel restart: %w", err))
@@ -239,19 +255,23 @@ func (s *Session) replaceStuckKernel(res *kernel.Result, start time.Time, why ke
 // classifyExit names a kernel death by its exit status: the engine's
 // OOMKilled flag is not set for every process the OOM killer picks.
 func (s *Session) classifyExit(code int, oomKilled bool) *kernel.Error {
-	lost := "; a fresh kernel was started and the variables are lost"
+	return s.death(code, oomKilled, "; a fresh kernel was started and the variables are lost")
+}
+
+// death names a kernel death; then says what became of the state.
+func (s *Session) death(code int, oomKilled bool, then string) *kernel.Error {
 	switch {
 	case oomKilled || code == 137:
 		return &kernel.Error{Kind: kernel.ErrOutOfMemory,
-			Message: fmt.Sprintf("out of memory: the cell needed more than the %s limit%s", kernel.FormatSize(s.lim.Memory), lost)}
+			Message: fmt.Sprintf("out of memory: the cell needed more than the %s limit%s", kernel.FormatSize(s.lim.Memory), then)}
 	case code == 139:
-		return &kernel.Error{Kind: kernel.ErrCrashed, Message: "the kernel crashed with a segmentation fault" + lost}
+		return &kernel.Error{Kind: kernel.ErrCrashed, Message: "the kernel crashed with a segmentation fault" + then}
 	case code == 134:
-		return &kernel.Error{Kind: kernel.ErrCrashed, Message: "the kernel aborted (SIGABRT)" + lost}
+		return &kernel.Error{Kind: kernel.ErrCrashed, Message: "the kernel aborted (SIGABRT)" + then}
 	case code > 128:
-		return &kernel.Error{Kind: kernel.ErrCrashed, Message: fmt.Sprintf("the kernel was killed by signal %d%s", code-128, lost)}
+		return &kernel.Error{Kind: kernel.ErrCrashed, Message: fmt.Sprintf("the kernel was killed by signal %d%s", code-128, then)}
 	default:
-		return &kernel.Error{Kind: kernel.ErrCrashed, Message: fmt.Sprintf("the kernel exited with status %d (os._exit or a fatal error)%s", code, lost)}
+		return &kernel.Error{Kind: kernel.ErrCrashed, Message: fmt.Sprintf("the kernel exited with status %d (os._exit or a fatal error)%s", code, then)}
 	}
 }
 

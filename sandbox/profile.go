@@ -41,6 +41,10 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 	for {
 		select {
 		case f := <-k.frames:
+			if f.T == "revived" {
+				fallback.Error = "profiling stopped the kernel" + rewound
+				return fallback, nil
+			}
 			if f.T != "profile" {
 				continue
 			}

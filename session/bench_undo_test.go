@@ -98,22 +98,6 @@ func (s *Session) replayValue(b *testing.B, code string) string {
 	return strings.TrimSpace(res.Stdout)
 }
 
-const snapshotsPy = `
-import os
-def snapshots():
-    out = []
-    for p in os.listdir('/proc'):
-        try:
-            if p.isdigit() and int(open('/proc/%s/oom_score_adj' % p).read()) >= 500:
-                out.append(int(p))
-        except OSError:
-            pass
-    return out
-`
-
-// snapshotKill ends every checkpoint copy, as a crash or the OOM killer would.
-const snapshotKill = snapshotsPy + "import signal\nfor p in snapshots():\n    os.kill(p, signal.SIGKILL)"
-
 // copiesMiB is the container's anonymous memory beyond what the kernel and
 // the supervisor map: what copy-on-write kept for the copies alone.
 const copiesMiB = snapshotsPy + `

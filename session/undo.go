@@ -19,9 +19,10 @@ type turnRecord struct {
 }
 
 type cellRecord struct {
-	code string
-	ok   bool
-	lost bool // the kernel was fresh after it: nothing before it counts
+	code    string
+	ok      bool
+	lost    bool // the kernel was fresh after it: nothing before it counts
+	rewound bool // the kernel went back to the question's start: the question's earlier cells do not count
 }
 
 // Undone says what Undo took back.
@@ -52,7 +53,7 @@ func (s *Session) beginTurn(ctx context.Context, sb *sandbox.Session, prompt str
 
 func (t *turnRecord) note(e agent.Event) {
 	if e.Kind == agent.EventCellDone && e.Result != nil {
-		t.cells = append(t.cells, cellRecord{code: e.Code, ok: e.Result.Error == nil, lost: e.Result.StateLost})
+		t.cells = append(t.cells, cellRecord{code: e.Code, ok: e.Result.Error == nil, lost: e.Result.StateLost, rewound: e.Result.Rewound})
 	}
 }
 
@@ -110,9 +111,13 @@ func (s *Session) rebuild(ctx context.Context, sb *sandbox.Session, at sandbox.C
 	}
 	var codes []string
 	for _, t := range s.turns[from:] {
+		begin := len(codes)
 		for _, c := range t.cells {
-			if c.lost {
-				codes = nil
+			switch {
+			case c.lost:
+				codes, begin = nil, 0
+			case c.rewound:
+				codes = codes[:begin]
 			}
 			if c.ok {
 				codes = append(codes, c.code)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -40,10 +41,14 @@ func (l *eventLog) texts(kind agent.EventKind) []string {
 	return out
 }
 
-func startedSession(t *testing.T, srv *openaitest.Server, log *eventLog) *Session {
+func startedSession(t *testing.T, srv *openaitest.Server, log *eventLog, change ...func(*config.Config)) *Session {
 	t.Helper()
 	e := sandboxtest.Engine(t)
-	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e, Events: log.event})
+	cfg := testConfig(srv.URL, t.TempDir())
+	for _, f := range change {
+		f(&cfg)
+	}
+	s := New(Options{Config: cfg, Engine: e, Events: log.event})
 	t.Cleanup(func() { s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -139,20 +144,21 @@ func TestUndoRestoresKernelContextAndFiles(t *testing.T) {
 	}
 }
 
-// When the checkpoint is lost (here a crash restarted the sandbox), undo
-// rebuilds the state by running the earlier questions' cells again.
+// When the checkpoints are lost (here the cell ends the copies, as the OOM
+// killer may, and then ignores its timeout, which costs the container),
+// undo rebuilds the state by running the earlier questions' cells again.
 func TestUndoRebuildsWhenCheckpointLost(t *testing.T) {
 	srv := openaitest.New(t,
 		openaitest.ToolCalls("a = 1", "b = a + 1\nraise ValueError('skipped on replay')"), openaitest.Text("a set"),
-		openaitest.ToolCalls("a = 2", "import os\nos._exit(3)"), openaitest.Text("crashed"),
+		openaitest.ToolCalls("a = 2", snapshotKill, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"), openaitest.Text("stuck"),
 		openaitest.ToolCalls("print(a, 'b' in globals())"), openaitest.Text("checked"),
 	)
 	log := &eventLog{}
-	s := startedSession(t, srv, log)
+	s := startedSession(t, srv, log, func(c *config.Config) { c.Timeout = 2 * time.Second })
 	ask(t, s, "Set a.")
-	ask(t, s, "Change a, then crash.")
+	ask(t, s, "Change a, then hang.")
 	u := undo(t, s)
-	if u.Question != "Change a, then crash." || u.Replayed != 1 || u.Warning != "" {
+	if u.Question != "Change a, then hang." || u.Replayed != 1 || u.Warning != "" {
 		t.Fatalf("Undone = %+v", u)
 	}
 	if got := log.texts(agent.EventProgress); !slices.Contains(got, "rebuilding the kernel: cell 1 of 1") {
@@ -164,3 +170,69 @@ func TestUndoRebuildsWhenCheckpointLost(t *testing.T) {
 		t.Errorf("kernel after the rebuild: %q, want a = 1 and no b (its cell failed)", got)
 	}
 }
+
+// A question whose kernel died and came back at its checkpoint: undo still
+// finds the checkpoint, and a rebuild (copies lost) skips the cells the
+// kernel went back past.
+func TestUndoAfterTheKernelCameBack(t *testing.T) {
+	srv := openaitest.New(t,
+		openaitest.ToolCalls("a = 1"), openaitest.Text("a set"),
+		openaitest.ToolCalls("b = 2", "import os\nos._exit(3)", "c = 3"), openaitest.Text("c set after a crash"),
+		openaitest.ToolCalls("print(a, 'b' in globals(), c)"), openaitest.Text("checked"),
+	)
+	log := &eventLog{}
+	s := startedSession(t, srv, log)
+	ask(t, s, "Set a.")
+	ask(t, s, "Set b, crash, set c.")
+	reqs := srv.ChatRequests()
+	if r := reqs[len(reqs)-1]; !r.Contains("went back to where it was when this question began") {
+		t.Fatalf("the model was not told the kernel went back:\n%s", r.Body)
+	}
+	ask(t, s, "Check.")
+	reqs = srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False 3") {
+		t.Fatalf("after the kernel came back: %q", got)
+	}
+	// Every copy lost: undoing "Check." rebuilds a = 1 and c = 3, not b.
+	if res, err := s.sb.Replay(context.Background(), snapshotKill); err != nil || res.Error != nil {
+		t.Fatalf("ending the copies: %v %+v", err, res.Error)
+	}
+	if u := undo(t, s); u.Question != "Check." || u.Replayed != 2 {
+		t.Fatalf("Undone = %+v, want two cells replayed", u)
+	}
+	srv.Push(openaitest.ToolCalls("print(a, 'b' in globals(), c)"), openaitest.Text("checked"))
+	ask(t, s, "Check again.")
+	reqs = srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False 3") {
+		t.Errorf("after the rebuild: %q", got)
+	}
+	// The checkpoint of the question that came back is used for its undo.
+	if u := undo(t, s); u.Question != "Check again." {
+		t.Fatalf("undo took back %q", u.Question)
+	}
+	if u := undo(t, s); u.Question != "Set b, crash, set c." {
+		t.Fatalf("undo took back %q", u.Question)
+	}
+	srv.Push(openaitest.ToolCalls("print(a, 'c' in globals())"), openaitest.Text("checked"))
+	ask(t, s, "And now?")
+	reqs = srv.ChatRequests()
+	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False") {
+		t.Errorf("after undoing the crashed question: %q", got)
+	}
+}
+
+const snapshotsPy = `
+import os
+def snapshots():
+    out = []
+    for p in os.listdir('/proc'):
+        try:
+            if p.isdigit() and int(open('/proc/%s/oom_score_adj' % p).read()) >= 500:
+                out.append(int(p))
+        except OSError:
+            pass
+    return out
+`
+
+// snapshotKill ends every checkpoint copy, as a crash or the OOM killer would.
+const snapshotKill = snapshotsPy + "import signal\nfor p in snapshots():\n    os.kill(p, signal.SIGKILL)"

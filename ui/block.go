@@ -289,6 +289,9 @@ func (b *block) cellBody(rc renderCtx) []string {
 		if c.result.StateLost {
 			out = append(out, truncate("  "+th.warn.Render("the kernel restarted: variables defined so far are gone"), rc.width))
 		}
+		if c.result.Rewound {
+			out = append(out, truncate("  "+th.warn.Render("the kernel went back to this question's start: its variables are gone, earlier ones kept"), rc.width))
+		}
 	}
 	return out
 }

@@ -12,9 +12,13 @@
 # kernel, starts its threads again and reads the protocol on a new reader.
 #
 # The supervisor is a subreaper: every snapshot and kernel whose parent left
-# is reparented to it, so it sees the active kernel's end. It mirrors an
-# unexpected end (a crash, the OOM killer, os._exit) by exiting with the same
-# status, and the host sees the container stop as it did before checkpoints.
+# is reparented to it, so it sees the active kernel's end. When the kernel
+# dies (the OOM killer, a crash, os._exit) and the snapshot of the current
+# question is alive, the supervisor says so to the host and signals that
+# snapshot, which forks a new kernel from itself (and stays a snapshot): the
+# session comes back at the question's start instead of losing everything.
+# Without one it exits with the kernel's status, and the host sees the
+# container stop as it did before checkpoints.
 import ctypes
 import select
 import signal
@@ -33,6 +37,15 @@ class Checkpoints:
     snaps = {}     # checkpoint id -> (pid, write end of its wake pipe); the active kernel's view
     output = None  # in a snapshot: /output as it was
     sqlfiles = None  # in a snapshot: the SQL database's files as they were
+    wake = None    # in a snapshot: the write end of its own wake pipe, for a kernel it forks
+
+
+class _Revive(Exception):
+    """SIGUSR1 in a snapshot: the kernel died; fork a new one from here."""
+
+
+def _on_revive(signum, frame):
+    raise _Revive
 
 
 ck = Checkpoints()
@@ -80,7 +93,10 @@ def _supervise(ctl, active):
         os.set_blocking(fd, False)
     signal.set_wakeup_fd(ww)
     signal.signal(signal.SIGCHLD, lambda *a: None)
+    stuck = []  # SIGUSR2 from the host (through init): the kernel does not answer
+    signal.signal(signal.SIGUSR2, lambda *a: stuck.append(1))
     buf, deadline, last, eof = b'', None, 0, False
+    newest, dead = 0, 70  # the current question's snapshot; the status of a kernel being revived
     while True:
         timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
         try:
@@ -109,6 +125,13 @@ def _supervise(ctl, active):
                 active, deadline = int(parts[1]), None
             elif parts[0] == b'L' and int(parts[1]) == active:  # it is handing over
                 active, deadline = None, time.monotonic() + HANDOFF_SECS
+            elif parts[0] == b'N':  # the current question's snapshot (0: none)
+                newest = int(parts[1])
+        if stuck:
+            del stuck[:]
+            if active:
+                _kill_quietly(active, signal.SIGKILL)
+                time.sleep(0.01)  # then it is reaped below, or in the next round
         while True:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -116,13 +139,26 @@ def _supervise(ctl, active):
                 os._exit(last)
             if pid == 0:
                 break
-            if pid == active:
-                os._exit(_status_code(status))
             last = _status_code(status)
+            if pid != active:
+                continue
+            if not newest or not alive(newest):
+                os._exit(last)
+            send({'t': 'died', 'status': last})
+            _kill_quietly(newest, signal.SIGUSR1)
+            active, newest, dead = None, 0, last
+            deadline = time.monotonic() + HANDOFF_SECS
         if eof and active is None:
-            os._exit(70)
+            os._exit(dead)
         if deadline is not None and time.monotonic() >= deadline:
-            os._exit(70)  # the successor never came: the host sees the kernel gone
+            os._exit(dead)  # the successor never came: the host sees the kernel gone
+
+
+def _kill_quietly(pid, sig):
+    try:
+        os.kill(pid, sig)
+    except OSError:
+        pass
 
 
 def _set_oom_adj(pid, value):
@@ -200,30 +236,36 @@ def run_checkpoint(msg):
     locks = kernel_locks()
     for l in locks:  # no kernel thread holds one across the fork
         l.acquire()
+    # Blocked until the snapshot has its handler: the supervisor may signal
+    # it as soon as it is named.
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     try:
         import warnings
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', DeprecationWarning)  # "multi-threaded, use of fork()"
             pid = os.fork()
     except OSError as e:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
         for l in locks:
             l.release()
         os.close(r)
         os.close(w)
+        os.write(ck.ctl, b'N 0\n')  # no snapshot of this question to come back to
         send({'t': 'checkpoint', 'id': cid, 'error': {'type': type(e).__name__, 'message': 'fork: %s' % e}})
         return
     for l in locks:
         l.release()
     if pid == 0:
-        os.close(w)
-        ck.output, ck.sqlfiles = listing, sqlfiles
+        ck.output, ck.sqlfiles, ck.wake = listing, sqlfiles, w
         _snapshot(r, seq)
         return
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     os.close(r)
     del listing, sqlfiles
     for older, _ in ck.snaps.values():
         _set_oom_adj(older, SNAPSHOT_OOM_ADJ)
     ck.snaps[seq] = (pid, w)
+    os.write(ck.ctl, b'N %d\n' % pid)
     send({'t': 'checkpoint', 'id': cid, 'seconds': time.monotonic() - t0, 'alive': sorted(ck.snaps)})
 
 
@@ -246,11 +288,17 @@ def _reap(pid):
 
 def _snapshot(r, seq):
     _set_oom_adj('self', NEWEST_OOM_ADJ)
+    signal.signal(signal.SIGUSR1, _on_revive)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     buf = b''
     while True:
         try:
             data = os.read(r, 256)
         except InterruptedError:
+            continue
+        except _Revive:
+            if _revive(r, seq):
+                return  # this is the new kernel
             continue
         if not data:
             os._exit(0)  # nobody can wake it any more
@@ -264,13 +312,51 @@ def _snapshot(r, seq):
                 return
 
 
+def _revive(r, seq):
+    """Forks a kernel from this snapshot, which stays one. Twice, so the
+    kernel's parent exits and the supervisor adopts it (and sees its end).
+    Returns True in the new kernel."""
+    me = os.getpid()
+    try:
+        mid = os.fork()
+    except OSError:
+        return False
+    if mid != 0:
+        try:
+            os.waitpid(mid, 0)
+        except ChildProcessError:
+            pass
+        return False
+    try:
+        if os.fork() != 0:
+            os._exit(0)
+    except OSError:
+        os._exit(1)
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    os.close(r)  # a dead snapshot must fail the wake (EPIPE)
+    ck.snaps[seq] = (me, ck.wake)
+    ck.wake = None
+    _set_oom_adj('self', 0)
+    os.write(ck.ctl, b'A %d\nN %d\n' % (os.getpid(), me))
+    # What the dead kernel started dies with it; the snapshots stay.
+    kill_others()
+    start_runtime(io.open(QIN.fileno(), 'rb', closefd=False), restored=True)
+    send({'t': 'revived', 'id': 0, 'at': seq})
+    return True
+
+
 def _resume(cid, old, seq):
     # The old kernel may still be reading the protocol until it is gone.
     deadline = time.monotonic() + HANDOFF_SECS
     while alive(old) and time.monotonic() < deadline:
         time.sleep(0.001)
     _set_oom_adj('self', 0)
-    os.write(ck.ctl, b'A %d\n' % os.getpid())
+    signal.signal(signal.SIGUSR1, signal.SIG_DFL)
+    if ck.wake is not None:
+        os.close(ck.wake)
+        ck.wake = None
+    # The next question's checkpoint names the snapshot to come back to.
+    os.write(ck.ctl, b'A %d\nN 0\n' % os.getpid())
     notes = []
     _restore_output(ck.output)
     ck.output = None
