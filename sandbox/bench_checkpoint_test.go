@@ -47,6 +47,39 @@ func BenchmarkCheckpoint(b *testing.B) {
 	}
 }
 
+// BenchmarkKernelDeath is a cell that kills the kernel (os._exit) until its
+// result is back and the next cell can run: with no checkpoint the
+// container restarts and every variable is lost (the baseline); with the
+// question's checkpoint the kernel comes back at it in the same container.
+func BenchmarkKernelDeath(b *testing.B) {
+	for _, withCheckpoint := range []bool{false, true} {
+		name := "restart"
+		if withCheckpoint {
+			name = "checkpoint"
+		}
+		b.Run(name, func(b *testing.B) {
+			_, s := benchSession(b)
+			mustExec(b, s, "import pandas as pd\nkept = pd.DataFrame({'a': range(1000)})")
+			if withCheckpoint {
+				if _, err := s.Checkpoint(context.Background()); err != nil {
+					b.Fatal(err)
+				}
+			}
+			samples := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				t0 := time.Now()
+				res, err := s.Exec(context.Background(), "import os\nos._exit(3)", nil)
+				if err != nil || res.Error == nil || res.Rewound != withCheckpoint {
+					b.Fatalf("%v %+v", err, res)
+				}
+				samples = append(samples, time.Since(t0))
+			}
+			reportPercentiles(b, samples)
+		})
+	}
+}
+
 func mustExec(b *testing.B, s *sandbox.Session, code string) {
 	b.Helper()
 	res, err := s.Exec(context.Background(), code, nil)
