@@ -118,6 +118,9 @@ func (s *Session) Restore(ctx context.Context, cp Checkpoint) (Restored, error) 
 		// Otherwise no copy was left, or the one woken died: start afresh.
 	}
 	if at == 0 {
+		if s.closing.Load() {
+			return r, ErrClosed
+		}
 		rctx, cancel := context.WithTimeout(ctx, readyTimeout)
 		defer cancel()
 		if err := s.restartKernel(rctx); err != nil {
