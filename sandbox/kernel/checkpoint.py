@@ -97,8 +97,9 @@ def _supervise(ctl, active):
     signal.signal(signal.SIGUSR2, lambda *a: stuck.append(1))
     buf, deadline, last, eof = b'', None, 0, False
     newest, dead = 0, 70  # the current question's snapshot; the status of a kernel being revived
+    successor = 0  # the snapshot taking over while no kernel is active
     while True:
-        timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
+        timeout = None if deadline is None else max(0.0, min(deadline - time.monotonic(), 0.05))
         try:
             select.select([wr] if eof else [ctl, wr], [], [], timeout)
         except InterruptedError:
@@ -119,12 +120,12 @@ def _supervise(ctl, active):
         while b'\n' in buf:
             line, buf = buf.split(b'\n', 1)
             parts = line.split()
-            if len(parts) != 2 or not parts[1].isdigit():
+            if len(parts) not in (2, 3) or not all(p.isdigit() for p in parts[1:]):
                 continue
             if parts[0] == b'A':  # the active kernel is now this pid
-                active, deadline = int(parts[1]), None
-            elif parts[0] == b'L' and int(parts[1]) == active:  # it is handing over
-                active, deadline = None, time.monotonic() + HANDOFF_SECS
+                active, deadline, successor = int(parts[1]), None, 0
+            elif parts[0] == b'L' and len(parts) == 3 and int(parts[1]) == active:  # it hands over to a snapshot
+                active, successor, deadline = None, int(parts[2]), time.monotonic() + HANDOFF_SECS
             elif parts[0] == b'N':  # the current question's snapshot (0: none)
                 newest = int(parts[1])
         if stuck:
@@ -146,12 +147,13 @@ def _supervise(ctl, active):
                 os._exit(last)
             send({'t': 'died', 'status': last})
             _kill_quietly(newest, signal.SIGUSR1)
-            active, newest, dead = None, 0, last
+            active, successor, newest, dead = None, newest, 0, last
             deadline = time.monotonic() + HANDOFF_SECS
         if eof and active is None:
             os._exit(dead)
-        if deadline is not None and time.monotonic() >= deadline:
-            os._exit(dead)  # the successor never came: the host sees the kernel gone
+        # The successor never came, or died on the way: the host sees the kernel gone.
+        if deadline is not None and (time.monotonic() >= deadline or (successor and not alive(successor))):
+            os._exit(dead)
 
 
 def _kill_quietly(pid, sig):
@@ -262,8 +264,10 @@ def run_checkpoint(msg):
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     os.close(r)
     del listing, sqlfiles
+    # Set here, before the host hears of it (the child may not have run yet).
     for older, _ in ck.snaps.values():
         _set_oom_adj(older, SNAPSHOT_OOM_ADJ)
+    _set_oom_adj(pid, NEWEST_OOM_ADJ)
     ck.snaps[seq] = (pid, w)
     os.write(ck.ctl, b'N %d\n' % pid)
     send({'t': 'checkpoint', 'id': cid, 'seconds': time.monotonic() - t0, 'alive': sorted(ck.snaps)})
@@ -287,7 +291,6 @@ def _reap(pid):
 
 
 def _snapshot(r, seq):
-    _set_oom_adj('self', NEWEST_OOM_ADJ)
     signal.signal(signal.SIGUSR1, _on_revive)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     buf = b''
@@ -346,11 +349,11 @@ def _revive(r, seq):
 
 
 def _resume(cid, old, seq):
+    _set_oom_adj('self', 0)  # the old kernel waits for this: the snapshot is alive and takes over
     # The old kernel may still be reading the protocol until it is gone.
     deadline = time.monotonic() + HANDOFF_SECS
     while alive(old) and time.monotonic() < deadline:
         time.sleep(0.001)
-    _set_oom_adj('self', 0)
     signal.signal(signal.SIGUSR1, signal.SIG_DFL)
     if ck.wake is not None:
         os.close(ck.wake)
@@ -413,15 +416,33 @@ def run_restore(msg):
         pid, w = ck.snaps[s]
         try:
             os.write(w, b'W %d %d\n' % (cid, os.getpid()))
+            woke = _acked(pid)
         except OSError:  # EPIPE: that snapshot is gone (the OOM killer took it)
+            woke = False
+        if not woke:  # gone, or dying as it was woken
             del ck.snaps[s]
             os.close(w)
+            _kill(pid)
             continue
         # Processes started since (by the cells being undone) go too.
         kill_others(spare)
-        os.write(ck.ctl, b'L %d\n' % os.getpid())
+        os.write(ck.ctl, b'L %d %d\n' % (os.getpid(), pid))
         os._exit(0)
     send({'t': 'restored', 'id': cid, 'at': 0})
+
+
+def _acked(pid):
+    """A woken snapshot answers by lowering its OOM score to the kernel's."""
+    deadline = time.monotonic() + HANDOFF_SECS / 2
+    while time.monotonic() < deadline and alive(pid):
+        try:
+            with open('/proc/%d/oom_score_adj' % pid) as f:
+                if f.read().strip() == '0':
+                    return True
+        except OSError:
+            return False
+        time.sleep(0.001)
+    return False
 
 
 def drop_checkpoints(msg):
