@@ -213,10 +213,3 @@ func (s *Session) replaceKernel(ctx context.Context, why error) error {
 	}
 	return why
 }
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return validPrefix(s, n) + "…"
-}
