@@ -8,6 +8,18 @@ import (
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
+// timeEach runs op b.N times and reports the percentiles of its duration.
+func timeEach(b *testing.B, op func()) {
+	samples := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		t0 := time.Now()
+		op()
+		samples = append(samples, time.Since(t0))
+	}
+	reportPercentiles(b, samples)
+}
+
 // BenchmarkCheckpoint is what each question's start costs for undo to be
 // instant: a checkpoint (a fork of the kernel) of an empty kernel and of one
 // holding 300 MB of DataFrames, beside a trivial cell's round trip (the
@@ -21,28 +33,16 @@ func BenchmarkCheckpoint(b *testing.B) {
 		b.Run(c.name+"/cell", func(b *testing.B) {
 			_, s := benchSession(b)
 			mustExec(b, s, c.setup)
-			samples := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
-				mustExec(b, s, "1")
-				samples = append(samples, time.Since(t0))
-			}
-			reportPercentiles(b, samples)
+			timeEach(b, func() { mustExec(b, s, "1") })
 		})
 		b.Run(c.name+"/checkpoint", func(b *testing.B) {
 			_, s := benchSession(b)
 			mustExec(b, s, c.setup)
-			samples := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
+			timeEach(b, func() {
 				if _, err := s.Checkpoint(context.Background()); err != nil {
 					b.Fatal(err)
 				}
-				samples = append(samples, time.Since(t0))
-			}
-			reportPercentiles(b, samples)
+			})
 		})
 	}
 }
@@ -65,17 +65,12 @@ func BenchmarkKernelDeath(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			samples := make([]time.Duration, 0, b.N)
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				t0 := time.Now()
+			timeEach(b, func() {
 				res, err := s.Exec(context.Background(), "import os\nos._exit(3)", nil)
 				if err != nil || res.Error == nil || res.Rewound != withCheckpoint {
 					b.Fatalf("%v %+v", err, res)
 				}
-				samples = append(samples, time.Since(t0))
-			}
-			reportPercentiles(b, samples)
+			})
 		})
 	}
 }

@@ -9,30 +9,6 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// copiesMemory reports, in MiB, what the checkpoint copies cost: the
-// container's anonymous memory beyond what the kernel itself maps (the
-// pages copy-on-write had to keep for them), and the kernel's own.
-const copiesMemory = snapshotPIDs + `
-def kib(path, key):
-    for line in open(path):
-        k, _, v = line.replace(':', ' ', 1).partition(' ')
-        if k == key:
-            return int(v.split()[0])
-    return 0
-if os.path.exists('/sys/fs/cgroup/memory.stat'):
-    anon = kib('/sys/fs/cgroup/memory.stat', 'anon') // 1024
-else:
-    anon = kib('/sys/fs/cgroup/memory/memory.stat', 'total_rss') // 1024
-others = [p for p in os.listdir('/proc') if p.isdigit() and int(p) not in snapshots()]
-mapped = 0
-for p in others:
-    try:
-        mapped += kib('/proc/%s/status' % p, 'RssAnon')
-    except OSError:
-        pass
-out = {'copies': max(0, anon - mapped) >> 10, 'kernel': kib('/proc/self/status', 'RssAnon') >> 10, 'n': len(snapshots())}
-`
-
 // Checkpoints of a session holding a few hundred MB of DataFrames: the
 // copies share what the kernel does not change, a turn that replaces a
 // frame makes its copy keep the old one, and under memory pressure the OOM
@@ -48,15 +24,16 @@ func TestCheckpointsWithBigDataFrames(t *testing.T) {
 	// A question that adds a column and a small frame: little of the heap changes.
 	mustOK(t, run(t, s, "df['extra'] = df[1] * 2\nsmall = df.head(1000).copy()"))
 	cp2 := checkpoint(t, s)
+	const copiesMemory = sandboxtest.CopiesMemoryPy + "out = {'copies': copies_mib, 'kernel': kernel_mib, 'n': len(snapshots())}" + report
 	var m struct{ Copies, Kernel, N int }
-	runJSON(t, s, copiesMemory+report, &m)
+	runJSON(t, s, copiesMemory, &m)
 	t.Logf("two copies beside a %d MiB kernel hold %d MiB of their own", m.Kernel, m.Copies)
 	if m.N != 2 || m.Copies > 100 {
 		t.Errorf("%d copies hold %d MiB of their own: copy-on-write should share the 305 MiB frame", m.N, m.Copies)
 	}
 	// Replacing the frame: the newest copy keeps the old one alive.
 	mustOK(t, run(t, s, "df = df * 3"))
-	runJSON(t, s, copiesMemory+report, &m)
+	runJSON(t, s, copiesMemory, &m)
 	t.Logf("after df = df * 3 the copies hold %d MiB", m.Copies)
 	if m.Copies < 250 {
 		t.Errorf("the copies hold %d MiB after the frame was replaced; the old frame (305 MiB) should be theirs now", m.Copies)

@@ -201,22 +201,6 @@ func TestRestoreSQLViews(t *testing.T) {
 	}
 }
 
-// snapshotPIDs lists the checkpoint copies, the processes that asked the
-// OOM killer to take them before the kernel, oldest first.
-const snapshotPIDs = `
-import os
-def snapshots(adj=None):
-    found = []
-    for p in os.listdir('/proc'):
-        try:
-            a = int(open('/proc/%s/oom_score_adj' % p).read()) if p.isdigit() else 0
-        except OSError:
-            continue
-        if a >= 500 and adj in (None, a):
-            found.append(int(p))
-    return sorted(found)
-`
-
 func TestRestoreWhenCheckpointLost(t *testing.T) {
 	e := sandboxtest.Engine(t)
 	s := sandboxtest.Session(t, e, sandbox.Options{})
@@ -226,10 +210,10 @@ func TestRestoreWhenCheckpointLost(t *testing.T) {
 	cp2 := checkpoint(t, s)
 	cellOK(t, cell(t, s, "n = 3"))
 	// The newest copy dies (as under the OOM killer): the restore reaches the one before.
-	if got := value(t, s, snapshotPIDs+"len(snapshots(1000)), len(snapshots(500))"); got != "(1, 1)" {
+	if got := value(t, s, sandboxtest.CopiesPy+"len(snapshots(1000)), len(snapshots(500))"); got != "(1, 1)" {
 		t.Errorf("older and newest copies by OOM score: %s, want (1, 1)", got)
 	}
-	cellOK(t, cell(t, s, snapshotPIDs+"import signal\nos.kill(snapshots(500)[0], signal.SIGKILL)"))
+	cellOK(t, cell(t, s, sandboxtest.CopiesPy+"import signal\nos.kill(snapshots(500)[0], signal.SIGKILL)"))
 	r := restore(t, s, cp2)
 	if r.At != cp1 {
 		t.Fatalf("restore reached %+v, want the earlier checkpoint %+v", r.At, cp1)
@@ -239,7 +223,7 @@ func TestRestoreWhenCheckpointLost(t *testing.T) {
 	}
 	// A crash with no copy left restarts the container: a fresh kernel.
 	cp3 := checkpoint(t, s)
-	cellOK(t, cell(t, s, snapshotPIDs+"import signal\nfor p in snapshots():\n    os.kill(p, signal.SIGKILL)"))
+	cellOK(t, cell(t, s, sandboxtest.KillCopiesPy))
 	if res := cell(t, s, "import os\nos._exit(3)"); !res.StateLost || res.Rewound {
 		t.Fatalf("crash: %+v", res)
 	}
@@ -260,7 +244,7 @@ func TestCheckpointsCapped(t *testing.T) {
 		cellOK(t, cell(t, s, "i = "+strconv.Itoa(i)))
 		cps = append(cps, checkpoint(t, s))
 	}
-	if got := value(t, s, snapshotPIDs+"len(snapshots())"); got != "16" {
+	if got := value(t, s, sandboxtest.CopiesPy+"len(snapshots())"); got != "16" {
 		t.Errorf("%s copies kept, want 16", got)
 	}
 	// The oldest were ended: going back that far lands on the oldest kept.

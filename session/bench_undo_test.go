@@ -55,7 +55,7 @@ func BenchmarkUndo(b *testing.B) {
 	}
 	askCell(lightCell)
 	cpu := s.replayValue(b, "print(round(cpu_seconds, 1))")
-	copies := s.replayValue(b, copiesMiB)
+	copies := s.replayValue(b, sandboxtest.CopiesMemoryPy+"print(copies_mib)")
 	mib, _ := strconv.ParseFloat(copies, 64)
 	cpuSeconds, _ := strconv.ParseFloat(cpu, 64)
 
@@ -74,7 +74,7 @@ func BenchmarkUndo(b *testing.B) {
 	b.Run("replay", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			b.StopTimer()
-			s.replayValue(b, snapshotKill)
+			s.replayValue(b, sandboxtest.KillCopiesPy)
 			b.StartTimer()
 			if u, err := s.Undo(ctx); err != nil || u.Replayed != 9 {
 				b.Fatalf("undo: %+v, %v", u, err)
@@ -97,18 +97,3 @@ func (s *Session) replayValue(b *testing.B, code string) string {
 	}
 	return strings.TrimSpace(res.Stdout)
 }
-
-// copiesMiB is the container's anonymous memory beyond what the kernel and
-// the supervisor map: what copy-on-write kept for the copies alone.
-const copiesMiB = snapshotsPy + `
-def kib(path, key):
-    for line in open(path):
-        k, _, v = line.replace(':', ' ', 1).partition(' ')
-        if k == key:
-            return int(v.split()[0])
-    return 0
-v2 = '/sys/fs/cgroup/memory.stat'
-anon = kib(v2, 'anon') if os.path.exists(v2) else kib('/sys/fs/cgroup/memory/memory.stat', 'total_rss')
-mapped = sum(kib('/proc/%s/status' % p, 'RssAnon') for p in os.listdir('/proc') if p.isdigit() and int(p) not in snapshots())
-print(max(0, anon // 1024 - mapped) // 1024)
-`

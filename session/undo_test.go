@@ -67,6 +67,16 @@ func ask(t *testing.T, s *Session, q string) {
 	}
 }
 
+// askCode asks q and the model answers with one cell of code; it returns
+// what the model was told of the cell.
+func askCode(t *testing.T, s *Session, srv *openaitest.Server, q, code string) string {
+	t.Helper()
+	srv.Push(openaitest.ToolCalls(code), openaitest.Text("done"))
+	ask(t, s, q)
+	reqs := srv.ChatRequests()
+	return reqs[len(reqs)-1].LastToolResult()
+}
+
 func undo(t *testing.T, s *Session) Undone {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -132,10 +142,7 @@ func TestUndoRestoresKernelContextAndFiles(t *testing.T) {
 	if u := undo(t, s); u.Question != "Set the total." {
 		t.Fatalf("third undo took back %q", u.Question)
 	}
-	srv.Push(openaitest.ToolCalls("print('total' in globals(), 'label' in globals())"), openaitest.Text("fresh"))
-	ask(t, s, "Anything there?")
-	reqs = srv.ChatRequests()
-	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "False False") {
+	if got := askCode(t, s, srv, "Anything there?", "print('total' in globals(), 'label' in globals())"); !strings.Contains(got, "False False") {
 		t.Errorf("after undoing every question: %q", got)
 	}
 	undo(t, s)
@@ -150,7 +157,7 @@ func TestUndoRestoresKernelContextAndFiles(t *testing.T) {
 func TestUndoRebuildsWhenCheckpointLost(t *testing.T) {
 	srv := openaitest.New(t,
 		openaitest.ToolCalls("a = 1", "b = a + 1\nraise ValueError('skipped on replay')"), openaitest.Text("a set"),
-		openaitest.ToolCalls("a = 2", snapshotKill, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"), openaitest.Text("stuck"),
+		openaitest.ToolCalls("a = 2", sandboxtest.KillCopiesPy, "import signal\nsignal.signal(signal.SIGINT, signal.SIG_IGN)\nwhile True:\n    pass"), openaitest.Text("stuck"),
 		openaitest.ToolCalls("print(a, 'b' in globals())"), openaitest.Text("checked"),
 	)
 	log := &eventLog{}
@@ -194,16 +201,13 @@ func TestUndoAfterTheKernelCameBack(t *testing.T) {
 		t.Fatalf("after the kernel came back: %q", got)
 	}
 	// Every copy lost: undoing "Check." rebuilds a = 1 and c = 3, not b.
-	if res, err := s.sb.Replay(context.Background(), snapshotKill); err != nil || res.Error != nil {
+	if res, err := s.sb.Replay(context.Background(), sandboxtest.KillCopiesPy); err != nil || res.Error != nil {
 		t.Fatalf("ending the copies: %v %+v", err, res.Error)
 	}
 	if u := undo(t, s); u.Question != "Check." || u.Replayed != 2 {
 		t.Fatalf("Undone = %+v, want two cells replayed", u)
 	}
-	srv.Push(openaitest.ToolCalls("print(a, 'b' in globals(), c)"), openaitest.Text("checked"))
-	ask(t, s, "Check again.")
-	reqs = srv.ChatRequests()
-	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False 3") {
+	if got := askCode(t, s, srv, "Check again.", "print(a, 'b' in globals(), c)"); !strings.Contains(got, "1 False 3") {
 		t.Errorf("after the rebuild: %q", got)
 	}
 	// The checkpoint of the question that came back is used for its undo.
@@ -213,26 +217,7 @@ func TestUndoAfterTheKernelCameBack(t *testing.T) {
 	if u := undo(t, s); u.Question != "Set b, crash, set c." {
 		t.Fatalf("undo took back %q", u.Question)
 	}
-	srv.Push(openaitest.ToolCalls("print(a, 'c' in globals())"), openaitest.Text("checked"))
-	ask(t, s, "And now?")
-	reqs = srv.ChatRequests()
-	if got := reqs[len(reqs)-1].LastToolResult(); !strings.Contains(got, "1 False") {
+	if got := askCode(t, s, srv, "And now?", "print(a, 'c' in globals())"); !strings.Contains(got, "1 False") {
 		t.Errorf("after undoing the crashed question: %q", got)
 	}
 }
-
-const snapshotsPy = `
-import os
-def snapshots():
-    out = []
-    for p in os.listdir('/proc'):
-        try:
-            if p.isdigit() and int(open('/proc/%s/oom_score_adj' % p).read()) >= 500:
-                out.append(int(p))
-        except OSError:
-            pass
-    return out
-`
-
-// snapshotKill ends every checkpoint copy, as a crash or the OOM killer would.
-const snapshotKill = snapshotsPy + "import signal\nfor p in snapshots():\n    os.kill(p, signal.SIGKILL)"

@@ -187,22 +187,8 @@ def _pause_openmp():
 
 
 def output_listing():
-    files, dirs = {}, set()
-    count = 0
-    for root, ds, fs in os.walk(OUTPUT):
-        for d in ds:
-            dirs.add(os.path.relpath(os.path.join(root, d), OUTPUT))
-        for f in fs:
-            count += 1
-            if count > MAX_OUTPUT_SCAN:
-                return files, dirs
-            p = os.path.join(root, f)
-            try:
-                st = os.lstat(p)
-            except OSError:
-                continue
-            files[os.path.relpath(p, OUTPUT)] = (st.st_mtime_ns, st.st_size, st.st_ino, st.st_mode)
-    return files, dirs
+    dirs = set()
+    return scan_output(dirs), dirs
 
 
 def _sql_files():

@@ -107,10 +107,14 @@ def close_figures():
             pass
 
 
-def scan_output():
+def scan_output(folders=None):
+    """The files of /output with what tells a change; the folders too, into
+    folders, when it is given (a checkpoint keeps both)."""
     seen = {}
     count = 0
     for root, dirs, files in os.walk(OUTPUT):
+        if folders is not None:
+            folders.update(os.path.relpath(os.path.join(root, d), OUTPUT) for d in dirs)
         for f in files:
             count += 1
             if count > MAX_OUTPUT_SCAN:
