@@ -10,9 +10,10 @@ import (
 // Checkpoints: the kernel forks a copy of itself between cells (see
 // kernel/checkpoint.py); the copy shares every page copy-on-write and waits.
 // Restore wakes it and the live kernel leaves, so returning to a question's
-// start costs a process switch, not a rerun of its cells. Copies are lost
-// when the container restarts (a crash, a cell that ignored its timeout) or
-// when the OOM killer takes them (they go before the kernel); Restore then
+// start costs a process switch, not a rerun of its cells (and a kernel that
+// dies comes back at the newest copy: kernel_revive.go). Copies are lost
+// when the OOM killer takes them (they go before the kernel) or when the
+// container restarts (a death with no copy left, Restart); Restore then
 // reaches an earlier one, or a fresh kernel, and says so: the caller replays
 // the cells from there.
 

@@ -335,6 +335,7 @@ def _revive(r, seq):
 
 
 def _resume(cid, old, seq):
+    signal.signal(signal.SIGUSR1, signal.SIG_IGN)  # a kernel now, not a snapshot to revive
     _set_oom_adj('self', 0)  # the old kernel waits for this: the snapshot is alive and takes over
     # The old kernel may still be reading the protocol until it is gone.
     deadline = time.monotonic() + HANDOFF_SECS
