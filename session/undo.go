@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -19,10 +20,28 @@ type turnRecord struct {
 }
 
 type cellRecord struct {
+	num     int
 	code    string
 	ok      bool
 	lost    bool // the kernel was fresh after it: nothing before it counts
 	rewound bool // the kernel went back to the question's start: the question's earlier cells do not count
+}
+
+func cellRecordOf(num int, code string, r kernel.Result) cellRecord {
+	return cellRecord{num: num, code: code, ok: r.Error == nil, lost: r.StateLost, rewound: r.Rewound}
+}
+
+// resumedTurns are the turns of a resumed session's record, for Undo: they
+// have no checkpoint (the zero one), so undoing one rebuilds the kernel.
+func resumedTurns(turns []Turn) []turnRecord {
+	out := make([]turnRecord, len(turns))
+	for i, t := range turns {
+		out[i].question = t.Question
+		for _, c := range t.Cells {
+			out[i].cells = append(out[i].cells, cellRecordOf(c.Num, c.Code, c.Result))
+		}
+	}
+	return out
 }
 
 // Undone says what Undo took back.
@@ -53,7 +72,7 @@ func (s *Session) beginTurn(ctx context.Context, sb *sandbox.Session, prompt str
 
 func (t *turnRecord) note(e agent.Event) {
 	if e.Kind == agent.EventCellDone && e.Result != nil {
-		t.cells = append(t.cells, cellRecord{code: e.Code, ok: e.Result.Error == nil, lost: e.Result.StateLost, rewound: e.Result.Rewound})
+		t.cells = append(t.cells, cellRecordOf(e.Cell, e.Code, *e.Result))
 	}
 }
 
@@ -62,8 +81,12 @@ func (t *turnRecord) note(e agent.Event) {
 // had before it (variables made are gone, changed ones have their old
 // values), and files it wrote in the output folder are removed. Calling it
 // again goes one more question back. It waits for a running question, like
-// Ask. It publishes an agent.EventUndo with the question taken back.
+// Ask. It publishes an agent.EventUndo with the question taken back, which
+// the record keeps: every reader then leaves the turn out.
 func (s *Session) Undo(ctx context.Context) (Undone, error) {
+	if s.ag == nil {
+		return Undone{}, errors.New("this session has no model: it reruns cells only")
+	}
 	if err := s.acquire(ctx); err != nil {
 		return Undone{}, err
 	}
@@ -72,78 +95,83 @@ func (s *Session) Undo(ctx context.Context) (Undone, error) {
 		return Undone{}, ErrNothingToUndo
 	}
 	s.setState(StateBusy, nil)
-	s.mu.Lock()
-	sb := s.sb
-	s.mu.Unlock()
-	last := s.turns[len(s.turns)-1]
-	r, err := sb.Restore(ctx, last.start)
+	u, err := s.undo(ctx)
 	if err != nil {
 		err = s.maskErr(fmt.Errorf("undo: %w", err))
 		s.release(StateFailed, err)
-		return Undone{}, err
+		return u, err
 	}
-	s.turns = s.turns[:len(s.turns)-1]
-	question, _ := s.ag.Undo()
-	u := Undone{Question: s.mask.Mask(question), Removed: r.Removed, Changed: r.Changed}
-	if r.At != last.start {
-		u.Replayed, u.Warning, err = s.rebuild(ctx, sb, r.At)
-		if err != nil {
-			err = s.maskErr(fmt.Errorf("undo: %w", err))
-			s.release(StateFailed, err)
-			return u, err
-		}
-	}
-	s.emit(agent.Event{Kind: agent.EventUndo, Text: question})
 	s.release(StateReady, nil)
 	return u, nil
 }
 
-// rebuild brings a kernel that Restore left at an earlier checkpoint (or
-// fresh) to the end of the remaining questions by running their cells
-// again, as they ran: only those that succeeded, none from before a fresh
-// start. A cell that fails now stops it; the warning says which.
-func (s *Session) rebuild(ctx context.Context, sb *sandbox.Session, at sandbox.Checkpoint) (int, string, error) {
+func (s *Session) undo(ctx context.Context) (Undone, error) {
+	s.mu.Lock()
+	sb := s.sb
+	s.mu.Unlock()
+	last := s.turns[len(s.turns)-1]
+	var r sandbox.Restored
+	if last.start == (sandbox.Checkpoint{}) {
+		// Asked before the session was resumed: no checkpoint of it exists.
+		// Its files stay in the folder; the record no longer lists them.
+		if err := sb.Restart(ctx); err != nil {
+			return Undone{}, fmt.Errorf("kernel restart: %w", err)
+		}
+	} else {
+		var err error
+		if r, err = sb.Restore(ctx, last.start); err != nil {
+			return Undone{}, err
+		}
+	}
+	s.turns = s.turns[:len(s.turns)-1]
+	question, _ := s.ag.Undo()
+	u := Undone{Question: s.mask.Mask(question), Removed: r.Removed, Changed: r.Changed}
+	if r.At != last.start || last.start == (sandbox.Checkpoint{}) {
+		cells := s.rebuildCells(r.At)
+		err := s.replay(ctx, cells)
+		var re *ReplayError
+		switch {
+		case errors.As(err, &re):
+			u.Replayed, u.Warning = re.Index, s.mask.Mask(re.Error())
+			s.ag.Note(fmt.Sprintf("[quarry] The last question was taken back and the kernel rebuilt by running the earlier cells again, but %s. Variables made from that cell on are missing: compute them again before using them.", re.why()))
+		case err != nil:
+			return u, err
+		default:
+			u.Replayed = len(cells)
+		}
+	}
+	if last.start == (sandbox.Checkpoint{}) && u.Warning == "" {
+		u.Warning = "that question was asked before the session was resumed: the files it wrote stay in the output folder"
+	}
+	s.emit(agent.Event{Kind: agent.EventUndo, Text: question})
+	return u, nil
+}
+
+// rebuildCells are the cells that bring a kernel Restore left at an
+// earlier checkpoint (or fresh) to the end of the remaining questions, as
+// they ran: only those that succeeded, none from before a fresh start or
+// from a question's cells the kernel went back past.
+func (s *Session) rebuildCells(at sandbox.Checkpoint) []Cell {
 	from := 0
 	for i, t := range s.turns {
 		if t.start == at && at != (sandbox.Checkpoint{}) {
 			from = i
 		}
 	}
-	var codes []string
+	var cells []Cell
 	for _, t := range s.turns[from:] {
-		begin := len(codes)
+		begin := len(cells)
 		for _, c := range t.cells {
 			switch {
 			case c.lost:
-				codes, begin = nil, 0
+				cells, begin = nil, 0
 			case c.rewound:
-				codes = codes[:begin]
+				cells = cells[:begin]
 			}
 			if c.ok {
-				codes = append(codes, c.code)
+				cells = append(cells, Cell{Num: c.num, Code: c.code, Status: CellOK})
 			}
 		}
 	}
-	for i, code := range codes {
-		s.progress(fmt.Sprintf("rebuilding the kernel: cell %d of %d", i+1, len(codes)))
-		res, err := sb.Replay(ctx, code)
-		if err != nil {
-			return i, "", err
-		}
-		if res.Error != nil {
-			return i + 1, s.mask.Mask(fmt.Sprintf("the checkpoint was lost and the kernel was rebuilt by running the cells again, but cell %d of %d failed this time (%s: %s); variables made after it are missing",
-				i+1, len(codes), res.Error.Kind, clipLine(res.Error.Message))), nil
-		}
-	}
-	return len(codes), "", nil
-}
-
-func clipLine(s string) string {
-	const n = 200
-	for i, r := range s {
-		if r == '\n' || i >= n {
-			return s[:i] + "…"
-		}
-	}
-	return s
+	return cells
 }

@@ -221,3 +221,48 @@ func TestUndoAfterTheKernelCameBack(t *testing.T) {
 		t.Errorf("after undoing the crashed question: %q", got)
 	}
 }
+
+// After a resume, undo goes back through the new questions by checkpoint
+// and then through the resumed ones by rebuilding the kernel from the
+// record's cells; the record leaves every undone turn out.
+func TestUndoAfterResume(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	index := filepath.Join(t.TempDir(), "index")
+	data := filepath.Join(t.TempDir(), "q1.csv")
+	os.WriteFile(data, []byte("region,revenue\nNorth,90000\nSouth,80000\nWest,100000\n"), 0o644)
+	rec := recordTwoTurns(t, ctx, data, index)
+
+	srv := openaitest.New(t, openaitest.ToolCalls("tripled = total * 3"), openaitest.Text("tripled"))
+	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e, Index: index, Resume: rec})
+	defer s.Close()
+	go s.Start(ctx)
+	if err := s.Restore(ctx, nil); err != nil {
+		t.Fatalf("Restore: %v", err)
+	}
+	ask(t, s, "and tripled?")
+	if u := undo(t, s); u.Question != "and tripled?" || u.Replayed != 0 {
+		t.Fatalf("undo of the new question: %+v", u)
+	}
+	// "and doubled?" was asked before the resume: rebuilt from "total revenue?".
+	u := undo(t, s)
+	if u.Question != "and doubled?" || u.Replayed != 1 || !strings.Contains(u.Warning, "before the session was resumed") {
+		t.Fatalf("undo of a resumed question: %+v", u)
+	}
+	if got := askCode(t, s, srv, "what is left?", "print(total, 'doubled' in globals(), 'tripled' in globals())"); !strings.Contains(got, "270000 False False") {
+		t.Errorf("kernel after undoing a resumed question: %q", got)
+	}
+	s.Close()
+	again, err := LoadRecord(rec.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var qs []string
+	for _, turn := range again.Turns() {
+		qs = append(qs, turn.Question)
+	}
+	if !slices.Equal(qs, []string{"total revenue?", "what is left?"}) {
+		t.Errorf("the record's turns: %q", qs)
+	}
+}

@@ -106,3 +106,21 @@ func TestUndoWaitsForTheRunningAnswer(t *testing.T) {
 		t.Error("still undoing after the answer came")
 	}
 }
+
+// A resumed question can be taken back like one asked in this chat.
+func TestUndoTakesBackAResumedTurn(t *testing.T) {
+	log := &restoreLog{}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore})
+	drain(t, m, cmd)
+	fb := m.opts.Backend.(*fakeBackend)
+	fb.undone = Undone{Question: "revenue by region?", Replayed: 0}
+	drain(t, m, m.slash("/undo"))
+	for _, b := range m.tr.blocks {
+		if b.kind == kindUser || b.kind == kindCell || b.kind == kindAssistant {
+			t.Errorf("a block of the resumed turn is still shown: %+v", b.text)
+		}
+	}
+	if m.in.value() != "revenue by region?" || m.lastTable != nil || len(m.cells) != 0 {
+		t.Errorf("after undo: input %q, table %v, cells %d", m.in.value(), m.lastTable, len(m.cells))
+	}
+}
