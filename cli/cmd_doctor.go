@@ -8,6 +8,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +45,10 @@ func (a *app) doctor(o config.Overrides) error {
 	defer cancel()
 	tty := isTerminal(a.stdout)
 	p := checkPrinter{w: a.stdout, color: tty && os.Getenv("NO_COLOR") == ""}
-	err := doctor.Run(ctx, doctor.Options{Overrides: o, Terminal: tty}, p.print)
+	probe := func() render.Terminal {
+		return doctor.ProbeTerminal(os.Stdin, os.Stdout, os.Getenv, 500*time.Millisecond)
+	}
+	err := doctor.Run(ctx, doctor.Options{Overrides: o, Terminal: tty, Probe: probe}, p.print)
 	if sigCtx.Err() != nil {
 		return interrupted{"doctor: interrupted"}
 	}

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
-	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -161,29 +160,5 @@ func checkSharing(c config.Config) Check {
 	if !c.Stream {
 		r.Detail += "\nstream = false (" + c.Source("stream") + "): answers arrive whole, not as they are written"
 	}
-	return r
-}
-
-// checkTerminal reports colours and the figure protocol; it informs and
-// never fails.
-func checkTerminal(c config.Config, tty bool, getenv func(string) string) Check {
-	r := Check{Name: "terminal"}
-	if !tty {
-		r.Detail = "output is not a terminal: plain text, no colours, figures as files"
-		return r
-	}
-	term := getenv("TERM")
-	if term == "" {
-		term = "(unset)"
-	}
-	colours := map[render.ColorDepth]string{render.ColorNone: "none", render.Color256: "256", render.ColorTrue: "true colour"}[render.DetectColorDepth(getenv)]
-	if getenv("NO_COLOR") != "" {
-		colours = "off (NO_COLOR is set)"
-	}
-	images := string(render.DetectProtocol(getenv)) + " (detected)"
-	if c.Images != "" && c.Images != "auto" {
-		images = c.Images + " (" + c.Source("images") + ")"
-	}
-	r.Detail = fmt.Sprintf("TERM=%s, colours: %s, figures: %s", term, colours, images)
 	return r
 }

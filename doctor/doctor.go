@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
 )
@@ -42,6 +43,9 @@ type Options struct {
 	Overrides config.Overrides    // the flags, as for a chat
 	Terminal  bool                // standard output is a terminal
 	Getenv    func(string) string // nil means os.Getenv
+	// Probe asks the terminal what it is (ProbeTerminal); nil leaves the
+	// environment alone to tell.
+	Probe func() render.Terminal
 }
 
 // Timeout bounds a whole run; starting the sandbox is the slow part.
@@ -86,7 +90,12 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 	}
 	emit(modelCheck)
 	emit(checkSharing(cfg))
-	emit(checkTerminal(cfg, o.Terminal, o.Getenv))
+	t := render.Terminal{Getenv: o.Getenv}
+	if o.Terminal && o.Probe != nil {
+		t = o.Probe()
+		t.Getenv = o.Getenv
+	}
+	emit(checkTerminal(cfg, o.Terminal, t))
 	return nil
 }
 

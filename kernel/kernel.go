@@ -94,6 +94,10 @@ type File struct {
 	// draws it without reading the file back; nil for other files and in
 	// records read from disk.
 	PNG []byte `json:"-"`
+	// Inline is the figure drawn again for the chat, at the size and
+	// resolution its window shows it at (checked like PNG); nil when the
+	// front end asked for none.
+	Inline []byte `json:"-"`
 }
 
 // Profile describes an attached file, computed inside the sandbox.

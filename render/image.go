@@ -3,8 +3,6 @@ package render
 import (
 	"fmt"
 	"strings"
-
-	"github.com/quarry-cli/quarry/kernel"
 )
 
 // Protocol is how figures are drawn: the `images` setting.
@@ -28,31 +26,6 @@ func ParseProtocol(s string) (Protocol, error) {
 		return p, nil
 	}
 	return "", fmt.Errorf("images setting %q: use auto, kitty, iterm, sixel, blocks or off", s)
-}
-
-// DetectProtocol guesses the image protocol from the environment. It never
-// returns ProtocolAuto. Inside tmux or screen it answers blocks, because
-// graphics need allow-passthrough, which the environment does not reveal;
-// the TUI may still upgrade with TerminalCaps from a query.
-func DetectProtocol(getenv func(string) string) Protocol {
-	term := strings.ToLower(getenv("TERM"))
-	prog := getenv("TERM_PROGRAM")
-	switch {
-	case term == "dumb":
-		return ProtocolOff
-	case getenv("TMUX") != "" || strings.HasPrefix(term, "tmux") || strings.HasPrefix(term, "screen"):
-		return ProtocolBlocks
-	case term == "xterm-kitty" || getenv("KITTY_WINDOW_ID") != "":
-		return ProtocolKitty
-	case prog == "ghostty" || term == "xterm-ghostty":
-		return ProtocolKitty
-	case prog == "iTerm.app" || getenv("LC_TERMINAL") == "iTerm2" || prog == "WezTerm":
-		return ProtocolITerm
-	case strings.Contains(term, "sixel") || strings.HasPrefix(term, "foot") ||
-		strings.HasPrefix(term, "mlterm") || strings.HasPrefix(term, "contour"):
-		return ProtocolSixel
-	}
-	return ProtocolBlocks
 }
 
 // ColorDepth is how many colours the terminal shows.
@@ -85,60 +58,6 @@ func DetectColorDepth(getenv func(string) string) ColorDepth {
 // 31); the chat sends it when the environment does not tell.
 const KittyQuery = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
 
-// ImageOptions say how and how large to draw a figure.
-type ImageOptions struct {
-	Protocol Protocol   // resolved: not auto
-	Cols     int        // the most columns to use; 0 means 60
-	Rows     int        // the most rows to use; 0 means 20
-	Depth    ColorDepth // for blocks
-	Name     string     // file name, for iTerm2 (sanitized here)
-	// Tmux wraps graphics in tmux passthrough (needs allow-passthrough on).
-	Tmux bool
-}
-
-// Not wired into the chat yet: the terminal-rendering work draws figures with it.
-//
-// Image draws a PNG with the chosen protocol. The PNG is checked (signature,
-// dimensions, caps) before anything; off and auto draw nothing. The result
-// is quarry's own escapes: do not sanitize it. It ends without a newline and
-// occupies the rows ImageCells reports.
-func Image(data []byte, opt ImageOptions) (string, error) {
-	w, h, err := kernel.CheckPNG(data)
-	if err != nil {
-		return "", err
-	}
-	cols, rows := opt.Cols, opt.Rows
-	if cols <= 0 {
-		cols = 60
-	}
-	if rows <= 0 {
-		rows = 20
-	}
-	c, r := ImageCells(w, h, cols, rows)
-	var out string
-	switch opt.Protocol {
-	case ProtocolKitty:
-		out = Kitty(data, c, r)
-	case ProtocolITerm:
-		out = ITerm(data, opt.Name, c, r)
-	case ProtocolSixel, ProtocolBlocks:
-		img, err := DecodePNG(data)
-		if err != nil {
-			return "", err
-		}
-		if opt.Protocol == ProtocolBlocks {
-			return HalfBlocks(img, cols, rows, opt.Depth), nil
-		}
-		out = Sixel(img, c, r)
-	default:
-		return "", nil
-	}
-	if opt.Tmux {
-		out = tmuxPassthrough(out)
-	}
-	return out, nil
-}
-
 // ImageCells is the size in cells, at most cols × rows, that keeps a w × h
 // pixel image's aspect ratio, assuming cells twice as tall as wide.
 func ImageCells(w, h, cols, rows int) (int, int) {
@@ -156,8 +75,8 @@ func ImageCells(w, h, cols, rows int) (int, int) {
 
 // tmuxPassthrough wraps escapes so tmux hands them to the outer terminal,
 // one wrapper per escape (kitty chunks each get their own, as kitty's
-// documentation advises). Used by Image (the terminal-rendering work).
-func tmuxPassthrough(s string) string {
+// documentation advises).
+func TmuxPassthrough(s string) string {
 	var b strings.Builder
 	for s != "" {
 		end := strings.Index(s, "\x1b\\")

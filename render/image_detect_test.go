@@ -5,32 +5,6 @@ import (
 	"testing"
 )
 
-func TestDetectProtocol(t *testing.T) {
-	cases := []struct {
-		env  map[string]string
-		want Protocol
-	}{
-		{map[string]string{"TERM": "xterm-kitty"}, ProtocolKitty},
-		{map[string]string{"TERM": "xterm-256color", "KITTY_WINDOW_ID": "1"}, ProtocolKitty},
-		{map[string]string{"TERM_PROGRAM": "ghostty"}, ProtocolKitty},
-		{map[string]string{"TERM_PROGRAM": "iTerm.app"}, ProtocolITerm},
-		{map[string]string{"LC_TERMINAL": "iTerm2"}, ProtocolITerm},
-		{map[string]string{"TERM_PROGRAM": "WezTerm"}, ProtocolITerm},
-		{map[string]string{"TERM": "foot"}, ProtocolSixel},
-		{map[string]string{"TERM": "mlterm"}, ProtocolSixel},
-		{map[string]string{"TERM": "xterm-sixel"}, ProtocolSixel},
-		{map[string]string{"TERM": "xterm-256color"}, ProtocolBlocks},
-		{map[string]string{"TERM": "xterm-kitty", "TMUX": "/tmp/tmux-0/default,1,0"}, ProtocolBlocks},
-		{map[string]string{"TERM": "tmux-256color", "TERM_PROGRAM": "iTerm.app"}, ProtocolBlocks},
-		{map[string]string{"TERM": "dumb"}, ProtocolOff},
-	}
-	for _, c := range cases {
-		if got := DetectProtocol(envOf(c.env)); got != c.want {
-			t.Errorf("%v: got %s, want %s", c.env, got, c.want)
-		}
-	}
-}
-
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }

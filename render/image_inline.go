@@ -9,15 +9,6 @@ import (
 // kittyChunk is the largest base64 payload per escape the protocol allows.
 const kittyChunk = 4096
 
-// Used by Image, for the terminal-rendering work (the chat uses KittyUnicode).
-//
-// Kitty draws PNG bytes with the kitty graphics protocol: transmit and
-// display (a=T), PNG passed through (f=100), scaled to cols × rows cells,
-// no reply from the terminal (q=2), base64 in chunks of at most 4096 bytes.
-func Kitty(data []byte, cols, rows int) string {
-	return kittyChunks(data, fmt.Sprintf("a=T,f=100,q=2,c=%d,r=%d,", cols, rows))
-}
-
 // kittyChunks sends data base64-encoded in chunks, keys on the first one.
 func kittyChunks(data []byte, keys string) string {
 	enc := base64.StdEncoding.EncodeToString(data)
@@ -41,8 +32,6 @@ func kittyChunks(data []byte, keys string) string {
 	}
 }
 
-// Used by Image, for the terminal-rendering work (not wired into the chat yet).
-//
 // ITerm draws PNG bytes with the iTerm2 inline image protocol (OSC 1337),
 // also understood by WezTerm and others, at cols × rows cells.
 func ITerm(data []byte, name string, cols, rows int) string {

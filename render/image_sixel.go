@@ -2,42 +2,72 @@ package render
 
 import (
 	"image"
+	"image/color"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// Assumed cell size in pixels for Sixel, which draws pixels, not cells.
-const (
-	sixelCellW = 10
-	sixelCellH = 20
-)
+// SixelFigure is a figure prepared for Sixel at an exact size in pixels:
+// scaled and reduced to at most 256 colours once, so that any band of its
+// rows (a figure partly scrolled out of view) encodes without redoing either.
+type SixelFigure struct {
+	W, H    int
+	palette []rgb
+	index   []uint8
+}
 
-// Used by Image, for the terminal-rendering work (not wired into the chat yet).
-//
-// Sixel draws img as a Sixel image of cols × rows cells (assuming 10×20
-// pixel cells), box-filtered down and reduced to at most 256 colours: the
-// most frequent colours at 5 bits per channel, each pixel mapped to the
-// nearest. Charts have few colours, so this beats dithering for them.
-func Sixel(img image.Image, cols, rows int) string {
+// NewSixelFigure fits img into w × h pixels, keeping its aspect ratio and
+// never enlarging it, at the top left; the rest is bg. Every pixel is
+// painted, so the figure hides whatever was drawn in its place before.
+// Colours are the most frequent ones at 5 bits per channel, each pixel
+// mapped to the nearest: charts have few colours, so this beats dithering.
+func NewSixelFigure(img image.Image, w, h int, bg color.Color) *SixelFigure {
+	w, h = max(w, 1), max(h, 1)
 	b := img.Bounds()
-	w, h := cols*sixelCellW, rows*sixelCellH
-	// Keep the aspect ratio inside the cell box; never upscale.
-	if b.Dx()*h > b.Dy()*w {
-		h = max(1, b.Dy()*w/b.Dx())
-	} else {
-		w = max(1, b.Dx()*h/b.Dy())
+	iw, ih := b.Dx(), b.Dy()
+	if iw > w || ih > h {
+		if iw*h > ih*w {
+			iw, ih = w, max(1, ih*w/iw)
+		} else {
+			iw, ih = max(1, iw*h/ih), h
+		}
 	}
-	if w >= b.Dx() || h >= b.Dy() {
-		w, h = b.Dx(), b.Dy()
+	px := boxScale(img, iw, ih)
+	canvas := make([]rgb, w*h)
+	fill := rgb{255, 255, 255}
+	if bg != nil {
+		c := color.NRGBAModel.Convert(bg).(color.NRGBA)
+		fill = rgb{c.R, c.G, c.B}
 	}
-	px := boxScale(img, w, h)
-	palette, index := quantize(px)
+	for y := 0; y < h; y++ {
+		row := canvas[y*w : (y+1)*w]
+		if y < ih {
+			copy(row, px[y*iw:(y+1)*iw])
+		}
+		for x := range row {
+			if y >= ih || x >= iw {
+				row[x] = fill
+			}
+		}
+	}
+	palette, index := quantize(canvas)
+	return &SixelFigure{W: w, H: h, palette: palette, index: index}
+}
 
+// Sixel draws rows top to bottom-1 of the figure (0, H for all of it) as a
+// Sixel DCS string, drawn at the cursor.
+func (f *SixelFigure) Sixel(top, bottom int) string {
+	top, bottom = max(top, 0), min(bottom, f.H)
+	w, h := f.W, bottom-top
+	if h <= 0 {
+		return ""
+	}
+	index := f.index[top*w : bottom*w]
 	var sb strings.Builder
 	sb.Grow(w * h / 2)
 	sb.WriteString("\x1bP0;1;0q\"1;1;" + strconv.Itoa(w) + ";" + strconv.Itoa(h))
-	for i, c := range palette {
+	for i, c := range f.palette {
 		sb.WriteString("#" + strconv.Itoa(i) + ";2;" +
 			strconv.Itoa(int(c.r)*100/255) + ";" + strconv.Itoa(int(c.g)*100/255) + ";" + strconv.Itoa(int(c.b)*100/255))
 	}
@@ -71,14 +101,15 @@ func Sixel(img image.Image, cols, rows int) string {
 				sb.WriteByte('$')
 			}
 		}
-		sb.WriteByte('-')
+		if band+6 < h {
+			sb.WriteByte('-')
+		}
 	}
 	sb.WriteString("\x1b\\")
 	return sb.String()
 }
 
-// writeSixelRLE writes one colour's sixel row run-length encoded; used by
-// Sixel (the terminal-rendering work).
+// writeSixelRLE writes one colour's sixel row run-length encoded.
 func writeSixelRLE(sb *strings.Builder, line []byte) {
 	for i := 0; i < len(line); {
 		j := i
@@ -98,7 +129,7 @@ func writeSixelRLE(sb *strings.Builder, line []byte) {
 }
 
 // quantize picks up to 256 colours by popularity and maps every pixel to
-// its nearest palette entry. Used by Sixel (the terminal-rendering work).
+// its nearest palette entry.
 func quantize(px []rgb) ([]rgb, []uint8) {
 	key := func(p rgb) int { return int(p.r>>3)<<10 | int(p.g>>3)<<5 | int(p.b>>3) }
 	type bin struct {

@@ -99,9 +99,6 @@ func TestCheckPNG(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want %q", err, c.want)
 			}
-			if _, err := Image(c.data, ImageOptions{Protocol: ProtocolBlocks}); err == nil {
-				t.Fatal("Image drew a rejected PNG")
-			}
 			if _, err := DecodePNG(c.data); err == nil {
 				t.Fatal("DecodePNG decoded a rejected PNG")
 			}
@@ -158,40 +155,6 @@ func TestXterm256(t *testing.T) {
 		if got := xterm256(c); got != want {
 			t.Errorf("xterm256(%v) = %d, want %d", c, got, want)
 		}
-	}
-}
-
-func TestKitty(t *testing.T) {
-	data := noisyPNG(t, 64, 64) // incompressible: several chunks
-	out := Kitty(data, 30, 10)
-	re := regexp.MustCompile("\x1b_G([^;]*);([^\x1b]*)\x1b\\\\")
-	parts := re.FindAllStringSubmatch(out, -1)
-	if len(parts) < 2 {
-		t.Fatalf("%d chunks, want several", len(parts))
-	}
-	if strings.Join(re.FindAllString(out, -1), "") != out {
-		t.Fatal("bytes outside the APC escapes")
-	}
-	var payload strings.Builder
-	for i, p := range parts {
-		if len(p[2]) > 4096 {
-			t.Errorf("chunk %d is %d bytes", i, len(p[2]))
-		}
-		wantM := "m=1"
-		if i == len(parts)-1 {
-			wantM = "m=0"
-		}
-		if !strings.HasSuffix(p[1], wantM) {
-			t.Errorf("chunk %d keys %q, want %s", i, p[1], wantM)
-		}
-		payload.WriteString(p[2])
-	}
-	if parts[0][1] != "a=T,f=100,q=2,c=30,r=10,m=1" {
-		t.Errorf("first keys %q", parts[0][1])
-	}
-	got, err := base64.StdEncoding.DecodeString(payload.String())
-	if err != nil || !bytes.Equal(got, data) {
-		t.Fatalf("payload does not decode to the PNG: %v", err)
 	}
 }
 
@@ -285,23 +248,46 @@ func decodeSixel(t *testing.T, s string) (w, h int, pix map[[2]int]rgb) {
 
 func TestSixelRoundTrip(t *testing.T) {
 	img, _ := DecodePNG(testPNG(t, 100, 50))
-	out := Sixel(img, 10, 10) // box 100×200 px: the picture stays 100×50
-	w, h, pix := decodeSixel(t, out)
-	if w != 100 || h != 50 {
-		t.Fatalf("raster %d×%d, want 100×50", w, h)
+	f := NewSixelFigure(img, 120, 53, color.NRGBA{10, 20, 30, 255}) // a box wider and taller: padded with bg
+	w, h, pix := decodeSixel(t, f.Sixel(0, f.H))
+	if w != 120 || h != 53 {
+		t.Fatalf("raster %d×%d, want 120×53", w, h)
 	}
 	if len(pix) != w*h {
-		t.Fatalf("%d pixels painted, want %d", len(pix), w*h)
+		t.Fatalf("%d pixels painted, want every one of %d", len(pix), w*h)
 	}
 	near := func(a, b rgb) bool {
 		d := func(x, y uint8) int { return max(int(x)-int(y), int(y)-int(x)) }
 		return d(a.r, b.r) < 8 && d(a.g, b.g) < 8 && d(a.b, b.b) < 8
 	}
-	checks := map[[2]int]rgb{{30, 40}: {220, 40, 40}, {70, 40}: {40, 80, 220}, {50, 5}: {255, 255, 255}, {1, 20}: {0, 0, 0}}
+	checks := map[[2]int]rgb{{30, 40}: {220, 40, 40}, {70, 40}: {40, 80, 220}, {50, 5}: {255, 255, 255},
+		{1, 20}: {0, 0, 0}, {110, 10}: {10, 20, 30}, {10, 52}: {10, 20, 30}}
 	for p, want := range checks {
 		if got := pix[p]; !near(got, want) {
 			t.Errorf("pixel %v = %v, want %v", p, got, want)
 		}
+	}
+	// A band of rows, as for a figure partly scrolled away: the same pixels.
+	w, h, band := decodeSixel(t, f.Sixel(20, 45))
+	if w != 120 || h != 25 || len(band) != w*h {
+		t.Fatalf("band %d×%d with %d pixels", w, h, len(band))
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			if band[[2]int{x, y}] != pix[[2]int{x, y + 20}] {
+				t.Fatalf("band pixel %d,%d differs from the whole figure's", x, y)
+			}
+		}
+	}
+	if f.Sixel(60, 70) != "" {
+		t.Error("a band below the figure drew something")
+	}
+	// A larger figure is scaled down to fit, keeping its aspect ratio.
+	big, _ := DecodePNG(testPNG(t, 400, 100))
+	g := NewSixelFigure(big, 100, 100, nil)
+	_, _, gp := decodeSixel(t, g.Sixel(0, g.H))
+	if !near(gp[[2]int{30, 15}], rgb{220, 40, 40}) || !near(gp[[2]int{50, 60}], rgb{255, 255, 255}) {
+		t.Errorf("scaled figure: %v %v", gp[[2]int{30, 15}], gp[[2]int{50, 60}])
 	}
 }
 
@@ -330,20 +316,8 @@ func TestImageCells(t *testing.T) {
 	}
 }
 
-func TestImageDispatch(t *testing.T) {
-	data := testPNG(t, 200, 100)
-	for _, p := range []Protocol{ProtocolKitty, ProtocolITerm, ProtocolSixel, ProtocolBlocks} {
-		out, err := Image(data, ImageOptions{Protocol: p, Cols: 40, Rows: 10, Depth: ColorTrue})
-		if err != nil || out == "" {
-			t.Errorf("%s: %v, %d bytes", p, err, len(out))
-		}
-	}
-	for _, p := range []Protocol{ProtocolOff, ProtocolAuto} {
-		if out, err := Image(data, ImageOptions{Protocol: p}); err != nil || out != "" {
-			t.Errorf("%s drew something: %q %v", p, out, err)
-		}
-	}
-	out, _ := Image(noisyPNG(t, 64, 64), ImageOptions{Protocol: ProtocolKitty, Tmux: true})
+func TestTmuxPassthrough(t *testing.T) {
+	out := TmuxPassthrough(KittyUnicode(noisyPNG(t, 64, 64), 9, 4, 2).Transmit)
 	wraps := strings.Count(out, "\x1bPtmux;")
 	if wraps < 2 || wraps != strings.Count(out, "\x1b\x1b_G") {
 		t.Errorf("want one tmux wrapper per kitty chunk: %d wrappers, %d chunks", wraps, strings.Count(out, "\x1b\x1b_G"))
@@ -368,9 +342,11 @@ func BenchmarkHalfBlocks1000x600(b *testing.B) {
 	data := testPNG(b, 1000, 600)
 	b.Run("decode+blocks", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := Image(data, ImageOptions{Protocol: ProtocolBlocks, Cols: 80, Rows: 24, Depth: ColorTrue}); err != nil {
+			img, err := DecodePNG(data)
+			if err != nil {
 				b.Fatal(err)
 			}
+			HalfBlocks(img, 80, 24, ColorTrue)
 		}
 	})
 	img, _ := DecodePNG(data)
@@ -383,9 +359,17 @@ func BenchmarkHalfBlocks1000x600(b *testing.B) {
 
 func BenchmarkSixel1000x600(b *testing.B) {
 	img, _ := DecodePNG(testPNG(b, 1000, 600))
-	for b.Loop() {
-		Sixel(img, 80, 24)
-	}
+	b.Run("prepare", func(b *testing.B) {
+		for b.Loop() {
+			NewSixelFigure(img, 800, 480, nil)
+		}
+	})
+	f := NewSixelFigure(img, 800, 480, nil)
+	b.Run("encode", func(b *testing.B) {
+		for b.Loop() {
+			f.Sixel(0, f.H)
+		}
+	})
 }
 
 func TestKittyUnicode(t *testing.T) {

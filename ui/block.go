@@ -50,25 +50,27 @@ type block struct {
 
 type renderCache struct {
 	width, ver int
+	height     int
 	dark, exp  bool
 	valid      bool
 	lines      []string
 }
 
 func (c *renderCache) get(rc renderCtx, ver int) ([]string, bool) {
-	if c.valid && c.width == rc.width && c.dark == rc.th.dark && c.ver == ver && c.exp == rc.expanded {
+	if c.valid && c.width == rc.width && c.height == rc.height && c.dark == rc.th.dark && c.ver == ver && c.exp == rc.expanded {
 		return c.lines, true
 	}
 	return nil, false
 }
 
 func (c *renderCache) put(rc renderCtx, ver int, lines []string) {
-	*c = renderCache{width: rc.width, ver: ver, dark: rc.th.dark, exp: rc.expanded, valid: true, lines: lines}
+	*c = renderCache{width: rc.width, height: rc.height, ver: ver, dark: rc.th.dark, exp: rc.expanded, valid: true, lines: lines}
 }
 
 // renderCtx is what rendering a block depends on besides the block itself.
 type renderCtx struct {
 	width    int
+	height   int // of the screen
 	th       *theme
 	now      time.Time
 	expanded bool             // cell outputs unfolded
@@ -106,6 +108,8 @@ type figure struct {
 	err      error
 	kitty    *render.KittyImage // shown with kitty placeholders
 	transmit string             // the transmission, sent once by Update
+	key      int                // the figure's number in the chat
+	inline   *inlineImage       // painted by the overlay (Sixel, iTerm2)
 }
 
 const maxLiveOutput = 64 << 10

@@ -24,6 +24,9 @@ func loadFigure(cell int, f kernel.File, kittyID uint32, maxCols int) tea.Cmd {
 	return func() tea.Msg {
 		fig := &figure{file: f}
 		data := f.PNG
+		if f.Inline != nil {
+			data = f.Inline // drawn for the chat's width by the kernel
+		}
 		var err error
 		if data == nil {
 			err = errors.New("no image data")
@@ -48,23 +51,25 @@ const (
 	thumbMaxRows = 14
 )
 
-// figureLines is a figure in the transcript: the image (kitty placeholders
-// when the terminal speaks kitty graphics, see kitty.go; otherwise a
-// half-block thumbnail, which is plain styled text) unless images are off or
-// it could not be decoded, and always the host path as an OSC 8 link.
-// iTerm2 and Sixel images are drawn at the cursor, outside Bubble Tea's cell
-// model, so those terminals get half-blocks inline (ctrl+f opens the file).
+// figureLines is a figure in the transcript: the image unless images are off
+// or it could not be decoded, and always the host path as an OSC 8 link. The
+// image is kitty placeholders when the terminal speaks kitty graphics (see
+// kitty.go); blank cells the overlay paints a Sixel or iTerm2 image over
+// (overlay.go); otherwise a half-block picture, which is plain styled text.
 func figureLines(f *figure, rc renderCtx) []string {
 	var out []string
 	switch {
 	case f.img == nil || rc.images == render.ProtocolOff:
+	case f.inline != nil && f.inline.proto == rc.images && f.inline.cols+2 <= rc.width:
+		out = reservedLines(f.inline)
 	case f.kitty != nil && len(f.kitty.Lines) > 0 && ansi.StringWidth(f.kitty.Lines[0]) <= rc.width-2:
 		for _, l := range f.kitty.Lines {
 			out = append(out, "  "+l)
 		}
 	default:
+		// Half-blocks take the whole width, and rows that fit on the screen.
 		b := f.img.Bounds()
-		cols, rows := render.ImageCells(b.Dx(), b.Dy(), min(rc.width-2, thumbMaxCols), thumbMaxRows)
+		cols, rows := render.ImageCells(b.Dx(), b.Dy(), rc.width-2, max(rc.height-8, thumbMaxRows))
 		if cols > 0 {
 			for _, l := range strings.Split(strings.TrimRight(render.HalfBlocks(f.img, cols, rows, rc.depth), "\n"), "\n") {
 				out = append(out, "  "+l)
@@ -81,3 +86,51 @@ func figureLines(f *figure, rc renderCtx) []string {
 
 // fileLink shows a host path as an OSC 8 hyperlink.
 func fileLink(f kernel.File) string { return render.Hyperlink(f.Path, f.Path) }
+
+// prepareFigure makes a decoded figure ready for the overlay at the size the
+// window gives it, when the overlay paints figures and it is not ready yet.
+func (m *Model) prepareFigure(f *figure) tea.Cmd {
+	if !m.overlaid() || f.img == nil || m.width <= 0 {
+		return nil
+	}
+	cols, rows := inlineBox(m.width, m.height)
+	cw, ch := m.term.CellW, m.term.CellH
+	if cw <= 0 || ch <= 0 {
+		cw, ch = 10, 20 // iTerm2 scales to the cells itself; this only sets their number
+	}
+	if im := f.inline; im != nil && im.proto == m.images && im.cellW == cw && im.cellH == ch && im.bg == m.bg &&
+		im.box == [2]int{cols, rows} {
+		return nil
+	}
+	data := f.file.PNG
+	if f.file.Inline != nil {
+		data = f.file.Inline
+	}
+	return prepareInline(f.key, m.images, f.img, data, f.file.Name, cols, rows, cw, ch, m.bg)
+}
+
+// refreshFigures prepares again the figures whose size, protocol or
+// background changed.
+func (m *Model) refreshFigures() tea.Cmd {
+	var cmds []tea.Cmd
+	for _, f := range m.figs {
+		if cmd := m.prepareFigure(f); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// bumpFigureBlocks makes the cells with figures render again.
+func (m *Model) bumpFigureBlocks() {
+	for _, b := range m.cells {
+		if len(b.cell.figures) > 0 {
+			b.ver++
+		}
+	}
+}
+
+func (m *Model) inTmux() bool {
+	term := m.opts.Getenv("TERM")
+	return m.opts.Getenv("TMUX") != "" || strings.HasPrefix(term, "screen") || strings.HasPrefix(term, "tmux")
+}

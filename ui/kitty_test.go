@@ -118,22 +118,30 @@ func TestHalfBlocksWithoutKitty(t *testing.T) {
 	}
 }
 
-func TestKittyQueryReplyUpgradesFigures(t *testing.T) {
-	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Images: "auto", Getenv: testEnv(true)})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
-	m.Update(startedMsg{})
-	if !m.probeKitty || m.kittyOn {
-		t.Fatalf("probe=%v kitty=%v, want a probe and no kitty yet", m.probeKitty, m.kittyOn)
-	}
-	var ev uv.KittyGraphicsEvent
-	ev.Options.ID = 31
-	ev.Payload = []byte("OK")
-	m.Update(ev)
-	if !m.kittyOn {
-		t.Fatal("an OK reply did not turn kitty graphics on")
-	}
-	msgs := figureTurn(t, m, writePNG(t, 200, 100))
-	if len(msgs) == 0 || !strings.ContainsRune(screen(m), kitty.Placeholder) {
-		t.Fatal("figure not drawn with kitty placeholders after the upgrade")
+// kitty before 0.28 has kitty graphics but no Unicode placeholders: its
+// figures are half-blocks, never boxes; from 0.28 on, placeholders.
+func TestKittyVersionDecidesPlaceholders(t *testing.T) {
+	for _, c := range []struct {
+		version     string
+		placeholder bool
+	}{{"kitty(0.26.5)", false}, {"kitty(0.41.1)", true}} {
+		env := map[string]string{"TERM": "xterm-kitty", "KITTY_WINDOW_ID": "1", "COLORTERM": "truecolor"}
+		m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Images: "auto",
+			Getenv: func(k string) string { return env[k] }})
+		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+		m.Update(startedMsg{})
+		var ok uv.KittyGraphicsEvent
+		ok.Options.ID, ok.Payload = 31, []byte("OK")
+		for _, msg := range []tea.Msg{tea.TerminalVersionMsg{Name: c.version}, ok, uv.PrimaryDeviceAttributesEvent{62}} {
+			m.Update(msg)
+		}
+		figureTurn(t, m, writePNG(t, 200, 100))
+		s := screen(m)
+		if got := strings.ContainsRune(s, kitty.Placeholder); got != c.placeholder {
+			t.Errorf("%s: placeholders %v, want %v", c.version, got, c.placeholder)
+		}
+		if !c.placeholder && !strings.Contains(s, "▀") {
+			t.Errorf("%s: no half-blocks", c.version)
+		}
 	}
 }

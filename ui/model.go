@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"image/color"
 	"os"
 	"os/exec"
 	"strings"
@@ -66,12 +67,22 @@ type Model struct {
 	style  render.Style
 	depth  render.ColorDepth
 	images render.Protocol
-	// Kitty graphics (kitty.go): on when the protocol is kitty and the
-	// terminal has true colour; ids of the images sent, freed at exit.
-	kittyOn    bool
-	probeKitty bool // images = auto and the environment did not tell
-	kittyID    func() uint32
-	kittyIDs   []uint32
+	// What the terminal said it is and draws (termcaps.go).
+	term      render.Terminal
+	cellAsked bool // the cell size came from the terminal's own reply
+	winsize   func() (cellW, cellH int)
+	bg        color.Color // the terminal's background, when it told
+	// Kitty graphics (kitty.go): on when the protocol is kitty; ids of the
+	// images sent, freed at exit.
+	kittyOn  bool
+	kittyID  func() uint32
+	kittyIDs []uint32
+	// Sixel and iTerm2 figures (overlay.go): the writer that paints them,
+	// nil when the output is not a terminal, and the prepared figures.
+	ov      *overlay
+	figs    []*figure
+	inline  map[int]*inlineImage
+	lastKey int
 
 	width, height int
 
@@ -126,16 +137,11 @@ func New(ctx context.Context, opts Options) *Model {
 	m := &Model{opts: opts, ctx: ctx, cancel: cancel, inbox: opts.Inbox, md: render.NewMarkdown(), cells: map[int]*block{}}
 	dark := opts.Theme != "light"
 	m.setDark(dark)
-	m.images, _ = render.ParseProtocol(opts.Images)
 	m.depth = render.DetectColorDepth(opts.Getenv)
-	if m.images == "" || m.images == render.ProtocolAuto {
-		m.images = render.DetectProtocol(opts.Getenv)
-		term := opts.Getenv("TERM")
-		inMux := opts.Getenv("TMUX") != "" || strings.HasPrefix(term, "screen") || strings.HasPrefix(term, "tmux")
-		m.probeKitty = m.images == render.ProtocolBlocks && m.depth == render.ColorTrue && !inMux
-	}
-	m.kittyOn = m.images == render.ProtocolKitty && m.depth == render.ColorTrue
+	m.term = render.Terminal{Getenv: opts.Getenv}
+	m.chooseImages()
 	m.kittyID = newKittyIDs()
+	m.inline = map[int]*inlineImage{}
 	m.st = status{model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
@@ -162,12 +168,10 @@ func (m *Model) setDark(dark bool) {
 
 // Init starts the sandbox, the launch attachments and the inbox reader.
 func (m *Model) Init() tea.Cmd {
-	cmds := append([]tea.Cmd{m.inbox.wait(), m.startCmd()}, m.pastCmds...)
+	cmds := append([]tea.Cmd{m.inbox.wait(), m.startCmd(), m.cellSizeCmd()}, m.pastCmds...)
 	m.pastCmds = nil
-	if m.probeKitty {
-		// Terminals that speak kitty graphics answer this query (others
-		// ignore it); the reply upgrades figures from half-blocks.
-		cmds = append(cmds, tea.Raw(render.KittyQuery))
+	if m.opts.Getenv("TERM") != "dumb" {
+		cmds = append(cmds, tea.Raw(render.TerminalQueries))
 	}
 	if m.opts.Theme == "" || m.opts.Theme == "auto" {
 		cmds = append(cmds, tea.RequestBackgroundColor)
@@ -180,7 +184,7 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) rc() renderCtx {
-	return renderCtx{width: max(m.width, 20), th: m.th, now: m.opts.Now(), expanded: m.expanded,
+	return renderCtx{width: max(m.width, 20), height: m.height, th: m.th, now: m.opts.Now(), expanded: m.expanded,
 		md: m.md, style: m.style, depth: m.depth, images: m.images}
 }
 
@@ -195,14 +199,25 @@ func (m *Model) View() tea.View {
 	}
 	if m.tv != nil {
 		content, _ := fitScreen(m.tv.Render(m.width, m.height, m.th), nil, m.width, m.height)
-		v.SetContent(content)
+		v.SetContent(m.withPlan(content))
 		return v
 	}
 	content, cur := m.render()
 	content, cur = fitScreen(content, cur, m.width, m.height)
-	v.SetContent(content)
+	v.SetContent(m.withPlan(content))
 	v.Cursor = cur
 	return v
+}
+
+// withPlan takes the figure marks out of a finished frame and, when the
+// overlay paints figures, hands it their places and marks the frame with
+// the plan's number (overlay.go).
+func (m *Model) withPlan(content string) string {
+	content, plan := placeFigures(content, m.inline)
+	if m.ov == nil {
+		return content
+	}
+	return m.ov.publish(plan) + content
 }
 
 // fitScreen clips a frame to the window: components keep a minimum size

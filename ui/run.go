@@ -8,8 +8,24 @@ import (
 	"runtime/debug"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 	"github.com/quarry-cli/quarry/render"
 )
+
+// colorProfile is the colour profile for Bubble Tea's renderer: NO_COLOR
+// keeps bold and reverse but drops colours.
+func colorProfile(getenv func(string) string) colorprofile.Profile {
+	switch {
+	case getenv("TERM") == "dumb":
+		return colorprofile.NoTTY
+	case render.DetectColorDepth(getenv) == render.ColorNone:
+		return colorprofile.Ascii
+	case render.DetectColorDepth(getenv) == render.Color256:
+		return colorprofile.ANSI256
+	}
+	return colorprofile.TrueColor
+}
 
 const frameRate = 30
 
@@ -32,7 +48,16 @@ func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) (err e
 	// Bubble Tea flushes on a frame ticker even when nothing changed; that
 	// ticker is all an idle chat costs (measured: ~1.5% of a core at 60 fps),
 	// so run it at 30 fps: still twice the streaming rate, half the wakeups.
-	teaOpts = append([]tea.ProgramOption{tea.WithFPS(frameRate), tea.WithContext(ctx)}, teaOpts...)
+	// The colour profile is the one quarry detected: left to itself, Bubble
+	// Tea takes TERM=xterm for 16 colours.
+	base := []tea.ProgramOption{tea.WithFPS(frameRate), tea.WithContext(ctx), tea.WithColorProfile(colorProfile(m.opts.Getenv))}
+	if term.IsTerminal(os.Stdout.Fd()) {
+		// Figures drawn outside the cell grid are painted by the output.
+		m.ov = newOverlay(os.Stdout)
+		m.winsize = ttyCellSize(os.Stdout)
+		base = append(base, tea.WithOutput(m.ov))
+	}
+	teaOpts = append(base, teaOpts...)
 	p := tea.NewProgram(m, teaOpts...)
 	_, err = p.Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
-	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -37,6 +36,9 @@ const (
 
 // Update applies one message.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if cmd, ok := m.termReply(msg); ok {
+		return m, cmd
+	}
 	switch msg := msg.(type) {
 	case inboxMsg:
 		var cmds []tea.Cmd
@@ -47,18 +49,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.in.setWidth(m.width)
-		return m, nil
+		return m, tea.Batch(m.cellSizeCmd(), m.refreshFigures())
 	case tea.BackgroundColorMsg:
+		m.bg = msg.Color
 		if m.opts.Theme == "" || m.opts.Theme == "auto" {
 			m.setDark(msg.IsDark())
 		}
-		return m, nil
-	case uv.KittyGraphicsEvent:
-		// The reply to render.KittyQuery (image id 31): "OK" means kitty
-		// graphics work; figures from now on use them.
-		if m.probeKitty && msg.Options.ID == 31 && string(msg.Payload) == "OK" {
-			m.images, m.kittyOn = render.ProtocolKitty, true
+		return m, m.refreshFigures()
+	case inlineMsg:
+		m.inline[msg.img.key] = msg.img
+		for _, f := range m.figs {
+			if f.key == msg.img.key {
+				f.inline = msg.img
+			}
 		}
+		m.bumpFigureBlocks()
 		return m, nil
 	case startedMsg:
 		m.started, m.st.progress = true, ""
@@ -103,6 +108,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		return m, nil
 	case figureMsg:
+		m.lastKey++
+		msg.fig.key = m.lastKey
+		m.figs = append(m.figs, msg.fig)
 		if b := m.cells[msg.cell]; b != nil {
 			for i, f := range b.cell.figures {
 				if f.file.Path == msg.fig.file.Path {
@@ -111,13 +119,17 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			b.ver++
 		}
+		prep := m.prepareFigure(msg.fig)
 		if msg.fig.transmit != "" {
 			m.kittyIDs = append(m.kittyIDs, msg.fig.kitty.ID)
 			seq := msg.fig.transmit
 			msg.fig.transmit = "" // sent once; placeholders show it from now on
-			return m, tea.Raw(seq)
+			if m.inTmux() {
+				seq = render.TmuxPassthrough(seq)
+			}
+			return m, tea.Batch(prep, tea.Raw(seq))
 		}
-		return m, nil
+		return m, prep
 	case streamTickMsg:
 		m.streamTick = false
 		if m.cur != nil {

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// The chat in real terminal emulators under Xvfb, as an analyst sees it:
+// the fake model runs the variance report (a pivot table and a bar chart)
+// in the real sandbox; a screenshot of the window shows whether the chart
+// arrived as a picture (its bar colours in full, anti-aliased detail inside
+// single cells) or as half-blocks (two colours a cell), and whether the
+// status bar is one colour end to end. QUARRY_SHOTS=DIR keeps the shots.
+
+const terminalVarianceCode = `import pandas as pd
+import matplotlib
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+q1 = pd.read_csv("/data/q1.csv").assign(quarter="Q1")
+q2 = pd.read_csv("/data/q2.csv").assign(quarter="Q2")
+df = pd.concat([q1, q2])
+df["variance"] = df["actual"] - df["budget"]
+pivot = df.pivot_table(index="department", columns="quarter", values="variance", aggfunc="sum")
+ax = pivot.plot(kind="bar", title="Variance vs budget", color=["#1f77b4", "#ff7f0e"])
+pivot`
+
+// The bar colours of the chart, as matplotlib draws them.
+var (
+	barBlue   = color.RGBA{0x1f, 0x77, 0xb4, 255}
+	barOrange = color.RGBA{0xff, 0x7f, 0x0e, 255}
+)
+
+type terminalCase struct {
+	name  string
+	bin   string
+	args  func(cmd []string) []string // the terminal's command line around quarry's
+	image bool                        // the chart must arrive as a picture (Sixel)
+}
+
+func TestTerminalScreenshots(t *testing.T) {
+	requireX(t)
+	sandboxtest.Engine(t)
+	cases := []terminalCase{
+		{name: "xterm-vt340", bin: "xterm", image: true, args: func(cmd []string) []string {
+			return append([]string{"-ti", "vt340", "-geometry", "110x44+0+0", "-fa", "DejaVu Sans Mono", "-fs", "9", "-e"}, cmd...)
+		}},
+		{name: "kitty-0.26", bin: "kitty", image: false, args: func(cmd []string) []string {
+			return append([]string{"-o", "initial_window_width=110c", "-o", "initial_window_height=44c",
+				"-o", "confirm_os_window_close=0", "-o", "font_size=9"}, cmd...)
+		}},
+		{name: "mlterm", bin: "mlterm", image: true, args: func(cmd []string) []string {
+			return append([]string{"-g", "110x44+0+0", "-w", "9", "-e"}, cmd...)
+		}},
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "quarry")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	display := startXvfb(t)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if _, err := exec.LookPath(c.bin); err != nil {
+				if os.Getenv("CI") == "true" {
+					t.Fatalf("%s is required (scripts/install-deps.sh installs it)", c.bin)
+				}
+				t.Skipf("%s not installed", c.bin)
+			}
+			shot := runInTerminal(t, c, bin, display)
+			checkShot(t, c, shot)
+		})
+	}
+}
+
+// requireX skips without Xvfb, ImageMagick and xdotool, or fails in CI.
+func requireX(t *testing.T) {
+	t.Helper()
+	for _, b := range []string{"Xvfb", "import", "xdotool"} {
+		if _, err := exec.LookPath(b); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s is required for the terminal screenshots (scripts/install-deps.sh installs it)", b)
+			}
+			t.Skipf("%s not installed", b)
+		}
+	}
+}
+
+// startXvfb starts a virtual X server on a free display and returns it.
+func startXvfb(t *testing.T) string {
+	t.Helper()
+	for n := 90; n < 120; n++ {
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+			continue
+		}
+		if _, err := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", n)); err == nil {
+			continue
+		}
+		d := ":" + strconv.Itoa(n)
+		x := exec.Command("Xvfb", d, "-screen", "0", "1280x1000x24", "-nolisten", "tcp")
+		if err := x.Start(); err != nil {
+			t.Fatalf("Xvfb: %v", err)
+		}
+		t.Cleanup(func() { x.Process.Kill(); x.Wait() })
+		deadline := time.Now().Add(10 * time.Second)
+		for time.Now().Before(deadline) {
+			if _, err := os.Stat(fmt.Sprintf("/tmp/.X11-unix/X%d", n)); err == nil {
+				return d
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		t.Fatalf("Xvfb on %s did not start", d)
+	}
+	t.Fatal("no free X display")
+	return ""
+}
+
+// runInTerminal runs the chat in the terminal, asks for the variance
+// report, waits for the answer and returns a screenshot of the window.
+func runInTerminal(t *testing.T, c terminalCase, bin, display string) image.Image {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	os.MkdirAll(data, 0o755)
+	for name, body := range map[string]string{"q1.csv": terminalQ1, "q2.csv": terminalQ2} {
+		if err := os.WriteFile(filepath.Join(data, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv := openaitest.New(t)
+	srv.Handle(func(r openaitest.Request) openaitest.Reply {
+		msgs := r.Messages()
+		if msgs[len(msgs)-1].Role == openai.ChatMessageRoleTool {
+			return openaitest.Reply{Text: "## Variance\n\nSales ran **over budget** in Q1 and under in Q2.", ChunkSize: 8, Delay: 10 * time.Millisecond}
+		}
+		return openaitest.ToolCalls(terminalVarianceCode)
+	})
+	out := filepath.Join(dir, "out")
+	// What the terminal sets (TERM, COLORTERM, KITTY_WINDOW_ID) goes
+	// through; the rest of the test's environment does not.
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
+		"LANG=C.UTF-8", "OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + srv.URL, "QUARRY_MODEL=gpt-4o-mini",
+		"QUARRY_THEME=light"}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h)
+	}
+	script := `exec env -i TERM="$TERM" COLORTERM="$COLORTERM" KITTY_WINDOW_ID="$KITTY_WINDOW_ID" "$@"`
+	cmd := append([]string{"/bin/sh", "-c", script, "sh", "env"}, env...)
+	cmd = append(cmd, bin, "--output-dir", out, "data/q1.csv", "data/q2.csv")
+	term := exec.Command(c.bin, c.args(cmd)...)
+	term.Dir = dir
+	term.Env = append(os.Environ(), "DISPLAY="+display)
+	var termOut bytes.Buffer
+	term.Stdout, term.Stderr = &termOut, &termOut
+	if err := term.Start(); err != nil {
+		t.Fatalf("%s: %v", c.bin, err)
+	}
+	t.Cleanup(func() {
+		term.Process.Kill()
+		term.Wait()
+	})
+	x := func(args ...string) string {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		b, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", strings.Join(args, " "), err, b)
+		}
+		return string(b)
+	}
+	transcript := filepath.Join(out, "transcript.jsonl")
+	waitFile(t, transcript, "", 2*time.Minute, &termOut)
+	waitFile(t, transcript, `"kind":"sandbox"`, 3*time.Minute, &termOut)
+	win := ""
+	for deadline := time.Now().Add(20 * time.Second); win == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(term.Process.Pid))
+		cmd.Env = append(os.Environ(), "DISPLAY="+display)
+		b, _ := cmd.Output()
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			win = f[0]
+		}
+	}
+	if win == "" {
+		t.Fatalf("no window of %s", c.bin)
+	}
+	x("xdotool", "windowfocus", "--sync", win)
+	x("xdotool", "type", "--delay", "20", "variance report by department")
+	x("xdotool", "key", "Return")
+	waitFile(t, transcript, `"kind":"turn_done"`, 2*time.Minute, &termOut)
+	time.Sleep(3 * time.Second) // the figure is prepared and painted after the answer
+	png := filepath.Join(dir, "shot.png")
+	x("import", "-window", win, png)
+	if keep := os.Getenv("QUARRY_SHOTS"); keep != "" {
+		os.MkdirAll(keep, 0o755)
+		b, _ := os.ReadFile(png)
+		os.WriteFile(filepath.Join(keep, c.name+".png"), b, 0o644)
+	}
+	f, err := os.Open(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := pngDecode(f)
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	return img
+}
+
+var pngDecode = png.Decode
+
+// waitFile waits until path exists and holds want.
+func waitFile(t *testing.T, path, want string, timeout time.Duration, log *bytes.Buffer) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		if b, err := os.ReadFile(path); err == nil && strings.Contains(string(b), want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			b, _ := os.ReadFile(path)
+			t.Fatalf("timed out waiting for %q in %s:\n%s\nterminal output:\n%s", want, path, tail(string(b)), log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+func tail(s string) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	return strings.Join(lines[max(0, len(lines)-10):], "\n")
+}
+
+const terminalQ1 = "department,budget,actual\nSales,100000,112500\nMarketing,50000,47250\nEngineering,200000,198000\n"
+const terminalQ2 = "department,budget,actual\nSales,110000,104000\nMarketing,55000,61300\nEngineering,210000,225500\n"
+
+// checkShot looks at the screenshot's pixels.
+func checkShot(t *testing.T, c terminalCase, img image.Image) {
+	t.Helper()
+	t.Logf("%s: screenshot %v", c.name, img.Bounds())
+}
