@@ -19,7 +19,7 @@ BENCH_PKGS = $(shell grep -rl --include='*_test.go' '^func Benchmark' . | xargs 
 
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test test-podman build image deps docker bench lint fmt-check vet clean
+.PHONY: run test test-podman test-terminal build image deps docker bench lint fmt-check vet clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -61,6 +61,11 @@ test: image lint
 # from Docker and the headless variance report (scripts/test-podman.sh).
 test-podman: image
 	@$(SUDO) env CI=$${CI:-} GO="$$(command -v $(GO))" BIN=$(BIN) scripts/test-podman.sh
+
+# The chat in xterm -ti vt340, kitty and mlterm under Xvfb, checked on
+# screenshots; also part of `make test` (the root package's tests).
+test-terminal: image
+	CI=$${CI:-} $(GO) test -count=1 -v -run 'TestTerminalScreenshots' .
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)

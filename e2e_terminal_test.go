@@ -61,8 +61,9 @@ func TestTerminalScreenshots(t *testing.T) {
 			return append([]string{"-ti", "vt340", "-geometry", "110x44+0+0", "-fa", "DejaVu Sans Mono", "-fs", "9", "-e"}, cmd...)
 		}},
 		{name: "kitty-0.26", bin: "kitty", image: false, args: func(cmd []string) []string {
-			return append([]string{"-o", "initial_window_width=110c", "-o", "initial_window_height=44c",
-				"-o", "confirm_os_window_close=0", "-o", "font_size=9"}, cmd...)
+			return append([]string{"-o", "remember_window_size=no", "-o", "initial_window_width=110c", "-o", "initial_window_height=44c",
+				"-o", "confirm_os_window_close=0", "-o", "font_size=9",
+				"-o", "background=#ffffff", "-o", "foreground=#000000"}, cmd...)
 		}},
 		{name: "mlterm", bin: "mlterm", image: true, args: func(cmd []string) []string {
 			return append([]string{"-g", "110x44+0+0", "-w", "9", "-e"}, cmd...)
@@ -252,8 +253,115 @@ func tail(s string) string {
 const terminalQ1 = "department,budget,actual\nSales,100000,112500\nMarketing,50000,47250\nEngineering,200000,198000\n"
 const terminalQ2 = "department,budget,actual\nSales,110000,104000\nMarketing,55000,61300\nEngineering,210000,225500\n"
 
-// checkShot looks at the screenshot's pixels.
+// checkShot looks at the screenshot's pixels: the chart's bars in their
+// colours; drawn as a picture (the black of its title, ticks and axes kept)
+// or as half-blocks (every such line averaged away into grey); and the status
+// bar one colour from edge to edge.
 func checkShot(t *testing.T, c terminalCase, img image.Image) {
 	t.Helper()
-	t.Logf("%s: screenshot %v", c.name, img.Bounds())
+	b := img.Bounds()
+	near := func(p color.Color, want color.RGBA, tol int) bool {
+		r, g, bl, _ := p.RGBA()
+		d := func(a uint32, w uint8) int { return max(int(a>>8)-int(w), int(w)-int(a>>8)) }
+		return d(r, want.R) <= tol && d(g, want.G) <= tol && d(bl, want.B) <= tol
+	}
+	// The chart: where its bar colours are.
+	box := image.Rectangle{Min: b.Max, Max: b.Min}
+	blue, orange := 0, 0
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			p := img.At(x, y)
+			isBlue, isOrange := near(p, barBlue, 14), near(p, barOrange, 14)
+			if isBlue {
+				blue++
+			}
+			if isOrange {
+				orange++
+			}
+			if isBlue || isOrange {
+				box = box.Union(image.Rect(x, y, x+1, y+1))
+			}
+		}
+	}
+	t.Logf("%s: %d blue and %d orange bar pixels in %v", c.name, blue, orange, box)
+	if blue < 300 || orange < 300 {
+		t.Fatalf("%s: the chart's bars are not on the screen (%d blue, %d orange pixels)", c.name, blue, orange)
+	}
+	// Black inside the chart: its title, tick labels and axes, which a
+	// picture keeps and half-blocks blur.
+	black := 0
+	for y := max(box.Min.Y-40, b.Min.Y); y < box.Max.Y; y++ {
+		for x := max(box.Min.X-40, b.Min.X); x < min(box.Max.X+10, b.Max.X); x++ {
+			if near(img.At(x, y), color.RGBA{0, 0, 0, 255}, 50) {
+				black++
+			}
+		}
+	}
+	t.Logf("%s: %d black pixels in the chart", c.name, black)
+	if c.image && black < 400 {
+		t.Errorf("%s: the chart is not a picture: %d black pixels in it, want its text and axes", c.name, black)
+	}
+	if !c.image && black > 100 {
+		t.Errorf("%s: %d black pixels in the chart: want half-blocks", c.name, black)
+	}
+	checkStatusBar(t, c.name, img)
+}
+
+// checkStatusBar finds the status bar (the lowest full-width band of one
+// colour other than the window's white) and checks it has no holes: no run
+// of the window's background inside it.
+func checkStatusBar(t *testing.T, name string, img image.Image) {
+	t.Helper()
+	b := img.Bounds()
+	bg := color.RGBA{255, 255, 255, 255} // every terminal here runs on white
+	same := func(p, q color.Color) bool {
+		r1, g1, b1, _ := p.RGBA()
+		r2, g2, b2, _ := q.RGBA()
+		return r1>>10 == r2>>10 && g1>>10 == g2>>10 && b1>>10 == b2>>10
+	}
+	for y := b.Max.Y - 1; y > b.Max.Y*3/4; y-- {
+		counts := map[color.RGBA]int{}
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			counts[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 255}]++
+		}
+		var mode color.RGBA
+		for c, n := range counts {
+			if n > counts[mode] {
+				mode = c
+			}
+		}
+		if counts[mode] < b.Dx()/2 || same(mode, bg) {
+			continue
+		}
+		// The bar's row: from its first pixel to the window's right edge,
+		// less the terminal's border, nothing of the window's background.
+		first, last := -1, -1
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if same(img.At(x, y), mode) {
+				if first < 0 {
+					first = x
+				}
+				last = x
+			}
+		}
+		run, worst := 0, 0
+		for x := first; x <= last; x++ {
+			if same(img.At(x, y), bg) {
+				run++
+				worst = max(worst, run)
+			} else {
+				run = 0
+			}
+		}
+		t.Logf("%s: status bar at y=%d in %v from x=%d to %d, longest hole %d px", name, y, mode, first, last, worst)
+		if last-first < b.Dx()*9/10 {
+			t.Errorf("%s: the status bar spans x=%d..%d of %d", name, first, last, b.Dx())
+		}
+		if worst > 3 {
+			t.Errorf("%s: the status bar has a hole of %d pixels of the window's background", name, worst)
+		}
+		return
+	}
+	t.Errorf("%s: no status bar found", name)
 }

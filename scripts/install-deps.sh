@@ -2,7 +2,9 @@
 # Install the host tools quarry's build and tests use when they are missing:
 # debootstrap (offline sandbox image build), tmux (TUI end-to-end tests),
 # python3-nbformat (the exported notebook is validated against nbformat's
-# schema) and chromium (the exported HTML is opened in a headless browser).
+# schema), chromium (the exported HTML is opened in a headless browser), and
+# for the screenshots of the chat in real terminals: Xvfb, xterm, kitty,
+# mlterm, xdotool, ImageMagick and a font.
 # Idempotent and quiet when everything is there.
 set -euo pipefail
 
@@ -13,6 +15,13 @@ command -v debootstrap >/dev/null 2>&1 || [[ -x /usr/sbin/debootstrap ]] || miss
 command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 /usr/bin/python3 -c 'import nbformat' >/dev/null 2>&1 || missing+=(python3-nbformat)
 command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
+command -v xterm >/dev/null 2>&1 || missing+=(xterm)
+command -v kitty >/dev/null 2>&1 || missing+=(kitty)
+command -v mlterm >/dev/null 2>&1 || missing+=(mlterm)
+command -v xdotool >/dev/null 2>&1 || missing+=(xdotool)
+command -v import >/dev/null 2>&1 || missing+=(imagemagick)
+[[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || missing+=(fonts-dejavu-core)
 # bookworm's keyring already carries trixie's keys; older hosts need a newer one.
 if [[ -d /usr/share/keyrings ]] && ! ls /usr/share/keyrings/debian-archive-trixie-*.gpg >/dev/null 2>&1 &&
 	command -v apt-get >/dev/null 2>&1 && grep -qi debian /etc/os-release 2>/dev/null; then

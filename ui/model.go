@@ -135,9 +135,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	m := &Model{opts: opts, ctx: ctx, cancel: cancel, inbox: opts.Inbox, md: render.NewMarkdown(), cells: map[int]*block{}}
+	m.depth = render.DetectColorDepth(opts.Getenv)
 	dark := opts.Theme != "light"
 	m.setDark(dark)
-	m.depth = render.DetectColorDepth(opts.Getenv)
 	m.term = render.Terminal{Getenv: opts.Getenv}
 	m.chooseImages()
 	m.kittyID = newKittyIDs()
@@ -157,7 +157,7 @@ func New(ctx context.Context, opts Options) *Model {
 }
 
 func (m *Model) setDark(dark bool) {
-	m.th = newTheme(dark)
+	m.th = newTheme(dark, m.depth == render.ColorNone)
 	m.style = render.DetectStyle(m.opts.Getenv, dark)
 	if m.in.ta.Width() == 0 {
 		m.in = newInput(m.th)

@@ -26,33 +26,41 @@ type status struct {
 
 // Render draws the status line and the key help line.
 func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
+	// Every segment, separator and the padding carry the bar's colours:
+	// an unstyled segment between styled ones would show the terminal's
+	// background through the bar.
+	seg := th.status.Render
 	parts := []string{th.statusKey.Render(" " + sanitizeLine(s.model))}
 	sb := "sandbox " + s.sandbox
 	if (s.sandbox == "starting" || s.sandbox == "busy") && s.progress != "" {
 		sb += ": " + sanitizeLine(s.progress)
 	}
-	parts = append(parts, sb)
+	parts = append(parts, seg(sb))
 	switch s.share {
 	case "schema":
-		parts = append(parts, "schema only")
+		parts = append(parts, seg("schema only"))
 	case "values":
-		parts = append(parts, "values shared")
+		parts = append(parts, seg("values shared"))
 	}
 	if t := s.usage.Total; t.Prompt+t.Completion > 0 {
 		u := fmt.Sprintf("%s tok", groupDigits(t.Prompt+t.Completion))
 		if t.CostUSD > 0 {
 			u += fmt.Sprintf(" · $%.4f", t.CostUSD)
 		}
-		parts = append(parts, u)
+		parts = append(parts, seg(u))
 	}
 	switch {
 	case s.running > 0:
-		parts = append(parts, fmt.Sprintf("cell %d %s", s.running, fmtElapsed(now.Sub(s.since))))
+		parts = append(parts, seg(fmt.Sprintf("cell %d %s", s.running, fmtElapsed(now.Sub(s.since)))))
 	case busy:
-		parts = append(parts, "answering…")
+		parts = append(parts, seg("answering…"))
 	}
-	line := strings.Join(parts, th.status.Render(" · "))
-	line = th.status.Width(width).MaxWidth(width).Render(ansi.Truncate(line, width, "…"))
+	line := strings.Join(parts, seg(" · "))
+	if w := ansi.StringWidth(line); w > width {
+		line = ansi.Truncate(line, max(width-1, 0), "") + seg("…")
+	} else {
+		line += seg(strings.Repeat(" ", width-w))
+	}
 
 	help := "enter send · alt+enter newline · pgup/pgdn scroll · ctrl+o expand · ctrl+t table · ctrl+f figure · /help"
 	if busy {

@@ -31,7 +31,9 @@ type theme struct {
 	border    color.Color
 }
 
-func newTheme(dark bool) *theme {
+// newTheme makes the styles for a background; without colours (NO_COLOR)
+// the status bar is drawn in reverse video, so it still reads as a bar.
+func newTheme(dark, noColor bool) *theme {
 	ld := lipgloss.LightDark(dark)
 	c := func(light, darkc string) color.Color { return ld(lipgloss.Color(light), lipgloss.Color(darkc)) }
 	t := &theme{dark: dark}
@@ -46,6 +48,9 @@ func newTheme(dark bool) *theme {
 	t.chip = lipgloss.NewStyle().Padding(0, 1).Foreground(c("#111827", "#C0CAF5")).Background(c("#E5E7EB", "#292E42"))
 	t.chipBusy = t.chip.Foreground(c("#6B7280", "#7F849C"))
 	t.status = lipgloss.NewStyle().Foreground(c("#374151", "#A9B1D6")).Background(c("#E5E7EB", "#1F2335"))
+	if noColor {
+		t.status = t.status.Reverse(true)
+	}
 	t.statusKey = t.status.Bold(true)
 	t.help = lipgloss.NewStyle().Foreground(c("#6B7280", "#565F89"))
 	t.prompt = lipgloss.NewStyle().Bold(true).Foreground(c("#7C3AED", "#BB9AF7"))
