@@ -83,8 +83,28 @@ func TestTerminalScreenshots(t *testing.T) {
 				}
 				t.Skipf("%s not installed", c.bin)
 			}
-			shot := runInTerminal(t, c, bin, display)
-			checkShot(t, c, shot)
+			w := runInTerminal(t, c, bin, display)
+			checkShot(t, c, w.shot("answer"))
+			if !c.image {
+				return
+			}
+			// The table viewer covers the chart: it is cleared, not left
+			// behind the table; closing the viewer paints it again.
+			w.key("ctrl+t")
+			if blue, orange := barPixels(w.shot("table")); blue+orange > 0 {
+				t.Errorf("%s: %d chart pixels left over the table viewer", c.name, blue+orange)
+			}
+			w.key("q")
+			checkShot(t, c, w.shot("back"))
+			// Scrolled up by a page, the chart moves down with the text
+			// (partly off the screen): no copy of it stays where it was.
+			w.key("Page_Up")
+			img := w.shot("scrolled")
+			if blue, orange := barPixels(img); blue+orange == 0 {
+				t.Errorf("%s: the chart vanished when scrolled", c.name)
+			}
+			w.key("ctrl+End")
+			checkShot(t, c, w.shot("bottom"))
 		})
 	}
 }
@@ -131,9 +151,15 @@ func startXvfb(t *testing.T) string {
 	return ""
 }
 
+// window is a terminal running the chat.
+type window struct {
+	shot func(name string) image.Image
+	key  func(keys ...string)
+}
+
 // runInTerminal runs the chat in the terminal, asks for the variance
-// report, waits for the answer and returns a screenshot of the window.
-func runInTerminal(t *testing.T, c terminalCase, bin, display string) image.Image {
+// report and waits for the answer.
+func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.MkdirAll(data, 0o755)
@@ -203,26 +229,34 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) image.Imag
 	x("xdotool", "key", "Return")
 	waitFile(t, transcript, `"kind":"turn_done"`, 2*time.Minute, &termOut)
 	time.Sleep(3 * time.Second) // the figure is prepared and painted after the answer
-	png := filepath.Join(dir, "shot.png")
-	x("import", "-window", win, png)
-	if keep := os.Getenv("QUARRY_SHOTS"); keep != "" {
-		os.MkdirAll(keep, 0o755)
-		b, _ := os.ReadFile(png)
-		os.WriteFile(filepath.Join(keep, c.name+".png"), b, 0o644)
+	shot := func(name string) image.Image {
+		t.Helper()
+		file := filepath.Join(dir, name+".png")
+		x("import", "-window", win, file)
+		if keep := os.Getenv("QUARRY_SHOTS"); keep != "" {
+			os.MkdirAll(keep, 0o755)
+			b, _ := os.ReadFile(file)
+			os.WriteFile(filepath.Join(keep, c.name+"-"+name+".png"), b, 0o644)
+		}
+		f, err := os.Open(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		img, err := png.Decode(f)
+		if err != nil {
+			t.Fatalf("screenshot: %v", err)
+		}
+		return img
 	}
-	f, err := os.Open(png)
-	if err != nil {
-		t.Fatal(err)
+	key := func(keys ...string) {
+		t.Helper()
+		x(append([]string{"xdotool", "key"}, keys...)...)
+		time.Sleep(time.Second)
 	}
-	defer f.Close()
-	img, err := pngDecode(f)
-	if err != nil {
-		t.Fatalf("screenshot: %v", err)
-	}
-	return img
+	return window{shot: shot, key: key}
 }
 
-var pngDecode = png.Decode
 
 // waitFile waits until path exists and holds want.
 func waitFile(t *testing.T, path, want string, timeout time.Duration, log *bytes.Buffer) {
@@ -253,6 +287,29 @@ func tail(s string) string {
 const terminalQ1 = "department,budget,actual\nSales,100000,112500\nMarketing,50000,47250\nEngineering,200000,198000\n"
 const terminalQ2 = "department,budget,actual\nSales,110000,104000\nMarketing,55000,61300\nEngineering,210000,225500\n"
 
+// barPixels counts the pixels of the chart's two bar colours.
+func barPixels(img image.Image) (blue, orange int) {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			p := img.At(x, y)
+			if nearColor(p, barBlue, 14) {
+				blue++
+			}
+			if nearColor(p, barOrange, 14) {
+				orange++
+			}
+		}
+	}
+	return blue, orange
+}
+
+func nearColor(p color.Color, want color.RGBA, tol int) bool {
+	r, g, bl, _ := p.RGBA()
+	d := func(a uint32, w uint8) int { return max(int(a>>8)-int(w), int(w)-int(a>>8)) }
+	return d(r, want.R) <= tol && d(g, want.G) <= tol && d(bl, want.B) <= tol
+}
+
 // checkShot looks at the screenshot's pixels: the chart's bars in their
 // colours; drawn as a picture (the black of its title, ticks and axes kept)
 // or as half-blocks (every such line averaged away into grey); and the status
@@ -260,11 +317,7 @@ const terminalQ2 = "department,budget,actual\nSales,110000,104000\nMarketing,550
 func checkShot(t *testing.T, c terminalCase, img image.Image) {
 	t.Helper()
 	b := img.Bounds()
-	near := func(p color.Color, want color.RGBA, tol int) bool {
-		r, g, bl, _ := p.RGBA()
-		d := func(a uint32, w uint8) int { return max(int(a>>8)-int(w), int(w)-int(a>>8)) }
-		return d(r, want.R) <= tol && d(g, want.G) <= tol && d(bl, want.B) <= tol
-	}
+	near := nearColor
 	// The chart: where its bar colours are.
 	box := image.Rectangle{Min: b.Max, Max: b.Min}
 	blue, orange := 0, 0

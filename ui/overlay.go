@@ -172,7 +172,9 @@ func (o *overlay) Write(p []byte) (int, error) {
 }
 
 // eraseMoved blanks the cells of the figures in old that are not in new at
-// the same place, except where a figure of new will be painted anyway.
+// the same place, except where a figure of new will be painted anyway. It
+// prints spaces: xterm's erase commands (ECH, EL) only hide a picture, which
+// comes back the next time xterm redraws its window.
 func eraseMoved(old, new []placement) string {
 	var b strings.Builder
 	for _, o := range old {
@@ -194,7 +196,7 @@ func eraseMoved(old, new []placement) string {
 				}
 			}
 			if from < to {
-				b.WriteString("\x1b[" + strconv.Itoa(y+1) + ";" + strconv.Itoa(from+1) + "H\x1b[" + strconv.Itoa(to-from) + "X")
+				b.WriteString("\x1b[" + strconv.Itoa(y+1) + ";" + strconv.Itoa(from+1) + "H" + strings.Repeat(" ", to-from))
 			}
 		}
 	}

@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/quarry-cli/quarry/render"
+)
+
+// overlayOut is an overlay writing to a file the test reads back.
+func overlayOut(t *testing.T) (*overlay, func() string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	read := func() string {
+		b, _ := os.ReadFile(f.Name())
+		f.Truncate(0)
+		f.Seek(0, 0)
+		return string(b)
+	}
+	return newOverlay(f), read
+}
+
+func testInline(key, cols, rows int) *inlineImage {
+	return &inlineImage{key: key, proto: render.ProtocolSixel, cols: cols, rows: rows, cellW: 6, cellH: 13,
+		sixel: render.NewSixelFigure(gradient(60, 39), cols*6, rows*13, nil), cache: map[[2]int]string{}}
+}
+
+func TestOverlayPaintsAndErases(t *testing.T) {
+	ov, read := overlayOut(t)
+	im := testInline(1, 10, 3)
+	at := placement{img: im, x: 2, y: 4, rows: 3}
+	mark := ov.publish([]placement{at})
+	if again := ov.publish([]placement{at}); again != mark {
+		t.Fatalf("an unchanged plan got a new mark: %q, %q", mark, again)
+	}
+	ov.Write([]byte(syncStart + "\x1b[H" + mark + "hello" + syncEnd))
+	out := read()
+	if strings.Contains(out, "quarry-plan") {
+		t.Fatalf("the plan mark reached the terminal: %q", out)
+	}
+	sixel := im.escape(0, 3)
+	want := syncStart + "\x1b[Hhello" + "\x1b7\x1b[5;3H" + sixel + "\x1b8" + syncEnd
+	if out != want {
+		t.Fatalf("frame with a figure:\n got %q\nwant %q", out[:min(len(out), 120)], want[:120])
+	}
+	// Another frame of the same plan (no mark): the figure is painted again.
+	ov.Write([]byte("\x1b[10;1Hx"))
+	if out := read(); !strings.HasSuffix(out, sixel+"\x1b8") {
+		t.Fatalf("a frame without a mark did not repaint: %q", out[:min(len(out), 80)])
+	}
+	// The figure leaves: its cells are blanked before the frame, nothing painted.
+	mark = ov.publish(nil)
+	ov.Write([]byte("\x1b[H" + mark + "table"))
+	out = read()
+	blank := strings.Repeat(" ", 10)
+	want = "\x1b7\x1b[0m\x1b[5;3H" + blank + "\x1b[6;3H" + blank + "\x1b[7;3H" + blank + "\x1b8\x1b[Htable"
+	if out != want {
+		t.Fatalf("figure gone:\n got %q\nwant %q", out, want)
+	}
+	// Raw output with nothing on screen passes untouched.
+	ov.Write([]byte("\x1b[c"))
+	if out := read(); out != "\x1b[c" {
+		t.Fatalf("raw output changed: %q", out)
+	}
+}
+
+func TestOverlayMovedFigure(t *testing.T) {
+	ov, read := overlayOut(t)
+	im := testInline(1, 10, 3)
+	ov.Write([]byte(ov.publish([]placement{{img: im, x: 2, y: 4, rows: 3}}) + "a"))
+	read()
+	// Scrolled up one line: only the row the figure no longer covers is
+	// blanked; the rest is painted over.
+	ov.Write([]byte(ov.publish([]placement{{img: im, x: 2, y: 3, rows: 3}}) + "b"))
+	out := read()
+	if !strings.HasPrefix(out, "\x1b7\x1b[0m\x1b[7;3H"+strings.Repeat(" ", 10)+"\x1b8b\x1b7\x1b[4;3H") {
+		t.Fatalf("moved figure: %q", out[:min(len(out), 80)])
+	}
+	// Cut off at the top: the rows still visible are drawn, from the second.
+	ov.Write([]byte(ov.publish([]placement{{img: im, x: 2, y: 0, rows: 2, skip: 1}}) + "c"))
+	if out := read(); !strings.Contains(out, im.escape(1, 2)) {
+		t.Fatalf("partly visible figure not drawn from its second row")
+	}
+}
