@@ -257,7 +257,6 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	return window{shot: shot, key: key}
 }
 
-
 // waitFile waits until path exists and holds want.
 func waitFile(t *testing.T, path, want string, timeout time.Duration, log *bytes.Buffer) {
 	t.Helper()
