@@ -56,6 +56,8 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		Images:    l.cfg.Images,
 		Theme:     l.cfg.Theme,
 		Share:     l.cfg.Share,
+		Thousands: l.cfg.Thousands,
+		OutputDir: l.sess.OutputDir(),
 		CheckFile: session.CheckFile,
 	}
 	if l.notice != "" {

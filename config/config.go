@@ -38,6 +38,7 @@ type Config struct {
 	Share           string // what the model sees of files: values or schema
 	Stream          bool   // stream answers; false waits for whole ones
 	StallTimeout    time.Duration
+	Thousands       bool // digit groups in the numbers of tables shown
 	Prices          map[string]Price
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",

@@ -80,6 +80,7 @@ func defaults() Config {
 		Share:        ShareValues,
 		Stream:       true,
 		StallTimeout: 90 * time.Second,
+		Thousands:    true,
 		Prices:       builtinPrices(),
 	}
 }
@@ -163,6 +164,13 @@ var settings = []Setting{
 		Example: `false`, kind: kindBool,
 		set: func(c *Config, v any) { c.Confirm = v.(bool) },
 		get: func(c Config) string { return strconv.FormatBool(c.Confirm) },
+	},
+	{
+		Key: "thousands", Env: []string{"QUARRY_THOUSANDS"},
+		Help:    "Group the digits of numbers in the tables the chat shows (46,624.99); false shows them as pandas does (46624.99).",
+		Example: `true`, kind: kindBool,
+		set: func(c *Config, v any) { c.Thousands = v.(bool) },
+		get: func(c Config) string { return strconv.FormatBool(c.Thousands) },
 	},
 	{
 		Key: "share", Env: []string{"QUARRY_SHARE"}, Flag: "share",

@@ -81,6 +81,34 @@ type Table struct {
 	Tail      [][]string `json:"tail,omitempty"` // empty when Head holds every row
 	Rows      int        `json:"rows"`           // total rows in the frame
 	Cols      int        `json:"cols"`           // total columns in the frame
+	// Display is Head then Tail as pandas displays them (display.precision,
+	// one format for a whole column), and IndexDisplay the index labels:
+	// for the screen. Head and Tail keep the exact values, for the model.
+	Display      [][]string `json:"display,omitempty"`
+	IndexDisplay []string   `json:"index_display,omitempty"`
+}
+
+// Shown is row i (Head then Tail) as displayed, with its index label:
+// Display when the kernel sent it, the exact values otherwise.
+func (t *Table) Shown(i int) (label string, cells []string) {
+	exact := t.Head
+	j := i
+	if i >= len(t.Head) {
+		exact, j = t.Tail, i-len(t.Head)
+	}
+	if j < len(exact) {
+		cells = exact[j]
+	}
+	if i < len(t.Display) && len(t.Display[i]) == len(cells) {
+		cells = t.Display[i]
+	}
+	if i < len(t.Index) {
+		label = t.Index[i]
+	}
+	if i < len(t.IndexDisplay) && len(t.IndexDisplay) == len(t.Index) {
+		label = t.IndexDisplay[i]
+	}
+	return label, cells
 }
 
 // File is a file harvested from the sandbox's output folder onto the host.

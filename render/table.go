@@ -14,14 +14,15 @@ import (
 
 // TableOptions fit a table to the screen.
 type TableOptions struct {
-	Width   int  // columns available; 0 means 80
-	MaxRows int  // head rows shown; 0 means all of Head
-	Color   bool // bold header, dim borders and gap row
+	Width     int  // columns available; 0 means 80
+	MaxRows   int  // head rows shown; 0 means all of Head
+	Color     bool // bold header, dim borders and gap row
+	Thousands bool // group the digits of numbers: 46,624.99
 }
 
 const (
 	maxCellWidth = 32 // a column never grows wider than this
-	minCellWidth = 8  // a text column is not squeezed below this (or its natural width)
+	minCellWidth = 8  // a text column (the labels too) is not squeezed below this (or its natural width)
 	gapMark      = "⋯"
 )
 
@@ -36,7 +37,7 @@ type frame struct {
 	indexed bool // the first column is the index
 }
 
-func newFrame(t *kernel.Table, maxRows int) frame {
+func newFrame(t *kernel.Table, maxRows int, thousands bool) frame {
 	f := frame{gap: -1}
 	hasIndex := len(t.Index) > 0
 	if hasIndex {
@@ -50,44 +51,45 @@ func newFrame(t *kernel.Table, maxRows int) frame {
 		if i < len(t.Dtypes) {
 			dtype = t.Dtypes[i]
 		}
-		f.numeric = append(f.numeric, isNumericDtype(dtype))
+		f.numeric = append(f.numeric, IsNumericDtype(dtype))
 	}
-	row := func(i int, cells []string) []string {
+	row := func(i int) []string {
+		label, cells := t.Shown(i)
 		out := make([]string, 0, len(f.header))
 		if hasIndex {
-			label := ""
-			if i < len(t.Index) {
-				label = t.Index[i]
-			}
 			out = append(out, SanitizeLine(label))
 		}
 		for j := range t.Columns {
 			cell := ""
 			if j < len(cells) {
-				cell = cells[j]
+				cell = SanitizeLine(cells[j])
 			}
-			out = append(out, SanitizeLine(cell))
+			if thousands && f.numeric[len(out)] {
+				cell = GroupThousands(cell)
+			}
+			out = append(out, cell)
 		}
 		return out
 	}
-	head := t.Head
-	if maxRows > 0 && len(head) > maxRows {
-		head = head[:maxRows]
+	head := len(t.Head)
+	if maxRows > 0 && head > maxRows {
+		head = maxRows
 	}
-	for i, r := range head {
-		f.rows = append(f.rows, row(i, r))
+	for i := range head {
+		f.rows = append(f.rows, row(i))
 	}
-	if len(head) < len(t.Head) || len(t.Tail) > 0 {
+	if head < len(t.Head) || len(t.Tail) > 0 {
 		f.gap = len(f.rows)
 	}
-	for i, r := range t.Tail {
-		f.rows = append(f.rows, row(len(t.Head)+i, r))
+	for i := range t.Tail {
+		f.rows = append(f.rows, row(len(t.Head)+i))
 	}
 	f.hidden = max(0, t.Cols-len(t.Columns))
 	return f
 }
 
-func isNumericDtype(d string) bool {
+// IsNumericDtype tells a column of numbers by its pandas dtype.
+func IsNumericDtype(d string) bool {
 	d = strings.ToLower(d)
 	return strings.HasPrefix(d, "int") || strings.HasPrefix(d, "uint") ||
 		strings.HasPrefix(d, "float") || strings.HasPrefix(d, "complex")
@@ -108,11 +110,12 @@ func (f frame) fit(width int) (keep int, widths []int) {
 	for j := range natural {
 		natural[j] = max(1, min(natural[j], maxCellWidth))
 	}
-	// Numbers and index labels are never cut: a truncated number misleads.
+	// Numbers are never cut: a truncated number misleads. Labels are cut
+	// (with "…") before a column of numbers is dropped.
 	least := make([]int, len(natural))
 	for j := range least {
 		least[j] = min(natural[j], minCellWidth)
-		if f.numeric[j] || (j == 0 && f.indexed) {
+		if f.numeric[j] {
 			least[j] = natural[j]
 		}
 	}
@@ -159,7 +162,7 @@ func Table(t *kernel.Table, opt TableOptions) string {
 	if width <= 0 {
 		width = 80
 	}
-	f := newFrame(t, opt.MaxRows)
+	f := newFrame(t, opt.MaxRows, opt.Thousands)
 	keep, widths := f.fit(width)
 	dropped := len(f.header) - keep
 	cut := func(cells []string) []string {
@@ -199,6 +202,9 @@ func Table(t *kernel.Table, opt TableOptions) string {
 			switch {
 			case row == table.HeaderRow:
 				s = s.Inherit(head)
+				if f.numeric[col] {
+					s = s.Align(lipgloss.Right) // over its numbers, as pandas puts it
+				}
 			case row == gapAt:
 				s = s.Inherit(dim).Align(lipgloss.Center)
 			case f.numeric[col]:
@@ -218,7 +224,7 @@ func gapRow(n int) []string {
 }
 
 func tableFooter(t *kernel.Table, hidden, width int, dim lipgloss.Style) string {
-	s := fmt.Sprintf("%s rows × %s columns", thousands(t.Rows), thousands(t.Cols))
+	s := fmt.Sprintf("%s %s × %s %s", thousands(t.Rows), plural(t.Rows, "row"), thousands(t.Cols), plural(t.Cols, "column"))
 	if hidden > 0 {
 		note := fmt.Sprintf("+%d %s not shown", hidden, plural(hidden, "column"))
 		if ansi.StringWidth(s)+len(note)+3 <= width {
@@ -228,6 +234,44 @@ func tableFooter(t *kernel.Table, hidden, width int, dim lipgloss.Style) string 
 		}
 	}
 	return dim.Render(s)
+}
+
+// GroupThousands puts commas between the digit groups of a number as pandas
+// shows it ("46624.99" → "46,624.99", "-2000" → "-2,000"); anything else
+// (NaN, 1.5e+20, text) is left as it is.
+func GroupThousands(s string) string {
+	i := 0
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+	}
+	if j-i < 4 {
+		return s
+	}
+	rest := s[j:]
+	if rest != "" {
+		if rest[0] != '.' {
+			return s
+		}
+		for _, c := range rest[1:] {
+			if c < '0' || c > '9' {
+				return s
+			}
+		}
+	}
+	digits := s[i:j]
+	var b strings.Builder
+	b.WriteString(s[:i])
+	for k := range len(digits) {
+		if k > 0 && (len(digits)-k)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte(digits[k])
+	}
+	return b.String() + rest
 }
 
 // thousands formats 1234567 as 1,234,567.

@@ -114,3 +114,66 @@ func TestTableNarrowAndEmpty(t *testing.T) {
 		t.Error("nil table rendered")
 	}
 }
+
+func TestGroupThousands(t *testing.T) {
+	for in, want := range map[string]string{"46624.99": "46,624.99", "-2000": "-2,000", "123": "123", "1000": "1,000",
+		"1234567.125": "1,234,567.125", "NaN": "NaN", "1.000000e+20": "1.000000e+20", "12345abc": "12345abc",
+		"123456789012345678901234567890": "123,456,789,012,345,678,901,234,567,890", "+1200.5": "+1,200.5", "": ""} {
+		if got := GroupThousands(in); got != want {
+			t.Errorf("GroupThousands(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// varianceTable is the chat's variance pivot as the kernel sends it: exact
+// floats for the model, pandas' display for the screen.
+func varianceTable() *kernel.Table {
+	return &kernel.Table{
+		Columns: []string{"Q1"}, Dtypes: []string{"float64"}, IndexName: "department",
+		Index: []string{"Engineering and Research", "Marketing", "Sales"},
+		Head:  [][]string{{"-2000.0"}, {"46624.99000000002"}, {"12500.5"}},
+		Display: [][]string{{"-2000.00"}, {"46624.99"}, {"12500.50"}}, IndexDisplay: []string{"Engineering and Research", "Marketing", "Sales"},
+		Rows: 3, Cols: 1,
+	}
+}
+
+func TestTableShowsPandasDisplay(t *testing.T) {
+	out := Table(varianceTable(), TableOptions{Width: 60, Thousands: true})
+	for _, want := range []string{"46,624.99", "-2,000.00", "12,500.50", "3 rows × 1 column\n", "Engineering and Research"} {
+		if !strings.Contains(out+"\n", want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "46624.99000000002") {
+		t.Errorf("raw float repr shown:\n%s", out)
+	}
+	if plain := Table(varianceTable(), TableOptions{Width: 60}); !strings.Contains(plain, "46624.99") || strings.Contains(plain, "46,624") {
+		t.Errorf("without thousands, pandas' own digits:\n%s", plain)
+	}
+	// Numbers line up on the right.
+	var rows []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, ".") && strings.Contains(l, "│") {
+			rows = append(rows, l)
+		}
+	}
+	if len(rows) != 3 || ansi.StringWidth(rows[0]) != ansi.StringWidth(rows[1]) || !strings.HasSuffix(strings.TrimRight(rows[0], " │"), "-2,000.00") {
+		t.Errorf("numbers not right-aligned:\n%s", strings.Join(rows, "\n"))
+	}
+}
+
+// A narrow window cuts the labels before it drops a column of numbers.
+func TestTableNarrowCutsLabelsFirst(t *testing.T) {
+	out := Table(varianceTable(), TableOptions{Width: 26, Thousands: true})
+	if strings.Contains(out, "not shown") || !strings.Contains(out, "46,624.99") {
+		t.Errorf("at 26 columns the values must stay:\n%s", out)
+	}
+	if !strings.Contains(out, "…") {
+		t.Errorf("the long label is not cut:\n%s", out)
+	}
+	for i, line := range strings.Split(out, "\n") {
+		if w := ansi.StringWidth(line); w > 26 {
+			t.Errorf("line %d is %d wide: %q", i, w, line)
+		}
+	}
+}

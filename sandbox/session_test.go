@@ -124,6 +124,40 @@ func TestDataFrameValueAsTable(t *testing.T) {
 	}
 }
 
+// Tables carry the cells as pandas displays them (display.precision, one
+// number of decimals for a column, head and tail formatted together) beside
+// the exact values the model reads.
+func TestTableDisplayAsPandas(t *testing.T) {
+	s := sharedSession(t)
+	res := cell(t, s, `import pandas as pd, numpy as np
+df = pd.DataFrame({"v": [46624.99000000002, 1200.5, np.nan] + [1.0] * 27, "n": range(30)},
+                  index=pd.Index([0.5 * i for i in range(30)], name="x"))
+df`)
+	cellOK(t, res)
+	tb := res.Value.Table
+	if len(tb.Display) != 15 || len(tb.IndexDisplay) != 15 {
+		t.Fatalf("display %d rows, index %d, want 15", len(tb.Display), len(tb.IndexDisplay))
+	}
+	if tb.Head[0][0] != "46624.99000000002" {
+		t.Errorf("exact value %q, want the repr", tb.Head[0][0])
+	}
+	want := [][]string{{"46624.99", "0"}, {"1200.50", "1"}, {"NaN", "2"}}
+	for i, w := range want {
+		if strings.Join(tb.Display[i], "|") != strings.Join(w, "|") {
+			t.Errorf("display row %d = %v, want %v", i, tb.Display[i], w)
+		}
+	}
+	if tb.Display[14][0] != "1.00" || tb.IndexDisplay[1] != "0.5" || tb.IndexDisplay[14] != "14.5" {
+		t.Errorf("tail %v, index %v", tb.Display[14], tb.IndexDisplay)
+	}
+	res = cell(t, s, "pd.options.display.precision = 1\ndf.head(3)")
+	cellOK(t, res)
+	if got := res.Value.Table.Display[0][0]; got != "46625.0" {
+		t.Errorf("display.precision 1: %q, want 46625.0", got)
+	}
+	cell(t, s, "pd.reset_option('display.precision')")
+}
+
 func TestFigureCapturedWithoutSavefig(t *testing.T) {
 	s := sharedSession(t)
 	res := cell(t, s, "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('t')")

@@ -78,6 +78,8 @@ type renderCtx struct {
 	style    render.Style
 	depth    render.ColorDepth
 	images   render.Protocol
+	// thousands groups the digits of numbers in tables.
+	thousands bool
 }
 
 type cellRun int

@@ -81,7 +81,7 @@ func newTestModel(t testing.TB, w, h int, dark bool) (*Model, *fakeBackend) {
 		theme = "dark"
 	}
 	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: testEnv(dark), Share: "values",
-		Now: func() time.Time { return fixedNow }})
+		Now: func() time.Time { return fixedNow }, Thousands: true})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})
 	m.Update(startedMsg{})
@@ -158,8 +158,11 @@ func sampleTable() *kernel.Table {
 		Columns: []string{"region", "revenue", "units"},
 		Dtypes:  []string{"object", "float64", "int64"},
 		Index:   []string{"0", "1", "2", "3"},
-		Head:    [][]string{{"North", "1200.5", "10"}, {"South", "980.25", "32"}, {"East", "15000", "7"}, {"West", "77.7", "120"}},
-		Rows:    4, Cols: 3,
+		Head:    [][]string{{"North", "1200.5", "10"}, {"South", "980.25", "32"}, {"East", "15000.0", "7"}, {"West", "77.70000000000002", "120"}},
+		// As pandas displays them: one number of decimals for the column.
+		Display:      [][]string{{"North", "1200.50", "10"}, {"South", "980.25", "32"}, {"East", "15000.00", "7"}, {"West", "77.70", "120"}},
+		IndexDisplay: []string{"0", "1", "2", "3"},
+		Rows:         4, Cols: 3,
 	}
 }
 

@@ -36,6 +36,11 @@ type Options struct {
 	// Share is what the model is shown of the files (values or schema),
 	// shown in the status line.
 	Share string
+	// Thousands groups the digits of numbers in tables (46,624.99).
+	Thousands bool
+	// OutputDir is the session's folder, where `w` in the table viewer
+	// writes; "" turns that off.
+	OutputDir string
 	// Notices are shown in the transcript as the chat opens (e.g. config's
 	// "using Ollama" notice).
 	Notices []string
@@ -94,18 +99,19 @@ type Model struct {
 	confirm  *confirmPrompt
 	expanded bool
 
-	turn       int
-	running    bool
-	cancelling bool // Ctrl+C or Esc cancelled the turn; it has not ended yet
-	cancelTurn context.CancelFunc
-	turnErr    bool // an EventError was shown for this turn
-	cur        *block
-	think      *block // the thinking being streamed
-	cells      map[int]*block
-	spans      []turnSpan // each question's blocks, for /undo
-	undoing    bool
-	lastTable  *kernel.Table
-	lastFigure string
+	turn          int
+	running       bool
+	cancelling    bool // Ctrl+C or Esc cancelled the turn; it has not ended yet
+	cancelTurn    context.CancelFunc
+	turnErr       bool // an EventError was shown for this turn
+	cur           *block
+	think         *block // the thinking being streamed
+	cells         map[int]*block
+	spans         []turnSpan // each question's blocks, for /undo
+	undoing       bool
+	lastTable     *kernel.Table
+	lastTableCell int
+	lastFigure    string
 
 	attaching  int
 	pending    []pendingAttach // asked for before the sandbox started
@@ -185,7 +191,7 @@ func (m *Model) Init() tea.Cmd {
 
 func (m *Model) rc() renderCtx {
 	return renderCtx{width: max(m.width, 20), height: m.height, th: m.th, now: m.opts.Now(), expanded: m.expanded,
-		md: m.md, style: m.style, depth: m.depth, images: m.images}
+		md: m.md, style: m.style, depth: m.depth, images: m.images, thousands: m.opts.Thousands}
 }
 
 // View lays out transcript, chips, input (or the confirm prompt) and status.

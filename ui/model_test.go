@@ -172,11 +172,11 @@ func TestTableViewerSortsAndScrolls(t *testing.T) {
 	}
 	m.Update(press("right")) // revenue
 	m.Update(press("s"))
-	if got := m.tv.rows[0][1]; got != "West" {
+	if got := m.tv.rows[0].cells[1]; got != "West" {
 		t.Fatalf("ascending revenue: first row %q, want West", got)
 	}
 	m.Update(press("s"))
-	if got := m.tv.rows[0][1]; got != "East" {
+	if got := m.tv.rows[0].cells[1]; got != "East" {
 		t.Fatalf("descending revenue: first row %q, want East", got)
 	}
 	v := m.View()

@@ -9,49 +9,71 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
-// tableView shows the latest table full screen: scrollable both ways and
-// sortable by any column. It holds the rows the kernel sent (head and tail).
+// tableView shows the latest table full screen: scrollable both ways,
+// sortable by any column, searchable, and copied or saved for reuse. It
+// shows the rows the kernel sent (head and tail) as pandas displays them;
+// what it copies and saves are the exact values.
 type tableView struct {
-	cols   []string // index column first
-	rows   [][]string
-	widths []int
-	total  string // "1,234 rows × 12 columns (showing 20)"
-	top    int    // first row shown
-	left   int    // first data column shown (the index column stays)
-	sel    int    // selected column
-	sortBy int    // -1: kernel order
-	desc   bool
-	closed bool
+	t       *kernel.Table
+	cols    []string // index column first
+	numeric []bool
+	rows    []viewRow
+	widths  []int
+	total   string // "1,234 rows × 12 columns (first and last 15 shown)"
+	top     int    // first row shown
+	left    int    // first data column shown (the index column stays)
+	sel     int    // selected column
+	sortBy  int    // -1: kernel order
+	desc    bool
+	closed  bool
+
+	searching bool   // typing a search after "/"
+	query     string // the last search
+	hit       int    // row of the current match; -1 for none
+	note      string // the outcome of the last search, copy or save
+}
+
+// viewRow is one row as shown, with its place in the kernel's table.
+type viewRow struct {
+	cells []string // index label first
+	orig  int
 }
 
 const maxColWidth = 40
 
-func newTableView(t *kernel.Table) *tableView {
-	tv := &tableView{sortBy: -1}
-	idx := t.IndexName
-	tv.cols = append([]string{sanitizeLine(idx)}, mapStrings(t.Columns, sanitizeLine)...)
-	all := append(append([][]string{}, t.Head...), t.Tail...)
-	for i, r := range all {
-		label := ""
-		if i < len(t.Index) {
-			label = t.Index[i]
+func newTableView(t *kernel.Table, thousands bool) *tableView {
+	tv := &tableView{t: t, sortBy: -1, hit: -1}
+	tv.cols = append([]string{sanitizeLine(t.IndexName)}, mapStrings(t.Columns, sanitizeLine)...)
+	tv.numeric = make([]bool, len(tv.cols))
+	for i := range t.Columns {
+		if i < len(t.Dtypes) {
+			tv.numeric[i+1] = render.IsNumericDtype(t.Dtypes[i])
 		}
-		row := append([]string{sanitizeLine(label)}, mapStrings(r, sanitizeLine)...)
-		tv.rows = append(tv.rows, row)
+	}
+	for i := range len(t.Head) + len(t.Tail) {
+		label, cells := t.Shown(i)
+		row := append([]string{sanitizeLine(label)}, mapStrings(cells, sanitizeLine)...)
+		for c := range row {
+			if thousands && c < len(tv.numeric) && tv.numeric[c] {
+				row[c] = render.GroupThousands(row[c])
+			}
+		}
+		tv.rows = append(tv.rows, viewRow{cells: row, orig: i})
 	}
 	tv.widths = make([]int, len(tv.cols))
 	for c := range tv.cols {
 		w := ansi.StringWidth(tv.cols[c]) + 2 // room for the sort arrow
 		for _, r := range tv.rows {
-			if c < len(r) {
-				w = max(w, ansi.StringWidth(r[c]))
+			if c < len(r.cells) {
+				w = max(w, ansi.StringWidth(r.cells[c]))
 			}
 		}
 		tv.widths[c] = min(max(w, 1), maxColWidth)
 	}
-	tv.total = fmt.Sprintf("%s rows × %s columns", groupDigits(t.Rows), groupDigits(t.Cols))
+	tv.total = fmt.Sprintf("%s %s × %s %s", groupDigits(t.Rows), noun(t.Rows, "row"), groupDigits(t.Cols), noun(t.Cols, "column"))
 	if len(tv.rows) < t.Rows {
 		tv.total += fmt.Sprintf(" (first and last %d shown)", len(tv.rows))
 	}
@@ -59,6 +81,14 @@ func newTableView(t *kernel.Table) *tableView {
 		tv.sel = 1
 	}
 	return tv
+}
+
+// noun is word for one, words for any other count.
+func noun(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
 }
 
 func mapStrings(in []string, f func(string) string) []string {
@@ -69,11 +99,27 @@ func mapStrings(in []string, f func(string) string) []string {
 	return out
 }
 
-// HandleMsg scrolls, moves the selected column, sorts and closes.
-func (tv *tableView) HandleMsg(msg tea.Msg, height int) {
+// tableAction is what a key in the viewer asks of the chat.
+type tableAction int
+
+const (
+	tableNone       tableAction = iota
+	tableCopy                   // copy the whole table to the clipboard
+	tableCopyColumn             // copy the selected column
+	tableWrite                  // write the table as CSV into the session folder
+)
+
+// HandleMsg scrolls, moves the selected column, sorts, searches and closes;
+// copying and saving it leaves to the chat (the returned action).
+func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 	page := max(height-4, 1)
 	switch msg := msg.(type) {
 	case tea.KeyPressMsg:
+		if tv.searching {
+			tv.searchKey(msg)
+			break
+		}
+		tv.note = ""
 		switch msg.String() {
 		case "q", "esc", "ctrl+t":
 			tv.closed = true
@@ -100,6 +146,18 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) {
 				tv.sortBy, tv.desc = tv.sel, false
 			}
 			tv.sort()
+		case "/":
+			tv.searching, tv.query = true, ""
+		case "n":
+			tv.find(tv.hit+1, 1, page)
+		case "N":
+			tv.find(tv.hit-1, -1, page)
+		case "c":
+			return tableCopy
+		case "C":
+			return tableCopyColumn
+		case "w":
+			return tableWrite
 		}
 	case tea.MouseWheelMsg:
 		switch msg.Button {
@@ -114,14 +172,61 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) {
 		}
 	}
 	tv.top = max(min(tv.top, len(tv.rows)-page), 0)
+	return tableNone
+}
+
+// searchKey edits the search typed after "/"; Enter looks for it.
+func (tv *tableView) searchKey(msg tea.KeyPressMsg) {
+	switch msg.String() {
+	case "esc":
+		tv.searching = false
+	case "enter":
+		tv.searching = false
+		tv.hit = -1
+		tv.find(0, 1, 0)
+	case "backspace":
+		if r := []rune(tv.query); len(r) > 0 {
+			tv.query = string(r[:len(r)-1])
+		}
+	default:
+		if t := msg.Text; t != "" {
+			tv.query += sanitizeLine(t)
+		}
+	}
+}
+
+// find moves to the next row from `from` (in direction dir, wrapping) with
+// a cell that contains the query, ignoring case.
+func (tv *tableView) find(from, dir, page int) {
+	q := strings.ToLower(tv.query)
+	if q == "" || len(tv.rows) == 0 {
+		return
+	}
+	n := len(tv.rows)
+	for k := range n {
+		i := ((from+dir*k)%n + n) % n
+		for _, c := range tv.rows[i].cells {
+			if strings.Contains(strings.ToLower(c), q) {
+				tv.hit = i
+				if page <= 0 || i < tv.top || i >= tv.top+page {
+					tv.top = max(i-1, 0)
+				}
+				tv.note = fmt.Sprintf("%q: row %d of %d", tv.query, i+1, n)
+				return
+			}
+		}
+	}
+	tv.hit = -1
+	tv.note = fmt.Sprintf("%q: not found", tv.query)
 }
 
 // sort orders rows by the chosen column: numerically when both cells are
 // numbers, as text otherwise; stable so ties keep the kernel's order.
 func (tv *tableView) sort() {
 	c, desc := tv.sortBy, tv.desc
+	tv.hit = -1
 	sort.SliceStable(tv.rows, func(i, j int) bool {
-		a, b := cell(tv.rows[i], c), cell(tv.rows[j], c)
+		a, b := cell(tv.rows[i].cells, c), cell(tv.rows[j].cells, c)
 		less := false
 		fa, ea := strconv.ParseFloat(strings.ReplaceAll(a, ",", ""), 64)
 		fb, eb := strconv.ParseFloat(strings.ReplaceAll(b, ",", ""), 64)
@@ -171,18 +276,25 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 		visible = append(visible, c)
 		used += tv.widths[c] + 3
 	}
-	line := func(r []string, header bool) string {
+	line := func(r []string, header, hit bool) string {
 		var b strings.Builder
 		for i, c := range visible {
 			if i > 0 {
 				b.WriteString(th.dim.Render(" │ "))
 			}
-			s := pad(cell(r, c), tv.widths[c])
+			var s string
+			if tv.numeric[c] {
+				s = padLeft(cell(r, c), tv.widths[c]) // numbers line up on the right
+			} else {
+				s = pad(cell(r, c), tv.widths[c])
+			}
 			switch {
 			case header && c == tv.sel:
 				s = th.selected.Render(s)
 			case header:
 				s = th.header.Render(s)
+			case hit:
+				s = th.selected.Render(s)
 			case c == 0:
 				s = th.dim.Render(s)
 			}
@@ -198,16 +310,24 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 		}
 		hdr[tv.sortBy] = ansi.Truncate(hdr[tv.sortBy], max(tv.widths[tv.sortBy]-2, 0), "") + arrow
 	}
-	out := []string{line(hdr, true), th.dim.Render(strings.Repeat("─", min(used, width)))}
+	out := []string{line(hdr, true, false), th.dim.Render(strings.Repeat("─", min(used, width)))}
 	body := max(height-4, 1)
 	for i := tv.top; i < len(tv.rows) && i < tv.top+body; i++ {
-		out = append(out, line(tv.rows[i], false))
+		out = append(out, line(tv.rows[i].cells, false, i == tv.hit))
 	}
 	for len(out) < height-2 {
 		out = append(out, "")
 	}
-	out = append(out, th.dim.Render(truncate(tv.total, width)))
-	out = append(out, th.help.Render(truncate("↑↓ pgup/pgdn scroll · ←→ column · s sort · q close", width)))
+	foot := tv.total
+	if tv.note != "" {
+		foot += " · " + tv.note
+	}
+	out = append(out, th.dim.Render(truncate(foot, width)))
+	help := "↑↓ pgup/pgdn scroll · ←→ column · s sort · / search · c copy · C copy column · w save CSV · q close"
+	if tv.searching {
+		help = "search: " + tv.query + "▏ (enter find · esc cancel)"
+	}
+	out = append(out, th.help.Render(truncate(help, width)))
 	return strings.Join(out, "\n")
 }
 
@@ -217,6 +337,14 @@ func (tv *tableView) span(from, to int) int {
 		w += tv.widths[c] + 3
 	}
 	return w
+}
+
+func padLeft(s string, w int) string {
+	s = ansi.Truncate(s, w, "…")
+	if d := w - ansi.StringWidth(s); d > 0 {
+		s = strings.Repeat(" ", d) + s
+	}
+	return s
 }
 
 func pad(s string, w int) string {

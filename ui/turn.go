@@ -171,7 +171,7 @@ func (m *Model) cellDone(ev agent.Event) tea.Cmd {
 		cmds = append(cmds, loadFigure(ev.Cell, f, id, max(m.width-2, 10)))
 	}
 	if r.Value != nil && r.Value.Table != nil {
-		m.lastTable = r.Value.Table
+		m.lastTable, m.lastTableCell = r.Value.Table, ev.Cell
 	}
 	return tea.Batch(cmds...)
 }

@@ -93,7 +93,7 @@ func (m *Model) dropSpan(s turnSpan) {
 		m.cells[b.cell.num] = b
 		if r := b.cell.result; r != nil {
 			if r.Value != nil && r.Value.Table != nil {
-				m.lastTable = r.Value.Table
+				m.lastTable, m.lastTableCell = r.Value.Table, b.cell.num
 			}
 			if n := len(r.Figures); n > 0 {
 				m.lastFigure = r.Figures[n-1].Path

@@ -47,7 +47,7 @@ func TestUntrustedSinksAreSanitized(t *testing.T) {
 	m.Update(inboxMsg{turnEndMsg{turn: m.turn, err: errors.New("model said " + evil)}})
 	s := screen(m)
 	check("transcript", s)
-	for _, want := range []string{"figure /out/", "file /out/", "cannot read", "Attached files:", "model said", "1 rows × 1 columns"} {
+	for _, want := range []string{"figure /out/", "file /out/", "cannot read", "Attached files:", "model said", "1 row × 1 column"} {
 		if !strings.Contains(plain(m), want) {
 			t.Errorf("the screen lacks %q, so the check above proves little:\n%s", want, plain(m))
 		}

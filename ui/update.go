@@ -139,6 +139,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case cellTickMsg:
 		m.cellTick = false
 		return m, m.scheduleCellTick()
+	case tableSavedMsg:
+		m.tableSaved(msg)
+		return m, nil
 	case openedMsg:
 		if msg.err != nil {
 			m.notice(levelError, "Could not open the figure: "+msg.err.Error())
@@ -166,8 +169,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.in.HandleMsg(msg)
 	case tea.MouseWheelMsg:
 		if m.tv != nil {
-			m.tv.HandleMsg(msg, m.height)
-			return m, nil
+			return m, m.tableAct(m.tv.HandleMsg(msg, m.height))
 		}
 		switch msg.Button {
 		case tea.MouseWheelUp:
@@ -189,11 +191,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.st.hint = ""
 	}
 	if m.tv != nil && k != "ctrl+c" {
-		m.tv.HandleMsg(msg, m.height)
+		cmd := m.tableAct(m.tv.HandleMsg(msg, m.height))
 		if m.tv.closed {
 			m.tv = nil
 		}
-		return nil
+		return cmd
 	}
 	m.tv = nil // ctrl+c leaves the table and acts as usual
 	if m.confirm != nil {
@@ -248,7 +250,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.st.hint = "No table yet."
 			return nil
 		}
-		m.tv = newTableView(m.lastTable)
+		m.tv = newTableView(m.lastTable, m.opts.Thousands)
 		return nil
 	case "ctrl+f":
 		if m.lastFigure == "" {

@@ -20,6 +20,17 @@ def cell_str(v):
     return s if len(s) <= CELL_CHARS else s[:CELL_CHARS - 1] + '\u2026'
 
 
+def shown(values):
+    """Cells as pandas displays them: display.precision, the same digits
+    for a whole column, NaN and None as pandas writes them. The exact
+    values (cell_str) are what the model reads."""
+    try:
+        from pandas.io.formats.format import format_array
+        return [cell_str(v.strip()) for v in format_array(values, None, leading_space=False)]
+    except Exception:
+        return [cell_str(v) for v in values]
+
+
 def table_of(value):
     pd = sys.modules.get('pandas')
     if pd is None:
@@ -41,6 +52,13 @@ def table_of(value):
     else:
         head, tail = sub.iloc[:TABLE_HEAD], sub.iloc[rows - TABLE_TAIL:]
     index = [cell_str(i) for i in list(head.index) + list(tail.index)]
+    both = pd.concat([head, tail]) if len(tail) else head
+    cols_shown = [shown(both.iloc[:, j]._values) for j in range(both.shape[1])]
+    display = [list(r) for r in zip(*cols_shown)] if cols_shown else [[] for _ in range(len(both))]
+    try:
+        index_shown = shown(both.index._values) if both.index.nlevels == 1 else index
+    except Exception:
+        index_shown = index
     return {
         'columns': [str(c) for c in sub.columns],
         'dtypes': [str(t) for t in sub.dtypes],
@@ -50,6 +68,8 @@ def table_of(value):
         'tail': rows_of(tail),
         'rows': int(rows),
         'cols': int(cols),
+        'display': display,
+        'index_display': index_shown,
     }
 
 

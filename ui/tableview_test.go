@@ -1,0 +1,105 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func openTable(t *testing.T, out string) *Model {
+	t.Helper()
+	m, _ := newTestModel(t, 80, 20, true)
+	m.opts.OutputDir = out
+	m.lastTable, m.lastTableCell = sampleTable(), 3
+	m.Update(press("ctrl+t"))
+	if m.tv == nil {
+		t.Fatal("ctrl+t did not open the table")
+	}
+	return m
+}
+
+func TestTableViewerAlignsAndFormats(t *testing.T) {
+	m := openTable(t, "")
+	s := ansi.Strip(m.View().Content)
+	for _, want := range []string{"  1,200.50 │", " 15,000.00 │", "     77.70 │", "4 rows × 3 columns"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("viewer lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "77.70000000000002") {
+		t.Errorf("raw float repr in the viewer:\n%s", s)
+	}
+}
+
+func TestTableViewerSearch(t *testing.T) {
+	m := openTable(t, "")
+	m.Update(press("/"))
+	typeText(m, "eas")
+	m.Update(press("enter"))
+	if m.tv.hit != 2 || !strings.Contains(m.tv.note, "row 3 of 4") {
+		t.Fatalf("search for eas: hit %d, note %q", m.tv.hit, m.tv.note)
+	}
+	m.Update(press("n")) // the only match: found again
+	if m.tv.hit != 2 {
+		t.Fatalf("n moved to %d", m.tv.hit)
+	}
+	m.Update(press("/"))
+	typeText(m, "nowhere")
+	m.Update(press("enter"))
+	if m.tv.hit != -1 || !strings.Contains(m.tv.note, "not found") {
+		t.Fatalf("search for nowhere: hit %d, note %q", m.tv.hit, m.tv.note)
+	}
+	if m.tv == nil {
+		t.Fatal("typing a search closed the viewer")
+	}
+}
+
+// c copies the exact values, tab-separated, through OSC 52.
+func TestTableViewerCopies(t *testing.T) {
+	m := openTable(t, "")
+	_, cmd := m.Update(press("c"))
+	if cmd == nil {
+		t.Fatal("c gave no command")
+	}
+	want := "\tregion\trevenue\tunits\n0\tNorth\t1200.5\t10\n1\tSouth\t980.25\t32\n2\tEast\t15000.0\t7\n3\tWest\t77.70000000000002\t120\n"
+	if got := fmt.Sprint(cmd()); got != want { // the clipboard message carries the text
+		t.Fatalf("copied %q, want %q", got, want)
+	}
+	if !strings.Contains(m.tv.note, "copied the table (4 rows)") {
+		t.Errorf("note %q", m.tv.note)
+	}
+	m.Update(press("right"))
+	m.Update(press("C"))
+	if got := tsv(m.tv.tableRecords(m.tv.sel)); got != "\trevenue\n0\t1200.5\n1\t980.25\n2\t15000.0\n3\t77.70000000000002\n" {
+		t.Errorf("column copy %q", got)
+	}
+}
+
+func TestTableViewerWritesCSV(t *testing.T) {
+	out := t.TempDir()
+	m := openTable(t, out)
+	m.tv.t.Head[0][0] = "=HYPERLINK(\"x\")" // a formula from the sandbox
+	for range 2 {
+		_, cmd := m.Update(press("w"))
+		if cmd == nil {
+			t.Fatal("w gave no command")
+		}
+		m.Update(cmd())
+	}
+	for _, name := range []string{"cell3.csv", "cell3-2.csv"} {
+		b, err := os.ReadFile(filepath.Join(out, "tables", name))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !strings.HasPrefix(string(b), ",region,revenue,units\n0,\"'=HYPERLINK(\"\"x\"\")\",1200.5,10\n") {
+			t.Errorf("%s:\n%s", name, b)
+		}
+	}
+	if !strings.Contains(m.tv.note, "saved 4 rows to "+filepath.Join(out, "tables", "cell3-2.csv")) {
+		t.Errorf("note %q", m.tv.note)
+	}
+}
