@@ -130,8 +130,8 @@ func TestGroupThousands(t *testing.T) {
 func varianceTable() *kernel.Table {
 	return &kernel.Table{
 		Columns: []string{"Q1"}, Dtypes: []string{"float64"}, IndexName: "department",
-		Index: []string{"Engineering and Research", "Marketing", "Sales"},
-		Head:  [][]string{{"-2000.0"}, {"46624.99000000002"}, {"12500.5"}},
+		Index:   []string{"Engineering and Research", "Marketing", "Sales"},
+		Head:    [][]string{{"-2000.0"}, {"46624.99000000002"}, {"12500.5"}},
 		Display: [][]string{{"-2000.00"}, {"46624.99"}, {"12500.50"}}, IndexDisplay: []string{"Engineering and Research", "Marketing", "Sales"},
 		Rows: 3, Cols: 1,
 	}
