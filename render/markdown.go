@@ -63,10 +63,12 @@ func (m *Markdown) renderer(width int, style Style) (*glamour.TermRenderer, erro
 		// renderer per width it ever had.
 		clear(m.renderers)
 	}
-	r, err := glamour.NewTermRenderer(
-		glamour.WithStandardStyle(string(style)),
-		glamour.WithWordWrap(width),
-	)
+	look := glamour.WithStandardStyle(string(style))
+	switch style {
+	case StyleDark, StyleLight:
+		look = glamour.WithStyles(markdownStyle(style == StyleDark))
+	}
+	r, err := glamour.NewTermRenderer(look, glamour.WithWordWrap(width))
 	if err != nil {
 		return nil, fmt.Errorf("markdown renderer %q: %w", style, err)
 	}

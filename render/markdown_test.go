@@ -3,6 +3,8 @@ package render
 import (
 	"os"
 	"strings"
+
+	"github.com/charmbracelet/x/ansi"
 	"testing"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -253,5 +255,27 @@ func TestRendererCacheIsBounded(t *testing.T) {
 	b, _ := md.renderer(80, StyleDark)
 	if a != b {
 		t.Fatal("renderer not reused for the same width and style")
+	}
+}
+
+func TestHeadingsWithoutMarkup(t *testing.T) {
+	md := NewMarkdown()
+	for _, st := range []Style{StyleDark, StyleLight} {
+		out, err := md.Render("# Report\n\n## Variance\n\n### By region\n\ntext", 60, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		for _, h := range []string{"Report", "Variance", "By region"} {
+			if !strings.Contains(plain, h) {
+				t.Errorf("%s: heading %q missing:\n%s", st, h, plain)
+			}
+		}
+		if strings.Contains(plain, "#") {
+			t.Errorf("%s: heading markup shown:\n%s", st, plain)
+		}
+		if !strings.Contains(out, "\x1b[1;") && !strings.Contains(out, ";1m") && !strings.Contains(out, "[1m") {
+			t.Errorf("%s: headings are not bold:\n%q", st, out)
+		}
 	}
 }

@@ -17,6 +17,7 @@ type TableOptions struct {
 	Width     int  // columns available; 0 means 80
 	MaxRows   int  // head rows shown; 0 means all of Head
 	Color     bool // bold header, dim borders and gap row
+	Dark      bool // the background is dark (for the dim colour)
 	Thousands bool // group the digits of numbers: 46,624.99
 }
 
@@ -189,7 +190,12 @@ func Table(t *kernel.Table, opt TableOptions) string {
 	dim := lipgloss.NewStyle()
 	head := lipgloss.NewStyle()
 	if opt.Color {
-		dim = dim.Foreground(lipgloss.BrightBlack)
+		// The chat's dim colours (ui/theme.go), readable on both kinds of
+		// background; the terminal's own grey is not.
+		dim = dim.Foreground(lipgloss.Color("#5B6170"))
+		if opt.Dark {
+			dim = dim.Foreground(lipgloss.Color("#A0A6BE"))
+		}
 		head = head.Bold(true)
 	}
 	tb := table.New().

@@ -7,8 +7,9 @@ import (
 )
 
 // theme holds every style of the chat for one background. Colours are picked
-// for light or dark backgrounds; NO_COLOR is honoured by Bubble Tea's renderer,
-// which downsamples styles to the terminal's colour profile.
+// for light or dark backgrounds and checked for contrast on common ones, in
+// true colour and in 256 colours (contrast_test.go); NO_COLOR is honoured by
+// Bubble Tea's renderer, which drops colours for the Ascii profile.
 type theme struct {
 	dark bool
 
@@ -38,22 +39,22 @@ func newTheme(dark, noColor bool) *theme {
 	c := func(light, darkc string) color.Color { return ld(lipgloss.Color(light), lipgloss.Color(darkc)) }
 	t := &theme{dark: dark}
 	t.user = lipgloss.NewStyle().Bold(true).Foreground(c("#1D4ED8", "#7AA2F7"))
-	t.assistant = lipgloss.NewStyle().Bold(true).Foreground(c("#7C3AED", "#BB9AF7"))
-	t.dim = lipgloss.NewStyle().Foreground(c("#6B7280", "#7F849C"))
+	t.assistant = lipgloss.NewStyle().Bold(true).Foreground(c("#6D28D9", "#BB9AF7"))
+	t.dim = lipgloss.NewStyle().Foreground(c("#5B6170", "#A0A6BE"))
 	t.accent = lipgloss.NewStyle().Foreground(c("#0E7490", "#7DCFFF"))
 	t.ok = lipgloss.NewStyle().Foreground(c("#15803D", "#9ECE6A"))
-	t.warn = lipgloss.NewStyle().Foreground(c("#B45309", "#E0AF68"))
+	t.warn = lipgloss.NewStyle().Foreground(c("#92400E", "#E0AF68"))
 	t.fail = lipgloss.NewStyle().Foreground(c("#B91C1C", "#F7768E"))
-	t.code = lipgloss.NewStyle().Foreground(c("#9CA3AF", "#565F89"))
-	t.chip = lipgloss.NewStyle().Padding(0, 1).Foreground(c("#111827", "#C0CAF5")).Background(c("#E5E7EB", "#292E42"))
-	t.chipBusy = t.chip.Foreground(c("#6B7280", "#7F849C"))
-	t.status = lipgloss.NewStyle().Foreground(c("#374151", "#A9B1D6")).Background(c("#E5E7EB", "#1F2335"))
+	t.code = lipgloss.NewStyle().Foreground(c("#7D8590", "#7C82A0"))
+	t.chip = lipgloss.NewStyle().Padding(0, 1).Foreground(c("#111827", "#D0D0D0")).Background(c("#E4E4E4", "#3A3A3A"))
+	t.chipBusy = t.chip.Foreground(c("#4B5563", "#A8A8A8"))
+	t.status = lipgloss.NewStyle().Foreground(c("#303030", "#D0D0D0")).Background(c("#E4E4E4", "#303030"))
 	if noColor {
 		t.status = t.status.Reverse(true)
 	}
 	t.statusKey = t.status.Bold(true)
-	t.help = lipgloss.NewStyle().Foreground(c("#6B7280", "#565F89"))
-	t.prompt = lipgloss.NewStyle().Bold(true).Foreground(c("#7C3AED", "#BB9AF7"))
+	t.help = lipgloss.NewStyle().Foreground(c("#5B6170", "#8A90AA"))
+	t.prompt = lipgloss.NewStyle().Bold(true).Foreground(c("#6D28D9", "#BB9AF7"))
 	t.header = lipgloss.NewStyle().Bold(true).Foreground(c("#111827", "#C0CAF5"))
 	t.selected = lipgloss.NewStyle().Bold(true).Reverse(true)
 	t.border = c("#D1D5DB", "#3B4261")

@@ -56,7 +56,7 @@ func (rc renderCtx) codeBlock(code string, width int) string {
 }
 
 func (rc renderCtx) table(t *kernel.Table, width int) string {
-	return render.Table(t, render.TableOptions{Width: width, MaxRows: 10, Color: rc.style != render.StyleNoTTY, Thousands: rc.thousands})
+	return render.Table(t, render.TableOptions{Width: width, MaxRows: 10, Color: rc.style != render.StyleNoTTY, Dark: rc.th.dark, Thousands: rc.thousands})
 }
 
 // trimBlank drops the blank lines glamour puts around a document.
