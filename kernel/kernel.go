@@ -128,6 +128,16 @@ type File struct {
 	Inline []byte `json:"-"`
 }
 
+// FigureBox is how a front end shows figures inline: at most W × H pixels,
+// with text FontPx pixels high so it reads at the size shown. The kernel
+// draws each figure a second time for it (File.Inline); the saved PNG stays
+// as the code made it. The zero value asks for none.
+type FigureBox struct {
+	W      int `json:"w"`
+	H      int `json:"h"`
+	FontPx int `json:"font_px"`
+}
+
 // Profile describes an attached file, computed inside the sandbox.
 type Profile struct {
 	Name string `json:"name"` // base name, visible at Path

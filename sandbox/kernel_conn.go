@@ -89,6 +89,7 @@ type frame struct {
 	Value   *kernel.Value   `json:"value"`
 	Error   *pyError        `json:"error"`
 	Figures [][]byte        `json:"figures"` // base64 in JSON
+	Inline  [][]byte        `json:"inline"`  // the figures drawn for the front end's box, by index; may be empty
 	Files   []string        `json:"files"`
 	Dropped int64           `json:"dropped"`
 	Notes   []string        `json:"notes"`

@@ -36,7 +36,11 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
-	if err := k.send(map[string]any{"op": "exec", "id": id, "code": code, "quiet": !harvest}); err != nil {
+	req := map[string]any{"op": "exec", "id": id, "code": code, "quiet": !harvest}
+	if b := s.figureBox(); b.W > 0 && b.H > 0 && b.FontPx > 0 {
+		req["inline"] = b
+	}
+	if err := k.send(req); err != nil {
 		return s.afterDeath(&res, start, "")
 	}
 
@@ -129,6 +133,12 @@ func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind
 		if err != nil {
 			res.Notes = append(res.Notes, fmt.Sprintf("figure %d not saved: %v", i+1, err))
 			continue
+		}
+		if i < len(f.Inline) && len(f.Inline[i]) > 0 {
+			// Shown, never saved: checked like every PNG from the sandbox.
+			if _, _, err := kernel.CheckPNG(f.Inline[i]); err == nil {
+				file.Inline = f.Inline[i]
+			}
 		}
 		res.Figures = append(res.Figures, file)
 	}

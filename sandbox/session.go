@@ -84,7 +84,9 @@ type Session struct {
 	k              *kconn
 	closing        atomic.Bool
 	seq            int64 // protocol request ids (cells and profiles)
-	cells          int   // cells run, for figure names that match the user's cell numbers
+	boxMu          sync.Mutex
+	box            kernel.FigureBox // inline figures wanted by the front end
+	cells          int              // cells run, for figure names that match the user's cell numbers
 	closed         bool
 	info           frame         // the ready frame: versions
 	enforced       Enforcement   // what the guard measured at the last kernel start
@@ -371,4 +373,19 @@ func (s *Session) setK(k *kconn) {
 	s.kmu.Lock()
 	defer s.kmu.Unlock()
 	s.k = k
+}
+
+// SetFigureBox asks for every figure of the cells from now on to be drawn
+// also at the size the front end shows it (kernel.File.Inline); the zero box
+// asks for none. Safe to call while a cell runs.
+func (s *Session) SetFigureBox(b kernel.FigureBox) {
+	s.boxMu.Lock()
+	s.box = b
+	s.boxMu.Unlock()
+}
+
+func (s *Session) figureBox() kernel.FigureBox {
+	s.boxMu.Lock()
+	defer s.boxMu.Unlock()
+	return s.box
 }

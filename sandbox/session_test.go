@@ -158,6 +158,35 @@ df`)
 	cell(t, s, "pd.reset_option('display.precision')")
 }
 
+// With a figure box, each figure is drawn again for the screen: within the
+// box, text at the size asked; the saved PNG stays as the code made it.
+func TestInlineFigureForTheBox(t *testing.T) {
+	s := sharedSession(t)
+	s.SetFigureBox(kernel.FigureBox{W: 480, H: 300, FontPx: 10})
+	defer s.SetFigureBox(kernel.FigureBox{})
+	res := cell(t, s, "import matplotlib.pyplot as plt\nplt.bar(['Engineering', 'Marketing'], [3, 5])\nplt.title('Variance')")
+	cellOK(t, res)
+	if len(res.Figures) != 1 {
+		t.Fatalf("figures %+v notes %v", res.Figures, res.Notes)
+	}
+	f := res.Figures[0]
+	if f.Width != 640 || f.Height != 480 {
+		t.Errorf("saved figure %d×%d, want matplotlib's 640×480", f.Width, f.Height)
+	}
+	w, h, err := kernel.CheckPNG(f.Inline)
+	if err != nil {
+		t.Fatalf("inline figure: %v", err)
+	}
+	if w > 480 || h > 300 || w < 300 {
+		t.Errorf("inline figure %d×%d, want it to fit 480×300 closely", w, h)
+	}
+	s.SetFigureBox(kernel.FigureBox{})
+	res = cell(t, s, "plt.plot([1, 2])")
+	if len(res.Figures) != 1 || res.Figures[0].Inline != nil {
+		t.Errorf("without a box, an inline figure: %+v", res.Figures)
+	}
+}
+
 func TestFigureCapturedWithoutSavefig(t *testing.T) {
 	s := sharedSession(t)
 	res := cell(t, s, "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2])\nplt.title('t')")

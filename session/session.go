@@ -110,6 +110,7 @@ type Session struct {
 	startedAt time.Time
 	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore)
 	mask      *secret.Masker
+	box       kernel.FigureBox // how the front end shows figures inline
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -288,6 +289,7 @@ func (s *Session) start(ctx context.Context) error {
 	}
 	s.mu.Lock()
 	s.sb = sb
+	sb.SetFigureBox(s.box)
 	s.mu.Unlock()
 	if err := s.openRecord(); err != nil {
 		return err
@@ -483,4 +485,16 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
 	return sb.Exec(ctx, code, onChunk)
+}
+
+// SetFigureBox says how the front end shows figures inline, so the kernel
+// draws each also at that size (kernel.File.Inline). Safe at any time; it
+// holds for the sandbox of now and one started later.
+func (s *Session) SetFigureBox(b kernel.FigureBox) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.box = b
+	if s.sb != nil {
+		s.sb.SetFigureBox(b)
+	}
 }

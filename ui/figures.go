@@ -112,7 +112,7 @@ func (m *Model) prepareFigure(f *figure) tea.Cmd {
 // refreshFigures prepares again the figures whose size, protocol or
 // background changed.
 func (m *Model) refreshFigures() tea.Cmd {
-	var cmds []tea.Cmd
+	cmds := []tea.Cmd{m.figureBoxCmd()}
 	for _, f := range m.figs {
 		if cmd := m.prepareFigure(f); cmd != nil {
 			cmds = append(cmds, cmd)
@@ -133,4 +133,24 @@ func (m *Model) bumpFigureBlocks() {
 func (m *Model) inTmux() bool {
 	term := m.opts.Getenv("TERM")
 	return m.opts.Getenv("TMUX") != "" || strings.HasPrefix(term, "screen") || strings.HasPrefix(term, "tmux")
+}
+
+// figureBoxCmd tells the session the size figures are shown at, when it
+// changed, so the kernel draws them for it: as many pixels as the figure's
+// cells hold, with text about as high as the terminal's own.
+func (m *Model) figureBoxCmd() tea.Cmd {
+	var b kernel.FigureBox
+	if m.overlaid() && m.term.CellW > 0 && m.term.CellH > 0 && m.width > 0 {
+		cols, rows := inlineBox(m.width, m.height)
+		b = kernel.FigureBox{W: cols * m.term.CellW, H: rows * m.term.CellH, FontPx: max(m.term.CellH*4/5, 8)}
+	}
+	if b == m.sentBox {
+		return nil
+	}
+	m.sentBox = b
+	backend := m.opts.Backend
+	return func() tea.Msg {
+		backend.SetFigureBox(b)
+		return nil
+	}
 }

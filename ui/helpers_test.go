@@ -16,6 +16,7 @@ import (
 // fakeBackend records calls; Ask replays scripted events.
 type fakeBackend struct {
 	mu       sync.Mutex
+	box      kernel.FigureBox
 	model    string
 	attached []string
 	asked    []string
@@ -27,6 +28,11 @@ type fakeBackend struct {
 }
 
 func (f *fakeBackend) Start(ctx context.Context) error { return nil }
+func (f *fakeBackend) SetFigureBox(b kernel.FigureBox) {
+	f.mu.Lock()
+	f.box = b
+	f.mu.Unlock()
+}
 func (f *fakeBackend) Attach(ctx context.Context, path string) (kernel.Profile, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

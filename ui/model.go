@@ -24,6 +24,9 @@ type Backend interface {
 	Undo(ctx context.Context) (Undone, error)
 	SetModel(name string) error
 	Model() string
+	// SetFigureBox says at what size figures are shown, so the kernel draws
+	// them for it.
+	SetFigureBox(kernel.FigureBox)
 }
 
 // Options configure the chat.
@@ -88,6 +91,7 @@ type Model struct {
 	figs    []*figure
 	inline  map[int]*inlineImage
 	lastKey int
+	sentBox kernel.FigureBox // the figure size the session was told
 
 	width, height int
 

@@ -148,7 +148,7 @@ def run_cell(msg):
         pass
     for d in drains:
         d.sync()
-    rendered, figs, files = None, [], []
+    rendered, figs, inline, files = None, [], [], []
     if quiet:
         close_figures()
     else:
@@ -157,7 +157,7 @@ def run_cell(msg):
         except BaseException as e:
             notes.append('the value could not be shown: %s' % e)
         try:
-            figs, fnotes = figures()
+            figs, inline, fnotes = figures(msg.get('inline'))
             notes += fnotes
         except BaseException as e:
             notes.append('figures could not be saved: %s' % e)
@@ -170,7 +170,7 @@ def run_cell(msg):
     dropped_out = out_cap.finish()
     dropped_err = err_cap.finish()
     state.cell = None
-    send({'t': 'result', 'id': cid, 'value': rendered, 'error': err, 'figures': figs,
+    send({'t': 'result', 'id': cid, 'value': rendered, 'error': err, 'figures': figs, 'inline': inline,
           'files': files, 'dropped': dropped_out + dropped_err, 'notes': notes,
           'seconds': duration})
 

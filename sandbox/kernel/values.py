@@ -90,11 +90,34 @@ def value_of(value):
     return out
 
 
-def figures():
+def inline_png(fig, box):
+    """The figure drawn again for the chat: text box['font_px'] pixels high
+    (the dpi says so), the figure shrunk in inches until it fits the box,
+    laid out again so labels stay inside. None when it cannot be."""
+    w, h, font_px = int(box.get('w', 0)), int(box.get('h', 0)), int(box.get('font_px', 0))
+    if w <= 0 or h <= 0 or font_px <= 0:
+        return None
+    import matplotlib
+    size = fig.get_size_inches()
+    font_pt = float(matplotlib.rcParams.get('font.size', 10)) or 10.0
+    dpi = max(30.0, min(300.0, font_px * 72.0 / font_pt))
+    scale = min(1.0, w / (size[0] * dpi), h / (size[1] * dpi))
+    fig.set_size_inches(size[0] * scale, size[1] * scale)
+    try:
+        fig.tight_layout()
+    except Exception:
+        pass
+    buf = io.BytesIO()
+    fig.savefig(buf, format='png', dpi=dpi)
+    data = buf.getvalue()
+    return data if len(data) <= MAX_PNG else None
+
+
+def figures(box=None):
     plt = sys.modules.get('matplotlib.pyplot')
     if plt is None:
-        return [], []
-    figs, notes, total = [], [], 0
+        return [], [], []
+    figs, inline, notes, total = [], [], [], 0
     for i, num in enumerate(plt.get_fignums()):
         fig = plt.figure(num)
         try:
@@ -109,13 +132,20 @@ def figures():
                 else:
                     total += len(data)
                     figs.append(base64.b64encode(data).decode('ascii'))
+                    small = None
+                    if box:
+                        try:
+                            small = inline_png(fig, box)
+                        except Exception:
+                            small = None
+                    inline.append(base64.b64encode(small).decode('ascii') if small else '')
             elif i == MAX_FIGURES:
                 notes.append('only the first %d figures of a cell are kept' % MAX_FIGURES)
         except Exception as e:
             notes.append('figure %d could not be drawn: %s: %s' % (num, type(e).__name__, str(e)[:200]))
         finally:
             plt.close(fig)
-    return figs, notes
+    return figs, inline, notes
 
 
 def close_figures():
