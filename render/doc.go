@@ -22,7 +22,8 @@
 //	// markdown.go, stream.go — glamour; NOT safe for concurrent use (one per goroutine / tea.Model)
 //	type Style string                  // StyleDark, StyleLight, StyleNoTTY (no escapes at all), StyleASCII
 //	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR, TERM=dumb → StyleNoTTY
-//	func NewMarkdown() *Markdown       // glamour renderers cached per (width, style)
+//	func NewMarkdown() *Markdown       // glamour renderers cached per (width, style); dark and light are
+//	                                   // the chat's own style (markdown_style.go): headings without "##"
 //	func (m *Markdown) Render(text string, width int, style Style) (string, error) // sanitizes text first
 //	func (m *Markdown) NewStream(width int, style Style) *Stream // one growing answer
 //	func (s *Stream) Render(full string) (string, error) // full = the whole answer so far (not a delta);
@@ -33,33 +34,42 @@
 //	with a link reference definition ("[x]: url") is rendered whole on every update.
 //
 //	// table.go — kernel.Table
-//	type TableOptions struct{ Width, MaxRows int; Color bool } // Width 0 = 80; MaxRows 0 = all of Head
-//	func Table(t *kernel.Table, opt TableOptions) string  // lipgloss table fitted to Width: text cells cut
-//	                                   // with "…" (numbers never), "+N columns not shown", "⋯" row before
-//	                                   // Tail, footer "1,234 rows × 12 columns"; no trailing newline
+//	type TableOptions struct{ Width, MaxRows int; Color, Dark, Thousands bool } // Width 0 = 80; MaxRows 0 = all of Head
+//	func Table(t *kernel.Table, opt TableOptions) string  // lipgloss table fitted to Width: cells as pandas
+//	                                   // displays them (kernel.Table.Display), numbers right-aligned and never
+//	                                   // cut, text and labels cut with "…" before a column is dropped,
+//	                                   // "+N columns not shown", "⋯" row before Tail, "1 row × 1 column"
+//	func GroupThousands(s string) string // "46624.99" → "46,624.99"; anything not a plain number as it is
+//	func IsNumericDtype(d string) bool   // int*, uint*, float*, complex*
+//
+//	// termcaps.go — what the terminal draws, from its answers
+//	const TerminalQueries                                       // XTVERSION, kitty's version, kitty graphics,
+//	                                   // XTSMGRAPHICS, CSI 16 t, CSI 14 t, then DA1 (answered last)
+//	type Terminal struct{ Getenv; Version, KittyVersion string; KittyGraphics bool; SixelColors int;
+//	                      DA1 []int; Answered bool; CellW, CellH int }
+//	func (t Terminal) Images() (Protocol, string) // the protocol by capability, and why (for doctor)
+//	func (t Terminal) Describe() string           // the name it gave, sanitized
+//	func ParseSixelColors(seq string) int         // an XTSMGRAPHICS reply
 //
 //	// image*.go — figures (PNG bytes the harvest checked; limits in kernel.CheckPNG)
 //	type Protocol string // ProtocolAuto, ProtocolKitty, ProtocolITerm, ProtocolSixel, ProtocolBlocks, ProtocolOff
 //	func ParseProtocol(s string) (Protocol, error)                          // the `images =` setting
-//	func DetectProtocol(getenv func(string) string) Protocol    // env only; tmux/screen → blocks
 //	type ColorDepth int // ColorNone, Color256, ColorTrue
 //	func DetectColorDepth(getenv func(string) string) ColorDepth // NO_COLOR, COLORTERM, TERM, TERM_PROGRAM
-//	const KittyQuery                                             // the chat asks; a reply "OK" upgrades to kitty
+//	const KittyQuery                                             // kitty graphics support (part of TerminalQueries)
 //	func DecodePNG(data []byte) (image.Image, error)             // kernel.CheckPNG, then decode
 //	func ImageCells(w, h, cols, rows int) (c, r int)             // cells a figure will occupy (reserve rows)
 //	func KittyUnicode(data []byte, id uint32, cols, rows int) KittyImage // for Bubble Tea: send .Transmit
 //	                                   // once with tea.Raw, print .Lines (placeholder text) in the View
 //	func KittyDelete(id uint32) string                           // free an image sent with KittyUnicode
+//	func TmuxPassthrough(s string) string                        // wrap escapes for tmux's allow-passthrough
 //	func HalfBlocks(img image.Image, cols, rows int, depth ColorDepth) string // ▀ lines, no trailing \n
 //	func Hyperlink(path, text string) string                     // OSC 8 file:// link; both sanitized
 //	func FileURL(path string) string                             // file:// + percent-encoding
-//	// Not wired into the chat yet (the terminal-rendering work): drawn at the cursor, outside
-//	// Bubble Tea's cell model.
-//	type ImageOptions struct{ Protocol; Cols, Rows int; Depth ColorDepth; Name string; Tmux bool }
-//	func Image(data []byte, opt ImageOptions) (string, error)    // checks, then draws; off/auto → ""
-//	func Kitty(data []byte, cols, rows int) string               // a=T,f=100,q=2, base64 chunks ≤ 4096
-//	func ITerm(data []byte, name string, cols, rows int) string  // OSC 1337 File=inline=1
-//	func Sixel(img image.Image, cols, rows int) string           // ≤ 256 colours; 10×20 px cells assumed
+//	// Drawn at the cursor, outside Bubble Tea's cell model: ui/overlay.go paints them.
+//	func NewSixelFigure(img image.Image, w, h int, bg color.Color) *SixelFigure // scaled, ≤ 256 colours, once
+//	func (f *SixelFigure) Sixel(top, bottom int) string          // a band of its pixel rows as Sixel
+//	func ITerm(data []byte, name string, cols, rows int) string  // OSC 1337 File=inline=1, fills the cells
 //
 //	// result.go — one cell's outcome, the same words in the chat and the headless progress
 //	func CellSummary(r *kernel.Result) string // "done in 1.2s", "failed: KeyError in 300ms", "timed out after 2m00s"

@@ -33,14 +33,16 @@ func kittyChunks(data []byte, keys string) string {
 }
 
 // ITerm draws PNG bytes with the iTerm2 inline image protocol (OSC 1337),
-// also understood by WezTerm and others, at cols × rows cells.
+// also understood by WezTerm and others, filling cols × rows cells exactly
+// (the chat sizes the cells to the picture, so it is not distorted, and a
+// picture that fills them leaves nothing of an earlier one showing).
 func ITerm(data []byte, name string, cols, rows int) string {
 	var b strings.Builder
 	b.WriteString("\x1b]1337;File=inline=1")
 	if name = SanitizeLine(name); name != "" {
 		b.WriteString(";name=" + base64.StdEncoding.EncodeToString([]byte(name)))
 	}
-	fmt.Fprintf(&b, ";size=%d;width=%d;height=%d;preserveAspectRatio=1:", len(data), cols, rows)
+	fmt.Fprintf(&b, ";size=%d;width=%d;height=%d;preserveAspectRatio=0:", len(data), cols, rows)
 	b.WriteString(base64.StdEncoding.EncodeToString(data))
 	b.WriteString("\x07")
 	return b.String()

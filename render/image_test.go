@@ -162,7 +162,7 @@ func TestITerm(t *testing.T) {
 	data := testPNG(t, 20, 10)
 	out := ITerm(data, "chart\x1b]0;x\x07.png", 20, 5)
 	want := "\x1b]1337;File=inline=1;name=" + base64.StdEncoding.EncodeToString([]byte("chart.png")) +
-		";size=" + strconv.Itoa(len(data)) + ";width=20;height=5;preserveAspectRatio=1:" +
+		";size=" + strconv.Itoa(len(data)) + ";width=20;height=5;preserveAspectRatio=0:" +
 		base64.StdEncoding.EncodeToString(data) + "\x07"
 	if out != want {
 		t.Fatalf("got %q", out[:80])

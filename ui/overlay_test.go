@@ -1,11 +1,17 @@
 package ui
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
+
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
 
@@ -86,5 +92,54 @@ func TestOverlayMovedFigure(t *testing.T) {
 	ov.Write([]byte(ov.publish([]placement{{img: im, x: 2, y: 0, rows: 2, skip: 1}}) + "c"))
 	if out := read(); !strings.Contains(out, im.escape(1, 2)) {
 		t.Fatalf("partly visible figure not drawn from its second row")
+	}
+}
+
+// Through the model: a Sixel terminal's figure reserves its cells in the
+// view, the marks never reach the terminal, and the overlay paints it where
+// the view put it; the table viewer leaves it out.
+func TestSixelFigureInTheChat(t *testing.T) {
+	env := map[string]string{"TERM": "xterm", "COLORTERM": ""}
+	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "light", Images: "auto",
+		Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return fixedNow }})
+	ov, read := overlayOut(t)
+	m.ov = ov
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	m.Update(startedMsg{})
+	m.Update(uv.CellSizeEvent{Width: 6, Height: 13})
+	m.Update(uv.PrimaryDeviceAttributesEvent{63, 1, 2, 4, 6})
+	if m.images != render.ProtocolSixel || !m.overlaid() {
+		t.Fatalf("images %s, overlaid %v: want Sixel", m.images, m.overlaid())
+	}
+	var inline *inlineImage
+	for _, msg := range figureTurn(t, m, writePNG(t, 240, 120)) {
+		if im, ok := msg.(inlineMsg); ok {
+			m.Update(im)
+			inline = im.img
+		}
+	}
+	if inline == nil || inline.cols != 40 || inline.rows != 10 {
+		t.Fatalf("prepared figure %+v, want 40×10 cells for 240×120 pixels at 6×13", inline)
+	}
+	if m.sentBox != (kernel.FigureBox{W: 98 * 6, H: 30 * 13, FontPx: 10}) {
+		t.Errorf("figure box for the session: %+v", m.sentBox)
+	}
+	v := m.View()
+	if strings.Contains(v.Content, figurePrefix) {
+		t.Fatal("figure marks left in the view")
+	}
+	if !strings.Contains(v.Content, planPrefix) || strings.ContainsRune(v.Content, '▀') {
+		t.Fatal("want a plan mark and no half-blocks")
+	}
+	ov.Write([]byte(v.Content))
+	if out := read(); !strings.Contains(out, inline.escape(0, inline.rows)) || strings.Contains(out, planPrefix) {
+		t.Fatalf("the overlay did not paint the figure whole: %d bytes", len(out))
+	}
+	m.Update(press("ctrl+t"))
+	m.lastTable = sampleTable()
+	m.Update(press("ctrl+t"))
+	ov.Write([]byte(m.View().Content))
+	if out := read(); strings.Contains(out, "\x1bP0;1;0q") || !strings.Contains(out, "\x1b7\x1b[0m") {
+		t.Fatalf("the table viewer kept the figure: %q", out[:min(len(out), 100)])
 	}
 }
