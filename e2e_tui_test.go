@@ -88,7 +88,7 @@ func TestChatTUIEndToEnd(t *testing.T) {
 
 	// The latest table full screen, sorted by a column.
 	tmux("send-keys", "-t", "q", "C-t")
-	waitFor("the table viewer", 10*time.Second, has("s sort · q close", "4 rows × 2 columns"))
+	waitFor("the table viewer", 10*time.Second, has("s sort", "q close", "4 rows × 2 columns"))
 	tmux("send-keys", "-t", "q", "Right", "s")
 	waitFor("the sorted table", 10*time.Second, has("revenue ↑"))
 	tmux("send-keys", "-t", "q", "q")
