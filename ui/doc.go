@@ -14,7 +14,10 @@
 // a second and a running cell's clock once a second, only while they run.
 //
 // Untrusted text (from the model or the sandbox) becomes terminal text only
-// through package render; the escapes ui adds itself are styles, OSC 8 links
-// and kitty graphics (kitty.go). It must not import sandbox, session or any
-// Docker package: cli hands it a session as a Backend.
+// through package render; the escapes ui adds itself are styles, OSC 8 links,
+// the terminal queries (termcaps.go), OSC 52 copies (tableexport.go), kitty
+// graphics (kitty.go), and Sixel and iTerm2 pictures, which the chat's
+// output writer paints around each frame (overlay.go, inline.go). It must
+// not import sandbox, session or any Docker package: cli hands it a session
+// as a Backend.
 package ui

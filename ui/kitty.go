@@ -3,9 +3,8 @@ package ui
 import "math/rand/v2"
 
 // Kitty graphics inside Bubble Tea. The cell renderer owns every cell, so an
-// image drawn at the cursor (iTerm2, Sixel, a plain kitty placement) would be
-// overwritten or would shift the screen. Kitty's Unicode placeholders avoid
-// that: the image is transmitted once (tea.Raw) with a virtual placement of
+// image drawn at the cursor is painted around its frames (overlay.go, for
+// Sixel and iTerm2). Kitty's Unicode placeholders need none of that: the image is transmitted once (tea.Raw) with a virtual placement of
 // cols×rows cells, and the view shows it with ordinary text cells — U+10EEEE
 // plus row and column diacritics, coloured with the image id — which the
 // renderer diffs, scrolls and clips like any other text. render.KittyUnicode
