@@ -19,6 +19,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+	"github.com/quarry-cli/quarry/session"
 )
 
 // The chat in real terminal emulators under Xvfb, as an analyst sees it:
@@ -209,9 +210,9 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 		}
 		return string(b)
 	}
-	transcript := filepath.Join(out, "transcript.jsonl")
-	waitFile(t, transcript, "", 2*time.Minute, &termOut)
-	waitFile(t, transcript, `"kind":"sandbox"`, 3*time.Minute, &termOut)
+	record := filepath.Join(out, session.RecordName)
+	waitFile(t, record, "", 2*time.Minute, &termOut)
+	waitFile(t, record, `"kind":"input"`, 3*time.Minute, &termOut) // the sandbox is up and a file attached
 	win := ""
 	for deadline := time.Now().Add(20 * time.Second); win == "" && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
 		cmd := exec.Command("xdotool", "search", "--onlyvisible", "--pid", strconv.Itoa(term.Process.Pid))
@@ -227,7 +228,7 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	x("xdotool", "windowfocus", "--sync", win)
 	x("xdotool", "type", "--delay", "20", "variance report by department")
 	x("xdotool", "key", "Return")
-	waitFile(t, transcript, `"kind":"turn_done"`, 2*time.Minute, &termOut)
+	waitFile(t, record, `"kind":"answer"`, 2*time.Minute, &termOut)
 	time.Sleep(3 * time.Second) // the figure is prepared and painted after the answer
 	shot := func(name string) image.Image {
 		t.Helper()

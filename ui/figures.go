@@ -67,10 +67,10 @@ func figureLines(f *figure, rc renderCtx) []string {
 			out = append(out, "  "+l)
 		}
 	default:
-		// Half-blocks take the whole width, in at most half the screen's
-		// rows, so the answer around the figure stays in view.
+		// Half-blocks take the whole width, in at most a third of the
+		// screen's rows, so the question and answer around it stay in view.
 		b := f.img.Bounds()
-		cols, rows := render.ImageCells(b.Dx(), b.Dy(), rc.width-2, max(rc.height/2, thumbMaxRows))
+		cols, rows := render.ImageCells(b.Dx(), b.Dy(), rc.width-2, max(rc.height/3, thumbMaxRows))
 		if cols > 0 {
 			for _, l := range strings.Split(strings.TrimRight(render.HalfBlocks(f.img, cols, rows, rc.depth), "\n"), "\n") {
 				out = append(out, "  "+l)
