@@ -12,20 +12,22 @@ import (
 
 // doc is a record as every format shows it: the session's turns with all
 // text already cleaned of terminal escapes and control characters, once,
-// here. Escaping for HTML or Markdown is each writer's own.
+// here (tables when they are laid out, by render's Grid, as in the chat).
+// Escaping for HTML or Markdown is each writer's own.
 type doc struct {
-	dir     string
-	id      string
-	title   string
-	model   string
-	source  string
-	started time.Time
-	inputs  []session.Input
-	turns   []session.Turn
+	dir       string
+	id        string
+	thousands bool // group the digits of numbers in tables, as the chat did
+	title     string
+	model     string
+	source    string
+	started   time.Time
+	inputs    []session.Input
+	turns     []session.Turn
 }
 
 func newDoc(rec *session.Record) *doc {
-	d := &doc{dir: rec.Dir, id: rec.ID, title: clean1(rec.Title()), model: clean1(rec.Model), source: clean1(rec.Source), started: rec.Started}
+	d := &doc{dir: rec.Dir, id: rec.ID, title: clean1(rec.Title()), model: clean1(rec.Model), source: clean1(rec.Source), started: rec.Started, thousands: rec.Settings.Thousands}
 	if d.title == "" {
 		d.title = "Session " + rec.ID
 	}
@@ -67,10 +69,7 @@ func cleanResult(r kernel.Result) kernel.Result {
 	r.Stdout, r.Stderr = clean(r.Stdout), clean(r.Stderr)
 	if r.Value != nil {
 		v := *r.Value
-		v.Repr = clean(v.Repr)
-		if v.Table != nil {
-			v.Table = cleanTable(v.Table)
-		}
+		v.Repr = clean(v.Repr) // a table is cleaned where it is laid out (grid)
 		r.Value = &v
 	}
 	if r.Error != nil {
@@ -88,28 +87,6 @@ func cleanResult(r kernel.Result) kernel.Result {
 	return r
 }
 
-func cleanTable(t *kernel.Table) *kernel.Table {
-	c := *t
-	line := func(xs []string) []string {
-		out := make([]string, len(xs))
-		for i, x := range xs {
-			out[i] = clean1(x)
-		}
-		return out
-	}
-	rows := func(rs [][]string) [][]string {
-		out := make([][]string, len(rs))
-		for i, r := range rs {
-			out[i] = line(r)
-		}
-		return out
-	}
-	c.Columns, c.Dtypes, c.Index = line(t.Columns), line(t.Dtypes), line(t.Index)
-	c.IndexName = clean1(t.IndexName)
-	c.Head, c.Tail = rows(t.Head), rows(t.Tail)
-	return &c
-}
-
 func cleanFiles(fs []kernel.File) []kernel.File {
 	out := make([]kernel.File, len(fs))
 	for i, f := range fs {
@@ -119,34 +96,14 @@ func cleanFiles(fs []kernel.File) []kernel.File {
 	return out
 }
 
-// tableRows are a table's rows with their index label, and whether rows
-// were left out between head and tail.
-func tableRows(t *kernel.Table) (rows [][]string, gapAt int) {
-	gapAt = -1
-	label := func(i int) string {
-		if i < len(t.Index) {
-			return t.Index[i]
-		}
-		return ""
-	}
-	for i, r := range t.Head {
-		rows = append(rows, append([]string{label(i)}, r...))
-	}
-	if len(t.Tail) > 0 {
-		gapAt = len(rows)
-		for i, r := range t.Tail {
-			rows = append(rows, append([]string{label(len(t.Head) + i)}, r...))
-		}
-	}
-	return rows, gapAt
-}
+// grid is a table as the chat shows it (render.NewGrid sanitizes every
+// cell of it), and tableShape its size in the chat's words.
+func (d *doc) grid(t *kernel.Table) render.Grid { return render.NewGrid(t, 0, d.thousands) }
 
-// shape says how much of a table is shown.
-func shape(t *kernel.Table) string {
-	shown := len(t.Head) + len(t.Tail)
-	s := fmt.Sprintf("%d rows × %d columns", t.Rows, t.Cols)
-	if shown < t.Rows || len(t.Columns) < t.Cols {
-		s += fmt.Sprintf(" (%d rows and %d columns shown)", shown, len(t.Columns))
+func tableShape(t *kernel.Table, g render.Grid) string {
+	s := render.TableShape(t)
+	if g.Hidden > 0 {
+		s += " (" + render.ColumnsNotShown(g.Hidden) + ")"
 	}
 	return s
 }

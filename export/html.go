@@ -74,7 +74,7 @@ func writeHTML(w io.Writer, d *doc) error {
 	for i, t := range d.turns {
 		ht := htmlTurn{N: i + 1, Question: t.Question, Error: t.Error}
 		for _, c := range t.Cells {
-			ht.Cells = append(ht.Cells, htmlCellOf(c))
+			ht.Cells = append(ht.Cells, htmlCellOf(d, c))
 		}
 		if t.Answer != "" {
 			ht.Answer = markdownHTML(md, t.Answer)
@@ -89,13 +89,13 @@ func writeHTML(w io.Writer, d *doc) error {
 	return err
 }
 
-func htmlCellOf(c session.Cell) htmlCell {
+func htmlCellOf(d *doc, c session.Cell) htmlCell {
 	r := c.Result
 	hc := htmlCell{Title: cellTitle(c), Failed: c.Status != session.CellOK, Code: c.Code,
 		Output: strings.TrimRight(r.Stdout+r.Stderr, "\n")}
 	if v := r.Value; v != nil && r.Error == nil {
 		if v.Table != nil {
-			hc.Table = template.HTML(tableHTML(v.Table)) // every cell escaped by tableHTML
+			hc.Table = template.HTML(tableHTML(v.Table, d.grid(v.Table))) // every cell escaped by tableHTML
 		} else {
 			hc.Value = v.Repr
 		}

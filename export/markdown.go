@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
 
@@ -32,7 +33,7 @@ func writeMarkdown(w io.Writer, d *doc, link func(kernel.File) string) error {
 			b.WriteString(quoteBlock(safeMarkdown(t.Question)) + "\n\n")
 		}
 		for _, c := range t.Cells {
-			markdownCell(&b, c, link)
+			markdownCell(&b, d, c, link)
 		}
 		if t.Answer != "" {
 			b.WriteString("**Answer**\n\n" + strings.TrimSpace(safeMarkdown(t.Answer)) + "\n\n")
@@ -45,7 +46,7 @@ func writeMarkdown(w io.Writer, d *doc, link func(kernel.File) string) error {
 	return err
 }
 
-func markdownCell(b *strings.Builder, c session.Cell, link func(kernel.File) string) {
+func markdownCell(b *strings.Builder, d *doc, c session.Cell, link func(kernel.File) string) {
 	fmt.Fprintf(b, "**%s**\n\n", escapeMarkdown(cellTitle(c)))
 	b.WriteString(fenced("python", c.Code))
 	r := c.Result
@@ -54,7 +55,7 @@ func markdownCell(b *strings.Builder, c session.Cell, link func(kernel.File) str
 	}
 	if v := r.Value; v != nil && r.Error == nil {
 		if v.Table != nil {
-			b.WriteString(markdownTable(v.Table) + "\n")
+			b.WriteString(markdownTable(v.Table, d.grid(v.Table)) + "\n")
 		} else if strings.TrimSpace(v.Repr) != "" {
 			b.WriteString(fenced("text", v.Repr))
 		}
@@ -83,36 +84,35 @@ func markdownCell(b *strings.Builder, c session.Cell, link func(kernel.File) str
 }
 
 // markdownTable is a GitHub-style table; numbers are right-aligned.
-func markdownTable(t *kernel.Table) string {
+func markdownTable(t *kernel.Table, g render.Grid) string {
 	var b strings.Builder
-	cell := func(s string) string {
-		return escapeMarkdown(s)
+	b.WriteString("|")
+	for _, h := range g.Header {
+		b.WriteString(" " + escapeMarkdown(h) + " |")
 	}
-	b.WriteString("| " + cell(t.IndexName) + " |")
-	for _, c := range t.Columns {
-		b.WriteString(" " + cell(c) + " |")
-	}
-	b.WriteString("\n|---|")
-	for i := range t.Columns {
-		if i < len(t.Dtypes) && numeric(t.Dtypes[i]) {
+	b.WriteString("\n|")
+	for _, num := range g.Numeric {
+		if num {
 			b.WriteString("---:|")
 		} else {
 			b.WriteString("---|")
 		}
 	}
 	b.WriteString("\n")
-	rows, gap := tableRows(t)
-	for i, r := range rows {
-		if i == gap {
-			b.WriteString("| … |" + strings.Repeat(" … |", len(t.Columns)) + "\n")
+	for i, r := range g.Rows {
+		if i == g.Gap {
+			b.WriteString("|" + strings.Repeat(" … |", len(g.Header)) + "\n")
 		}
 		b.WriteString("|")
 		for _, v := range r {
-			b.WriteString(" " + cell(v) + " |")
+			b.WriteString(" " + escapeMarkdown(v) + " |")
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n*" + escapeMarkdown(shape(t)) + "*\n")
+	if g.Gap == len(g.Rows) {
+		b.WriteString("|" + strings.Repeat(" … |", len(g.Header)) + "\n")
+	}
+	b.WriteString("\n*" + escapeMarkdown(tableShape(t, g)) + "*\n")
 	return b.String()
 }
 

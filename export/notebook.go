@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
 
@@ -77,7 +78,7 @@ func writeNotebook(w io.Writer, d *doc) error {
 				Metadata: map[string]any{"quarry": map[string]any{"role": "question"}}, Source: questionMarkdown(t.Question)})
 		}
 		for _, c := range t.Cells {
-			nb.Cells = append(nb.Cells, codeCell(c))
+			nb.Cells = append(nb.Cells, codeCell(d, c))
 		}
 		if t.Answer != "" {
 			nb.Cells = append(nb.Cells, nbCell{ID: fmt.Sprintf("a%d", i+1), CellType: "markdown",
@@ -135,7 +136,7 @@ func setupSource(d *doc) string {
 // pyComment keeps text on one comment line.
 func pyComment(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func codeCell(c session.Cell) nbCell {
+func codeCell(d *doc, c session.Cell) nbCell {
 	n := c.Num
 	meta := map[string]any{"quarry": map[string]any{"cell": c.Num, "status": string(c.Status)}}
 	if c.Status != session.CellOK {
@@ -164,7 +165,7 @@ func codeCell(c session.Cell) nbCell {
 	if v := r.Value; v != nil && r.Error == nil {
 		data := map[string]string{"text/plain": v.Repr}
 		if v.Table != nil {
-			data["text/html"] = tableHTML(v.Table)
+			data["text/html"] = tableHTML(v.Table, d.grid(v.Table))
 		}
 		cell.Outputs = append(cell.Outputs, nbOutput{"output_type": "execute_result", "execution_count": n, "metadata": map[string]any{}, "data": data})
 	}
@@ -181,34 +182,47 @@ func codeCell(c session.Cell) nbCell {
 
 // tableHTML is a table as pandas' own HTML would show it in Jupyter,
 // every cell escaped.
-func tableHTML(t *kernel.Table) string {
+func tableHTML(t *kernel.Table, g render.Grid) string {
 	var b strings.Builder
-	b.WriteString(`<table class="dataframe"><thead><tr><th>` + esc(t.IndexName) + `</th>`)
-	for _, c := range t.Columns {
-		b.WriteString("<th>" + esc(c) + "</th>")
-	}
-	b.WriteString("</tr></thead><tbody>")
-	rows, gap := tableRows(t)
-	for i, r := range rows {
-		if i == gap {
-			b.WriteString(`<tr class="gap"><th>…</th>` + strings.Repeat("<td>…</td>", len(t.Columns)) + "</tr>")
+	cell := func(j int, v string) string {
+		switch {
+		case j == 0 && g.Indexed:
+			return "<th>" + esc(v) + "</th>"
+		case g.Numeric[j]:
+			return `<td class="num">` + esc(v) + "</td>"
 		}
-		b.WriteString("<tr><th>" + esc(r[0]) + "</th>")
-		for j, v := range r[1:] {
-			class := ""
-			if j < len(t.Dtypes) && numeric(t.Dtypes[j]) {
-				class = ` class="num"`
+		return "<td>" + esc(v) + "</td>"
+	}
+	gap := func() {
+		b.WriteString(`<tr class="gap">`)
+		for j := range g.Header {
+			if j == 0 && g.Indexed {
+				b.WriteString("<th>…</th>")
+			} else {
+				b.WriteString("<td>…</td>")
 			}
-			b.WriteString("<td" + class + ">" + esc(v) + "</td>")
 		}
 		b.WriteString("</tr>")
 	}
+	b.WriteString(`<table class="dataframe"><thead><tr>`)
+	for _, h := range g.Header {
+		b.WriteString("<th>" + esc(h) + "</th>")
+	}
+	b.WriteString("</tr></thead><tbody>")
+	for i, r := range g.Rows {
+		if i == g.Gap {
+			gap()
+		}
+		b.WriteString("<tr>")
+		for j, v := range r {
+			b.WriteString(cell(j, v))
+		}
+		b.WriteString("</tr>")
+	}
+	if g.Gap == len(g.Rows) {
+		gap()
+	}
 	b.WriteString("</tbody></table>")
-	b.WriteString(`<p class="shape">` + esc(shape(t)) + `</p>`)
+	b.WriteString(`<p class="shape">` + esc(tableShape(t, g)) + `</p>`)
 	return b.String()
-}
-
-func numeric(dtype string) bool {
-	return strings.HasPrefix(dtype, "int") || strings.HasPrefix(dtype, "float") || strings.HasPrefix(dtype, "uint") ||
-		strings.HasPrefix(dtype, "Int") || strings.HasPrefix(dtype, "Float")
 }

@@ -27,36 +27,40 @@ const (
 	gapMark      = "⋯"
 )
 
-// frame is a kernel.Table made ready to lay out: sanitized, index first,
-// the rows to show, and which columns are numeric.
-type frame struct {
-	header  []string
-	rows    [][]string
-	gap     int // index in rows before which the "⋯" row goes; -1 for none
-	numeric []bool
-	hidden  int  // columns of the frame not shown
-	indexed bool // the first column is the index
+// Grid is a kernel.Table made ready to show, the one form of a table for
+// every front end and export: each cell one line of sanitized text, the
+// index first, the values as pandas displays them (digits grouped when
+// asked), the rows to show and which columns hold numbers.
+type Grid struct {
+	Header  []string
+	Rows    [][]string
+	Gap     int // index in Rows before which rows were left out; -1 for none
+	Numeric []bool
+	Hidden  int  // columns of the frame the kernel did not send
+	Indexed bool // the first column is the index
 }
 
-func newFrame(t *kernel.Table, maxRows int, thousands bool) frame {
-	f := frame{gap: -1}
+// NewGrid lays out t: its head rows (at most maxRows; 0 means all), then
+// its tail. thousands groups the digits of numbers (46,624.99).
+func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid {
+	f := Grid{Gap: -1}
 	hasIndex := len(t.Index) > 0
 	if hasIndex {
-		f.indexed = true
-		f.header = append(f.header, SanitizeLine(t.IndexName))
-		f.numeric = append(f.numeric, false)
+		f.Indexed = true
+		f.Header = append(f.Header, SanitizeLine(t.IndexName))
+		f.Numeric = append(f.Numeric, false)
 	}
 	for i, c := range t.Columns {
-		f.header = append(f.header, SanitizeLine(c))
+		f.Header = append(f.Header, SanitizeLine(c))
 		dtype := ""
 		if i < len(t.Dtypes) {
 			dtype = t.Dtypes[i]
 		}
-		f.numeric = append(f.numeric, IsNumericDtype(dtype))
+		f.Numeric = append(f.Numeric, IsNumericDtype(dtype))
 	}
 	row := func(i int) []string {
 		label, cells := t.Shown(i)
-		out := make([]string, 0, len(f.header))
+		out := make([]string, 0, len(f.Header))
 		if hasIndex {
 			out = append(out, SanitizeLine(label))
 		}
@@ -65,7 +69,7 @@ func newFrame(t *kernel.Table, maxRows int, thousands bool) frame {
 			if j < len(cells) {
 				cell = SanitizeLine(cells[j])
 			}
-			if thousands && f.numeric[len(out)] {
+			if thousands && f.Numeric[len(out)] {
 				cell = GroupThousands(cell)
 			}
 			out = append(out, cell)
@@ -77,16 +81,26 @@ func newFrame(t *kernel.Table, maxRows int, thousands bool) frame {
 		head = maxRows
 	}
 	for i := range head {
-		f.rows = append(f.rows, row(i))
+		f.Rows = append(f.Rows, row(i))
 	}
 	if head < len(t.Head) || len(t.Tail) > 0 {
-		f.gap = len(f.rows)
+		f.Gap = len(f.Rows)
 	}
 	for i := range t.Tail {
-		f.rows = append(f.rows, row(len(t.Head)+i))
+		f.Rows = append(f.Rows, row(len(t.Head)+i))
 	}
-	f.hidden = max(0, t.Cols-len(t.Columns))
+	f.Hidden = max(0, t.Cols-len(t.Columns))
 	return f
+}
+
+// TableShape is a table's size in words: "1,234 rows × 1 column".
+func TableShape(t *kernel.Table) string {
+	return fmt.Sprintf("%s %s × %s %s", thousands(t.Rows), plural(t.Rows, "row"), thousands(t.Cols), plural(t.Cols, "column"))
+}
+
+// ColumnsNotShown is the note for n columns left out: "+2 columns not shown".
+func ColumnsNotShown(n int) string {
+	return fmt.Sprintf("+%d %s not shown", n, plural(n, "column"))
 }
 
 // IsNumericDtype tells a column of numbers by its pandas dtype.
@@ -98,12 +112,12 @@ func IsNumericDtype(d string) bool {
 
 // fit chooses which columns to show and how wide, for a bordered table
 // whose every column costs its width plus three (padding and a rule).
-func (f frame) fit(width int) (keep int, widths []int) {
-	natural := make([]int, len(f.header))
-	for j, h := range f.header {
+func (f Grid) fit(width int) (keep int, widths []int) {
+	natural := make([]int, len(f.Header))
+	for j, h := range f.Header {
 		natural[j] = ansi.StringWidth(h)
 	}
-	for _, r := range f.rows {
+	for _, r := range f.Rows {
 		for j, c := range r {
 			natural[j] = max(natural[j], ansi.StringWidth(c))
 		}
@@ -116,7 +130,7 @@ func (f frame) fit(width int) (keep int, widths []int) {
 	least := make([]int, len(natural))
 	for j := range least {
 		least[j] = min(natural[j], minCellWidth)
-		if f.numeric[j] {
+		if f.Numeric[j] {
 			least[j] = natural[j]
 		}
 	}
@@ -163,9 +177,9 @@ func Table(t *kernel.Table, opt TableOptions) string {
 	if width <= 0 {
 		width = 80
 	}
-	f := newFrame(t, opt.MaxRows, opt.Thousands)
+	f := NewGrid(t, opt.MaxRows, opt.Thousands)
 	keep, widths := f.fit(width)
-	dropped := len(f.header) - keep
+	dropped := len(f.Header) - keep
 	cut := func(cells []string) []string {
 		out := make([]string, keep)
 		for j := range out {
@@ -174,18 +188,18 @@ func Table(t *kernel.Table, opt TableOptions) string {
 		return out
 	}
 	var rows [][]string
-	for i, r := range f.rows {
-		if i == f.gap {
+	for i, r := range f.Rows {
+		if i == f.Gap {
 			rows = append(rows, gapRow(keep))
 		}
 		rows = append(rows, cut(r))
 	}
-	if f.gap == len(f.rows) {
+	if f.Gap == len(f.Rows) {
 		rows = append(rows, gapRow(keep))
 	}
 	gapAt := -1
-	if f.gap >= 0 {
-		gapAt = f.gap
+	if f.Gap >= 0 {
+		gapAt = f.Gap
 	}
 	dim := lipgloss.NewStyle()
 	head := lipgloss.NewStyle()
@@ -201,24 +215,24 @@ func Table(t *kernel.Table, opt TableOptions) string {
 	tb := table.New().
 		Border(lipgloss.RoundedBorder()).
 		BorderStyle(dim).
-		Headers(cut(f.header)...).
+		Headers(cut(f.Header)...).
 		Rows(rows...).
 		StyleFunc(func(row, col int) lipgloss.Style {
 			s := lipgloss.NewStyle().Padding(0, 1).Width(widths[col] + 2)
 			switch {
 			case row == table.HeaderRow:
 				s = s.Inherit(head)
-				if f.numeric[col] {
+				if f.Numeric[col] {
 					s = s.Align(lipgloss.Right) // over its numbers, as pandas puts it
 				}
 			case row == gapAt:
 				s = s.Inherit(dim).Align(lipgloss.Center)
-			case f.numeric[col]:
+			case f.Numeric[col]:
 				s = s.Align(lipgloss.Right)
 			}
 			return s
 		})
-	return tb.String() + "\n" + tableFooter(t, dropped+f.hidden, width, dim)
+	return tb.String() + "\n" + tableFooter(t, dropped+f.Hidden, width, dim)
 }
 
 func gapRow(n int) []string {
@@ -230,9 +244,9 @@ func gapRow(n int) []string {
 }
 
 func tableFooter(t *kernel.Table, hidden, width int, dim lipgloss.Style) string {
-	s := fmt.Sprintf("%s %s × %s %s", thousands(t.Rows), plural(t.Rows, "row"), thousands(t.Cols), plural(t.Cols, "column"))
+	s := TableShape(t)
 	if hidden > 0 {
-		note := fmt.Sprintf("+%d %s not shown", hidden, plural(hidden, "column"))
+		note := ColumnsNotShown(hidden)
 		if ansi.StringWidth(s)+len(note)+3 <= width {
 			s += " (" + note + ")"
 		} else {

@@ -71,6 +71,9 @@ type Settings struct {
 	CPUs     float64       `json:"cpus,omitempty"`
 	Image    string        `json:"image,omitempty"`
 	Build    string        `json:"quarry,omitempty"` // quarry's version
+	// Thousands groups the digits of numbers in tables, as the chat showed
+	// them; exports show them the same way.
+	Thousands bool `json:"thousands,omitempty"`
 }
 
 // Input is a file attached to the session: its name under /data, where it

@@ -371,7 +371,7 @@ func (s *Session) index() string {
 // settings are the record's copy of the settings that shape a run.
 func (s *Session) settings() Settings {
 	c := s.opts.Config
-	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build}
+	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build, Thousands: c.Thousands}
 	if c.BaseURL != "" {
 		st.Endpoint = c.Endpoint()
 	}

@@ -73,7 +73,7 @@ func newTableView(t *kernel.Table, thousands bool) *tableView {
 		}
 		tv.widths[c] = min(max(w, 1), maxColWidth)
 	}
-	tv.total = fmt.Sprintf("%s %s × %s %s", groupDigits(t.Rows), noun(t.Rows, "row"), groupDigits(t.Cols), noun(t.Cols, "column"))
+	tv.total = render.TableShape(t)
 	if len(tv.rows) < t.Rows {
 		tv.total += fmt.Sprintf(" (first and last %d shown)", len(tv.rows))
 	}
@@ -81,14 +81,6 @@ func newTableView(t *kernel.Table, thousands bool) *tableView {
 		tv.sel = 1
 	}
 	return tv
-}
-
-// noun is word for one, words for any other count.
-func noun(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func mapStrings(in []string, f func(string) string) []string {
