@@ -264,3 +264,46 @@ func TestSQLOutOfMemoryIsAnError(t *testing.T) {
 		t.Errorf("after the error: %q", res.Stdout)
 	}
 }
+
+// Where no memory cgroup holds (rootless Podman on cgroup v1) the guard
+// caps each process's data with RLIMIT_DATA instead: sql() sizes DuckDB
+// from that cap, not from the machine, so a query too big for it still
+// ends in DuckDB's own out-of-memory error and the kernel lives on. The
+// cell lowers its own cap to play that case on any engine.
+func TestSQLMemoryWithinTheDataLimit(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	s := sandboxtest.Session(t, e, sandbox.Options{Limits: sandbox.Limits{Memory: 2 << 30}})
+	var got struct {
+		Cap   int64  `json:"cap"`
+		Limit string `json:"limit"`
+	}
+	runJSON(t, s, `
+import resource
+def _vmdata():
+    for line in open('/proc/self/status'):
+        if line.startswith('VmData:'):
+            return int(line.split()[1]) * 1024
+cap = _vmdata() + (700 << 20)
+resource.setrlimit(resource.RLIMIT_DATA, (cap, resource.getrlimit(resource.RLIMIT_DATA)[1]))
+kept = 'yes'
+print('QJSON ' + _qj.dumps({'cap': cap, 'limit': sql("SELECT current_setting('memory_limit') AS m").m[0]}))`, &got)
+	var n float64
+	var unit string
+	if _, err := fmt.Sscanf(got.Limit, "%f %s", &n, &unit); err != nil {
+		t.Fatalf("memory_limit %q: %v", got.Limit, err)
+	}
+	mib := map[string]float64{"KiB": 1.0 / 1024, "MiB": 1, "GiB": 1024}[unit] * n
+	t.Logf("DuckDB's memory_limit with 700 MiB of data left to the process: %s", got.Limit)
+	if mib <= 0 || mib > 700 {
+		t.Errorf("DuckDB was given %s with 700 MiB of data left to the process", got.Limit)
+	}
+	res := run(t, s, `sql("SELECT count(DISTINCT i) FROM range(100000000) t(i)")`)
+	if res.Error == nil || res.Error.Type != "DuckDBError" || !strings.Contains(res.Error.Message, "Out of Memory") || res.StateLost || res.Rewound {
+		t.Fatalf("error %+v (state lost %v), want DuckDB's out-of-memory error", res.Error, res.StateLost)
+	}
+	res = run(t, s, "print(kept)")
+	mustOK(t, res)
+	if strings.TrimSpace(res.Stdout) != "yes" {
+		t.Errorf("after the error: %q", res.Stdout)
+	}
+}

@@ -1,10 +1,11 @@
 # DuckDB for quarry's kernel (sent with kernel.py, before sql.py): Debian
 # ships DuckDB's C library but no Python module, so it is driven through
 # ctypes. This part declares the C functions sql() calls, derives DuckDB's
-# limits from the container's cgroup and opens the session's database with
-# the settings that wall it in.
+# limits from the container's cgroup and the process's data limit, and opens
+# the session's database with the settings that wall it in.
 import ctypes
 import os
+import resource
 
 # The session's database holds views and macros between calls. It lives in
 # /tmp, a tmpfs capped by Limits.TmpSize, and DuckDB does not spill to disk:
@@ -105,12 +106,14 @@ def _read_first(*paths):
 
 
 def _memory_stat(key, path):
+    """The number after key in a file of "key value" lines (memory.stat,
+    /proc/self/status), 0 when there is none."""
     try:
         with open(path) as f:
             for line in f:
-                k, _, v = line.partition(' ')
-                if k == key:
-                    return int(v)
+                fields = line.split()
+                if len(fields) >= 2 and fields[0] == key:
+                    return int(fields[1])
     except (OSError, ValueError):
         pass
     return 0
@@ -118,9 +121,10 @@ def _memory_stat(key, path):
 
 def sql_budget():
     """DuckDB's memory (bytes) and threads, from this container's cgroup
-    (v2 or v1). Taken afresh at each call: what the kernel already holds
-    (the code's DataFrames) is not DuckDB's to use; page cache of the files
-    being read is reclaimable and not counted."""
+    (v2 or v1) and this process's data limit. Taken afresh at each call:
+    what the kernel already holds (the code's DataFrames) is not DuckDB's
+    to use; page cache of the files being read is reclaimable and not
+    counted."""
     phys = os.sysconf('SC_PAGE_SIZE') * os.sysconf('SC_PHYS_PAGES')
     limit = _read_first('/sys/fs/cgroup/memory.max', '/sys/fs/cgroup/memory/memory.limit_in_bytes')
     limit = int(limit) if limit.isdigit() and 0 < int(limit) < phys else phys
@@ -132,7 +136,14 @@ def sql_budget():
         v1 = _read_first('/sys/fs/cgroup/memory/memory.usage_in_bytes')
         if v1.isdigit():
             used = int(v1) - _memory_stat('total_inactive_file', '/sys/fs/cgroup/memory/memory.stat')
-    memory = max(64 << 20, int((limit - max(used, 0) - SQL_HEADROOM) * SQL_SHARE))
+    free = limit - max(used, 0)
+    # Without a memory cgroup (rootless Podman on cgroup v1) the guard caps
+    # each process's data segment instead (RLIMIT_DATA); DuckDB allocates
+    # in this process, so what the cap leaves of it is the bound that holds.
+    cap = resource.getrlimit(resource.RLIMIT_DATA)[0]
+    if cap != resource.RLIM_INFINITY:
+        free = min(free, cap - _memory_stat('VmData:', '/proc/self/status') * 1024)
+    memory = max(64 << 20, int((free - SQL_HEADROOM) * SQL_SHARE))
     cpus = len(os.sched_getaffinity(0))
     quota, period = -1, 100000
     v2 = _read_first('/sys/fs/cgroup/cpu.max').split()
