@@ -99,6 +99,11 @@ func readRecord(r io.Reader, dir string) (*Record, error) {
 	if rec.ID == "" {
 		return nil, fmt.Errorf("session record in %s: no header line: the file is damaged or not a quarry record", dir)
 	}
+	// The id becomes text in exports and listings and a name in the index
+	// and the engine: only the shape quarry makes is taken.
+	if !LooksLikeID(rec.ID) {
+		return nil, fmt.Errorf("session record in %s: its session id %q is not one quarry makes: the file is damaged or not a quarry record", dir, rec.ID)
+	}
 	if rec.Version > RecordVersion {
 		return nil, fmt.Errorf("session record in %s: version %d is newer than this quarry reads (%d): update quarry", dir, rec.Version, RecordVersion)
 	}

@@ -123,6 +123,10 @@ func TestRecordDamaged(t *testing.T) {
 		"no header": `{"kind":"question","text":"x"}` + "\n",
 		"not json":  "\x00\x01binary\n",
 		"newer":     `{"kind":"session","v":99,"id":"20260101-120000-abcdef"}` + "\n",
+		// The id names the session in exports, listings and paths: one
+		// that is not quarry's shape is markup or escapes in waiting.
+		"foreign id": `{"kind":"session","v":1,"id":"x` + "`" + ` <img src=x onerror=alert(1)> \u001b]0;pwned\u0007"}` + "\n",
+		"v0 foreign": `{"kind":"session","session":"../../x"}` + "\n",
 	} {
 		dir := t.TempDir()
 		os.WriteFile(filepath.Join(dir, RecordName), []byte(body), 0o600)
