@@ -61,6 +61,11 @@ func validName(rel string, maxDepth int) error {
 	return nil
 }
 
+// CheckOutputName tells whether name, relative to the output folder, is
+// one the harvest would write: a session record naming any other file is
+// not to be believed.
+func CheckOutputName(name string) error { return validName(name, defaultMaxDepth) }
+
 // unsafeRune reports characters a terminal or a file manager could act on or
 // be fooled by: C0, DEL, C1, backslash (a separator elsewhere) and bidi controls.
 func unsafeRune(c rune) bool {

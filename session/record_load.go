@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -151,13 +150,13 @@ func (rec *Record) add(e Entry) {
 }
 
 // hostFiles gives each file its path in the session folder, from its name;
-// a name that would leave the folder gets none.
+// a name the harvest would not have written (one that leaves the folder,
+// or holds control characters an export or listing would print) gets none.
 func (rec *Record) hostFiles(fs []kernel.File) []kernel.File {
 	for i := range fs {
 		fs[i].Path = ""
-		name := fs[i].Name
-		if name != "" && !strings.HasPrefix(name, "/") && path.Clean(name) == name && name != ".." && !strings.HasPrefix(name, "../") {
-			fs[i].Path = filepath.Join(rec.Dir, filepath.FromSlash(name))
+		if sandbox.CheckOutputName(fs[i].Name) == nil {
+			fs[i].Path = filepath.Join(rec.Dir, filepath.FromSlash(fs[i].Name))
 		}
 	}
 	return fs

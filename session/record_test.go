@@ -1,6 +1,8 @@
 package session
 
 import (
+	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -256,5 +258,45 @@ func TestUndoEventTakesTheTurnBack(t *testing.T) {
 	}
 	if rec.earlier().Cells != 3 {
 		t.Error("the undone cell's number would be given again")
+	}
+}
+
+// A record names its figures and files relative to its folder; a name the
+// harvest would never have written (one that leaves the folder, or carries
+// terminal controls or bidi overrides that exports and listings would show)
+// gets no host path, so nothing reads or prints it.
+func TestRecordFileNamesStayInTheFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "20260101-120000-abcdef")
+	os.MkdirAll(filepath.Join(dir, "figures"), 0o700)
+	names := []string{
+		"figures/cell1-1.png", "../outside.png", "/etc/passwd", "figures/../../x.png", "./figures/cell1-1.png",
+		"figures/\x1b]0;pwned\x07.png", "figures/\u202egnp.exe", "figures\\cell1-1.png", "figures//cell1-1.png",
+	}
+	var figs []kernel.File
+	for _, n := range names {
+		figs = append(figs, kernel.File{Name: n})
+	}
+	var b bytes.Buffer
+	for _, e := range []Entry{
+		{Kind: EntrySession, V: RecordVersion, ID: filepath.Base(dir)},
+		{Kind: EntryCell, Cell: &Cell{Num: 1, Code: "x", Status: CellOK, Result: kernel.Result{Figures: figs, Files: figs}}},
+	} {
+		line, _ := json.Marshal(e)
+		b.Write(append(line, '\n'))
+	}
+	os.WriteFile(filepath.Join(dir, RecordName), b.Bytes(), 0o600)
+	rec, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rec.Cells()[0]
+	for i, f := range append(c.Result.Figures, c.Result.Files...) {
+		want := ""
+		if i%len(names) == 0 {
+			want = filepath.Join(dir, "figures", "cell1-1.png")
+		}
+		if f.Path != want {
+			t.Errorf("%q: path %q, want %q", f.Name, f.Path, want)
+		}
 	}
 }
