@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -59,7 +60,7 @@ func writeRecord(t testing.TB, turns, cellsPerTurn int) string {
 		lines = append(lines, b)
 	}
 	add(session.Entry{Kind: session.EntrySession, V: session.RecordVersion, ID: filepath.Base(dir), Model: "gpt-fake"})
-	add(session.Entry{Kind: session.EntryInput, Input: &session.Input{Name: "q1.csv", Path: "/home/ana/q1.csv", Size: 122, SHA256: "0123456789abcdef",
+	add(session.Entry{Kind: session.EntryInput, Input: &session.Input{Name: "q1.csv", Path: "/home/ana/q1.csv", Size: 122, SHA256: strings.Repeat("0123456789abcdef", 4),
 		Profile: &kernel.Profile{Name: "q1.csv", Rows: 3, Columns: []kernel.Column{{Name: "region", Dtype: "object"}, {Name: "revenue", Dtype: "int64"}}}}})
 	n := 0
 	for q := 1; q <= turns; q++ {

@@ -145,8 +145,28 @@ func (rec *Record) add(e Entry) {
 		if e.Input == nil {
 			return
 		}
+		if !isSHA256(e.Input.SHA256) {
+			// Not a hash quarry computed: exports would print it, and resume
+			// could not check the file against it.
+			in := *e.Input
+			in.SHA256 = ""
+			e.Input = &in
+		}
 	}
 	rec.Entries = append(rec.Entries, e)
+}
+
+// isSHA256 tells a hex SHA-256 as fileSHA256 writes it.
+func isSHA256(s string) bool {
+	if len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // hostFiles gives each file its path in the session folder, from its name;

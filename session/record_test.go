@@ -28,7 +28,7 @@ func recordedSession(t *testing.T, dir string) *Session {
 	}
 	s.rec = rec
 	rec.header("20260101-120000-abcdef", "gpt-fake", "", Settings{ToolMode: "native", Endpoint: "http://127.0.0.1:1/v1"})
-	rec.input(Input{Name: "q1.csv", Path: "/home/ana/q1.csv", Size: 10, SHA256: "ab"})
+	rec.input(Input{Name: "q1.csv", Path: "/home/ana/q1.csv", Size: 10, SHA256: strings.Repeat("ab", 32)})
 	rec.question("variance by department; key " + recordKey)
 	fig := kernel.File{Name: "figures/cell1-1.png", Path: filepath.Join(dir, "figures", "cell1-1.png"), Size: 3, PNG: []byte("png")}
 	s.publish(agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "v = 1"}, nil)
@@ -76,7 +76,7 @@ func TestRecordRoundTripWithoutKey(t *testing.T) {
 	if f := c[0].Result.Figures; len(f) != 1 || f[0].Path != filepath.Join(dir, "figures", "cell1-1.png") {
 		t.Errorf("figure %+v, want its path in the folder", f)
 	}
-	if in := rec.Inputs(); len(in) != 1 || in[0].Path != "/home/ana/q1.csv" || in[0].SHA256 != "ab" {
+	if in := rec.Inputs(); len(in) != 1 || in[0].Path != "/home/ana/q1.csv" || in[0].SHA256 != strings.Repeat("ab", 32) {
 		t.Errorf("inputs %+v", in)
 	}
 	if got := rec.Title(); !strings.HasPrefix(got, "variance by department; key ") || len([]rune(got)) > 60 {
@@ -298,5 +298,40 @@ func TestRecordFileNamesStayInTheFolder(t *testing.T) {
 		if f.Path != want {
 			t.Errorf("%q: path %q, want %q", f.Name, f.Path, want)
 		}
+	}
+}
+
+// An input's hash is one quarry computed (64 hex digits) or none: exports
+// print it, and resume trusts the file it names only when it matches. An
+// input recorded without one is not taken as unchanged.
+func TestRecordInputHashes(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "q1.csv")
+	os.WriteFile(data, []byte("region,revenue\nNorth,1\n"), 0o644)
+	dir := filepath.Join(t.TempDir(), "20260101-120000-abcdef")
+	os.MkdirAll(dir, 0o700)
+	var b bytes.Buffer
+	for _, e := range []Entry{
+		{Kind: EntrySession, V: RecordVersion, ID: filepath.Base(dir)},
+		{Kind: EntryInput, Input: &Input{Name: "q1.csv", Path: data, Size: 22, SHA256: "\x1b]0;pwned\x07"}},
+		{Kind: EntryInput, Input: &Input{Name: "q2.csv", Path: data, Size: 22, SHA256: fileSHA256(data)}},
+	} {
+		line, _ := json.Marshal(e)
+		b.Write(append(line, '\n'))
+	}
+	os.WriteFile(filepath.Join(dir, RecordName), b.Bytes(), 0o600)
+	rec, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ins := rec.Inputs()
+	if ins[0].SHA256 != "" || ins[1].SHA256 != fileSHA256(data) {
+		t.Errorf("hashes %q %q", ins[0].SHA256, ins[1].SHA256)
+	}
+	checks := rec.CheckInputs()
+	if !strings.Contains(checks[0].Problem, "without its SHA-256") || checks[0].Gone {
+		t.Errorf("input without a hash: %+v", checks[0])
+	}
+	if checks[1].Problem != "" {
+		t.Errorf("unchanged input flagged: %+v", checks[1])
 	}
 }

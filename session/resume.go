@@ -35,6 +35,7 @@ func (rec *Record) CheckInputs() []InputCheck {
 		case !st.Mode().IsRegular():
 			c.Problem, c.Gone = "is no longer a regular file", true
 		case in.SHA256 == "":
+			c.Problem = "was recorded without its SHA-256, so whether it changed cannot be told"
 		case fileSHA256(in.Path) != in.SHA256:
 			c.Problem = fmt.Sprintf("has changed since the session (%s then, %s now)", kernel.FormatSize(in.Size), kernel.FormatSize(st.Size()))
 		}
