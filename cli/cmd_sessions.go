@@ -37,7 +37,7 @@ quarry sessions rm 20261129-173235-3761b5`,
 	c.Flags().BoolVar(&jsonOut, "json", false, "print one JSON array instead of a table")
 	c.AddCommand(&cobra.Command{
 		Use:   "rm ID...",
-		Short: "Delete sessions: their folders (record, figures, files) and index entries",
+		Short: "Delete sessions: what quarry wrote in their folders (record, figures, files, exports) and their index entries",
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return usagef(c, "name the sessions to delete: quarry sessions rm ID... (quarry sessions lists them)")
@@ -107,16 +107,19 @@ func (a *app) removeSessions(c *cobra.Command, ids []string) error {
 		}
 	}
 	for _, id := range ids {
-		dir, err := session.RemoveSession(session.DefaultIndex(), id)
+		rm, err := session.RemoveSession(session.DefaultIndex(), id)
 		switch {
 		case errors.Is(err, session.ErrNoSession):
 			errs = append(errs, inputError{err})
 		case err != nil:
 			errs = append(errs, err)
-		case dir != "":
-			fmt.Fprintf(a.stderr, "quarry: removed session %s and its folder %s\n", id, dir)
-		default:
+		case rm.Dir == "":
 			fmt.Fprintf(a.stderr, "quarry: forgot session %s (its folder was gone)\n", id)
+		case len(rm.Kept) > 0:
+			fmt.Fprintf(a.stderr, "quarry: removed session %s; its folder %s stays, with what quarry did not write there: %s\n",
+				id, render.SanitizeLine(rm.Dir), render.SanitizeLine(shortList(rm.Kept, 120)))
+		default:
+			fmt.Fprintf(a.stderr, "quarry: removed session %s and its folder %s\n", id, render.SanitizeLine(rm.Dir))
 		}
 	}
 	return errors.Join(errs...)

@@ -218,32 +218,3 @@ func loadIndexed(e indexEntry) (*Record, error) {
 	}
 	return rec, nil
 }
-
-// RemoveSession deletes a session: its folder (the record, figures and
-// files quarry wrote there) and its index entry. A folder that no longer
-// holds that session's record is left alone; only the entry goes.
-func RemoveSession(index, id string) (dir string, err error) {
-	entries, err := readIndex(index)
-	if err != nil {
-		return "", err
-	}
-	for _, e := range entries {
-		if e.ID != id {
-			continue
-		}
-		if rec, err := LoadRecord(e.Dir); err == nil && rec.ID == id {
-			if rec.InUse() {
-				return "", fmt.Errorf("session %s is open in another quarry process: quit it there first", id)
-			}
-			if err := os.RemoveAll(e.Dir); err != nil {
-				return e.Dir, fmt.Errorf("remove %s: %w", e.Dir, err)
-			}
-			dir = e.Dir
-		}
-		if err := os.Remove(filepath.Join(index, id+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return dir, fmt.Errorf("session index: %w", err)
-		}
-		return dir, nil
-	}
-	return "", fmt.Errorf("%w: %q: quarry sessions lists them", ErrNoSession, id)
-}

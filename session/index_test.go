@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -24,7 +25,9 @@ func writeSession(t *testing.T, index, id, question string) string {
 	r.header(id, "gpt-fake", "", Settings{})
 	r.input(Input{Name: "q1.csv", Path: "/srv/q1.csv"})
 	r.question(question)
-	r.cell(1, "x = 1", kernelOK(), time.Now())
+	res := kernelOK()
+	res.Figures = []kernel.File{{Name: "figures/cell1-1.png", Size: 1}}
+	r.cell(1, "x = 1", res, time.Now())
 	r.Close()
 	started, _ := time.Parse("20060102-150405", id[:15])
 	if err := register(index, id, dir, started); err != nil {
@@ -84,14 +87,14 @@ func TestIndexListFindRemove(t *testing.T) {
 		}
 	}
 
-	if dir, err := RemoveSession(index, "20260101-120000-aaaaaa"); err != nil || dir != older {
-		t.Fatalf("remove: %s %v", dir, err)
+	if rm, err := RemoveSession(index, "20260101-120000-aaaaaa"); err != nil || rm.Dir != older || rm.Kept != nil {
+		t.Fatalf("remove: %+v %v", rm, err)
 	}
 	if _, err := os.Stat(older); !os.IsNotExist(err) {
 		t.Errorf("the session folder is still there: %v", err)
 	}
-	if dir, err := RemoveSession(index, "20250101-000000-cccccc"); err != nil || dir != "" {
-		t.Errorf("forgetting a gone session: %q %v", dir, err)
+	if rm, err := RemoveSession(index, "20250101-000000-cccccc"); err != nil || rm.Dir != "" {
+		t.Errorf("forgetting a gone session: %+v %v", rm, err)
 	}
 	if _, err := RemoveSession(index, "20260101-120000-aaaaaa"); err == nil {
 		t.Error("removed twice")
