@@ -60,7 +60,7 @@ func (a *app) listSessions(jsonOut bool) error {
 	if jsonOut {
 		for i := range list {
 			s := &list[i]
-			s.Title, s.Model = render.SanitizeLine(s.Title), render.SanitizeLine(s.Model)
+			s.Title, s.Model, s.Source = render.SanitizeLine(s.Title), render.SanitizeLine(s.Model), render.SanitizeLine(s.Source)
 			for j, f := range s.Files {
 				s.Files[j] = render.SanitizeLine(f)
 			}

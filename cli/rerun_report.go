@@ -65,7 +65,7 @@ func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, 
 		in := rerunJSONInput{Name: render.SanitizeLine(ch.Name), Path: render.SanitizeLine(ch.Path), Rows: ch.Profile.Rows,
 			Compared: ch.Known, MissingColumns: line(ch.Missing), NewColumns: line(ch.Added), ChangedDtypes: []session.DtypeChange{}}
 		for _, d := range ch.Dtypes {
-			in.ChangedDtypes = append(in.ChangedDtypes, session.DtypeChange{Column: render.SanitizeLine(d.Column), Was: d.Was, Now: d.Now})
+			in.ChangedDtypes = append(in.ChangedDtypes, session.DtypeChange{Column: render.SanitizeLine(d.Column), Was: render.SanitizeLine(d.Was), Now: render.SanitizeLine(d.Now)})
 		}
 		doc.Inputs = append(doc.Inputs, in)
 	}
