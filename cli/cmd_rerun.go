@@ -169,6 +169,7 @@ func failureLine(c *session.Cell) string {
 func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	plan := &rerunPlan{source: source}
 	var originals []session.Input
+	outside := map[string]string{} // a notebook's input named outside its folder: read only when given
 	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
 		nb, err := export.ReadNotebook(source)
 		if err != nil {
@@ -178,6 +179,9 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		plan.source, plan.turns = abs, nb.Turns
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
+			if in.Named != "" {
+				outside[in.Name] = in.Named
+			}
 		}
 	} else {
 		rec, err := session.FindSession(session.DefaultIndex(), source)
@@ -191,7 +195,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	}
 	match := func(old string) (session.Input, bool) {
 		for _, in := range originals {
-			if old == in.Name || old == in.Path || filepath.Base(old) == in.Name {
+			if old == in.Name || old == in.Path || old == outside[in.Name] || filepath.Base(old) == in.Name {
 				return in, true
 			}
 		}
@@ -211,6 +215,10 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		}
 		if p, ok := mapped[in.Name]; ok {
 			path, how = p, "given"
+		}
+		if path == "" && outside[in.Name] != "" {
+			return nil, fmt.Errorf("%s: the notebook reads it from %s, outside the notebook's folder, and quarry reads no file a notebook chooses there: "+
+				"give the file to use as an argument or with --map %s=FILE (--map %s=%s to use that one)", in.Name, outside[in.Name], in.Name, in.Name, outside[in.Name])
 		}
 		if path == "" {
 			return nil, fmt.Errorf("%s: its file is not known: give it as an argument or with --map %s=FILE", in.Name, in.Name)

@@ -30,8 +30,12 @@ type RerunNotebook struct {
 
 // NotebookInput is a file the notebook's code reads.
 type NotebookInput struct {
-	Name    string          // under /data in the sandbox
-	Path    string          // the host file by default: beside the notebook, else where it was
+	Name string // under /data in the sandbox
+	// Path is the host file by default, always inside the notebook's
+	// folder; "" when the notebook names one outside it (Named), which is
+	// read only when the user names it too.
+	Path    string
+	Named   string
 	Profile *kernel.Profile // the columns the session saw (quarry's notebooks only)
 }
 
@@ -89,15 +93,22 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 	}
 	out := &RerunNotebook{Path: path, Quarry: nb.Metadata.Quarry != nil}
 	dir := filepath.Dir(path)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	if q := nb.Metadata.Quarry; q != nil {
 		for _, in := range q.Inputs {
 			if checkName(in.Name) != nil {
 				return nil, fmt.Errorf("%s: its metadata names an input %q that is not a file name", path, in.Name)
 			}
-			ni := NotebookInput{Name: in.Name, Path: in.Path}
-			if beside := filepath.Join(dir, in.Name); exists(beside) || in.Path == "" {
+			ni := NotebookInput{Name: in.Name}
+			switch beside := filepath.Join(dir, in.Name); {
+			case exists(beside) || in.Path == "":
 				ni.Path = beside
+			default:
+				ni.Path = in.Path // where the session had it
 			}
+			ni = ni.confined(dir)
 			if len(in.Columns) > 0 {
 				p := &kernel.Profile{Name: in.Name}
 				for _, c := range in.Columns {
@@ -178,7 +189,7 @@ func relocateReads(src, dir string, names map[string]string, nb *RerunNotebook) 
 			if !filepath.IsAbs(host) {
 				host = filepath.Join(dir, host)
 			}
-			nb.Inputs = append(nb.Inputs, NotebookInput{Name: name, Path: host})
+			nb.Inputs = append(nb.Inputs, NotebookInput{Name: name, Path: host}.confined(dir))
 		}
 		b.WriteString(src[last:s.start])
 		b.WriteString(s.prefix + s.quote + "/data/" + name + s.quote)
@@ -186,6 +197,23 @@ func relocateReads(src, dir string, names map[string]string, nb *RerunNotebook) 
 	}
 	b.WriteString(src[last:])
 	return b.String(), nil
+}
+
+// confined keeps the default file only when it lies in dir, the notebook's
+// folder, links resolved: a notebook from elsewhere must not pick host
+// files (a credentials .json, another project's data) to carry into the
+// sandbox and its report. Any other becomes Named, for the user to confirm.
+func (in NotebookInput) confined(dir string) NotebookInput {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p) // missing: nothing is read, the check says so
+	}
+	if !inside(real(dir), real(in.Path)) {
+		in.Named, in.Path = in.Path, ""
+	}
+	return in
 }
 
 func cellSource(raw json.RawMessage) (string, error) {

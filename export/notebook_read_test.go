@@ -37,8 +37,8 @@ func TestReadExportedNotebook(t *testing.T) {
 	}
 	os.Remove(filepath.Join(dir, "q1.csv"))
 	nb, _ = ReadNotebook(path)
-	if nb.Inputs[0].Path != "/home/ana/q1.csv" {
-		t.Errorf("without the file beside it, the input is %s, want where the session had it", nb.Inputs[0].Path)
+	if in := nb.Inputs[0]; in.Path != "" || in.Named != "/home/ana/q1.csv" {
+		t.Errorf("without the file beside it, the input is %+v, want where the session had it named, for the user to confirm", in)
 	}
 }
 
@@ -100,5 +100,56 @@ func TestReadNotebookRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
 			t.Errorf("%s: %v, want %q", filepath.Base(c.path), err, c.want)
 		}
+	}
+}
+
+// A notebook is a file that travels: the host files its code (or its
+// metadata) names outside its own folder are not read unless the user names
+// them, and neither is a link beside it that leads out. What it reads inside
+// its folder is its data.
+func TestReadNotebookReadsNothingOutsideItsFolderUnasked(t *testing.T) {
+	dir := t.TempDir()
+	secrets := t.TempDir()
+	os.WriteFile(filepath.Join(secrets, "config.json"), []byte(`{"auths": {"x": "secret"}}`), 0o600)
+	os.WriteFile(filepath.Join(secrets, "keys.csv"), []byte("key\nsecret\n"), 0o600)
+	os.Symlink(filepath.Join(secrets, "keys.csv"), filepath.Join(dir, "linked.csv"))
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "q1.csv"), []byte("region,revenue\n"), 0o644)
+	src := strings.NewReplacer("ABS", filepath.Join(secrets, "config.json"), "REL", "../"+filepath.Base(secrets)+"/keys.csv").Replace(`{
+ "cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+  "source": "a = pd.read_json('ABS')\nb = pd.read_csv('REL')\nc = pd.read_csv('linked.csv')\nd = pd.read_csv('data/q1.csv')"}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`)
+	path := filepath.Join(dir, "theirs.ipynb")
+	os.WriteFile(path, []byte(src), 0o644)
+	nb, err := ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]NotebookInput{}
+	for _, in := range nb.Inputs {
+		got[in.Name] = in
+	}
+	for _, name := range []string{"config.json", "keys.csv", "linked.csv"} {
+		if in := got[name]; in.Path != "" || in.Named == "" {
+			t.Errorf("%s: read from %q by default (named %q)", name, in.Path, in.Named)
+		}
+	}
+	if in := got["q1.csv"]; in.Path != filepath.Join(dir, "data", "q1.csv") {
+		t.Errorf("q1.csv beside the notebook: %+v", in)
+	}
+
+	// quarry's own notebook names where the session had its inputs: read
+	// from there only when the user says so, too.
+	rec := loadRecord(t, writeRecord(t, 1, 1))
+	exported := filepath.Join(t.TempDir(), "analysis.ipynb")
+	if _, err := Write(rec, Notebook, exported); err != nil {
+		t.Fatal(err)
+	}
+	nb, err = ReadNotebook(exported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := nb.Inputs[0]; in.Path != "" || in.Named != "/home/ana/q1.csv" {
+		t.Errorf("exported notebook's input %+v", in)
 	}
 }

@@ -1,0 +1,34 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A notebook from elsewhere names a host file outside its folder: the rerun
+// stops before any sandbox starts and asks for the file by name; given with
+// --map (or as an argument) it is used.
+func TestRerunPlanAsksForFilesOutsideTheNotebook(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	secret := filepath.Join(other, "config.json")
+	os.WriteFile(secret, []byte(`{"auths": {"registry": "c2VjcmV0"}}`), 0o600)
+	nb := filepath.Join(dir, "theirs.ipynb")
+	os.WriteFile(nb, []byte(`{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+  "source": "print(pd.read_json('`+secret+`'))"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+
+	_, err := planRerun(nb, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), secret) || !strings.Contains(err.Error(), "outside the notebook's folder") ||
+		!strings.Contains(err.Error(), "--map config.json=FILE") {
+		t.Fatalf("plan: %v, want the outside file named and --map asked for", err)
+	}
+	plan, err := planRerun(nb, nil, []string{"config.json=" + secret})
+	if err != nil || len(plan.inputs) != 1 || plan.inputs[0].Path != secret {
+		t.Fatalf("plan with --map: %+v %v", plan, err)
+	}
+	plan, err = planRerun(nb, []string{secret}, nil)
+	if err != nil || len(plan.inputs) != 1 || plan.inputs[0].Path != secret {
+		t.Fatalf("plan with the file given: %+v %v", plan, err)
+	}
+}
