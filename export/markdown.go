@@ -214,8 +214,10 @@ func escapeMarkdown(s string) string {
 	return b.String()
 }
 
-// safeMarkdown keeps the model's Markdown but neutralises raw HTML in it:
-// outside code, < becomes &lt;, so no viewer builds a tag from it.
+// safeMarkdown keeps the model's Markdown but neutralises raw HTML and
+// images in it: outside code, < becomes &lt;, so no viewer builds a tag
+// from it, and ![ becomes \![, a link, so no viewer fetches from a host the
+// model chose (the HTML page shows images as text for the same reason).
 func safeMarkdown(s string) string {
 	var b strings.Builder
 	lines := strings.SplitAfter(s, "\n")
@@ -253,7 +255,8 @@ func fenceOf(l string) string {
 	return ""
 }
 
-// escapeHTMLOutsideCode escapes < outside inline code spans of one line.
+// escapeHTMLOutsideCode escapes < and the ! of an image outside inline
+// code spans of one line.
 func escapeHTMLOutsideCode(l string) string {
 	var b strings.Builder
 	for i := 0; i < len(l); {
@@ -272,12 +275,25 @@ func escapeHTMLOutsideCode(l string) string {
 			i += n
 			continue
 		}
-		if l[i] == '<' {
+		switch {
+		case l[i] == '<':
 			b.WriteString("&lt;")
-		} else {
+		case l[i] == '!' && strings.HasPrefix(l[i+1:], "[") && backslashesBefore(l, i)%2 == 0:
+			b.WriteString(`\!`)
+		default:
 			b.WriteByte(l[i])
 		}
 		i++
 	}
 	return b.String()
+}
+
+// backslashesBefore counts the backslashes right before l[i]: an odd
+// number escapes it.
+func backslashesBefore(l string, i int) int {
+	n := 0
+	for i-n-1 >= 0 && l[i-n-1] == '\\' {
+		n++
+	}
+	return n
 }
