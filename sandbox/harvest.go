@@ -69,10 +69,11 @@ type harvester struct {
 	lim  harvestLimits
 
 	mu      sync.Mutex
-	written map[string]int64 // names this harvester wrote -> current size
-	figures map[string]bool  // the subset written by writeFile: /output files never replace them
-	version map[string]int   // writes per name, so a checkpoint can tell what changed since
-	bytes   int64            // sum of written
+	written map[string]int64       // names this harvester wrote -> current size
+	figures map[string]bool        // the subset written by writeFile: /output files never replace them
+	version map[string]int         // writes per name, so a checkpoint can tell what changed since
+	left    map[string]os.FileInfo // each as the harvest left it: changed on the host since, it is no longer ours
+	bytes   int64                  // sum of written
 }
 
 // errSkip marks a file that was not written for a reason worth a note, not a failure of the harvest.
@@ -109,7 +110,8 @@ func newHarvester(dir string, lim harvestLimits, earlier *Earlier) (*harvester, 
 	if err != nil {
 		return nil, fmt.Errorf("output folder: %w", err)
 	}
-	h := &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{}, version: map[string]int{}}
+	h := &harvester{dir: abs, root: root, lim: lim.withDefaults(), written: map[string]int64{}, figures: map[string]bool{},
+		version: map[string]int{}, left: map[string]os.FileInfo{}}
 	if earlier != nil {
 		h.adopt(earlier.Files, false)
 		h.adopt(earlier.Figures, true)
@@ -118,10 +120,19 @@ func newHarvester(dir string, lim harvestLimits, earlier *Earlier) (*harvester, 
 }
 
 // adopt counts files an earlier process harvested as this harvester's own,
-// by their recorded name and size; a name that is not valid is ignored.
+// by their recorded name and size; a name that is not valid, or a file
+// that is no longer the size recorded (changed on the host since), is not.
 func (h *harvester) adopt(files []kernel.File, figure bool) {
 	for _, f := range files {
 		if validName(f.Name, h.lim.MaxDepth) != nil || h.hasWritten(f.Name) {
+			continue
+		}
+		fi, err := h.root.Lstat(f.Name)
+		switch {
+		case err == nil && fi.Mode().IsRegular() && fi.Size() == f.Size:
+			h.left[f.Name] = fi
+		case errors.Is(err, fs.ErrNotExist):
+		default:
 			continue
 		}
 		h.written[f.Name] = f.Size
@@ -283,6 +294,10 @@ func (h *harvester) write(rel string, r io.Reader, size int64, figure bool) (ker
 	if replacing && h.figures[rel] != figure {
 		return file, fmt.Sprintf("skipped %q: a file of that name already exists on the host and is never overwritten", rel), errSkip
 	}
+	if replacing && !h.unchanged(rel) {
+		h.forget(rel)
+		return file, fmt.Sprintf("skipped %q: it was changed on the host since it was harvested (an export or an edit) and is never overwritten", rel), errSkip
+	}
 	target := rel
 	if replacing {
 		// A newer version of our own file: write beside it, then rename over it.
@@ -322,7 +337,33 @@ func (h *harvester) write(rel string, r io.Reader, size int64, figure bool) (ker
 	if figure {
 		h.figures[rel] = true
 	}
+	if fi, err := h.root.Lstat(rel); err == nil {
+		h.left[rel] = fi
+	}
 	return file, note, nil
+}
+
+// unchanged tells whether the host file rel is still as the harvest left
+// it (or gone): the same file, size and modification time.
+func (h *harvester) unchanged(rel string) bool {
+	now, err := h.root.Lstat(rel)
+	was, known := h.left[rel]
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return true
+	case err != nil || !known:
+		return false
+	}
+	return now.Mode().IsRegular() && os.SameFile(was, now) && now.Size() == was.Size() && now.ModTime().Equal(was.ModTime())
+}
+
+// forget gives up a name: the file on the host is no longer the sandbox's.
+func (h *harvester) forget(rel string) {
+	h.bytes -= h.written[rel]
+	delete(h.written, rel)
+	delete(h.figures, rel)
+	delete(h.version, rel)
+	delete(h.left, rel)
 }
 
 // mkParents creates the folders above rel one by one, refusing any existing

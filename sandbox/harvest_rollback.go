@@ -22,7 +22,7 @@ func (h *harvester) versions() map[string]int {
 // rollback takes the host folder back to a checkpoint's versions: files
 // first written since are removed (with folders they leave empty); files
 // rewritten since are named in changed and keep their new contents. Only
-// names this harvester wrote are touched.
+// names this harvester wrote, and still as it left them, are touched.
 func (h *harvester) rollback(then map[string]int) (removed, changed []string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -38,13 +38,14 @@ func (h *harvester) rollback(then map[string]int) (removed, changed []string) {
 	sort.Strings(made)
 	sort.Strings(changed)
 	for _, name := range made {
+		if !h.unchanged(name) {
+			h.forget(name) // an export or an edit replaced it: the host's now, kept
+			continue
+		}
 		if err := h.root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			continue // still there (and still ours): it stays listed
 		}
-		h.bytes -= h.written[name]
-		delete(h.written, name)
-		delete(h.figures, name)
-		delete(h.version, name)
+		h.forget(name)
 		removed = append(removed, name)
 		for dir := path.Dir(name); dir != "."; dir = path.Dir(dir) {
 			if h.root.Remove(dir) != nil { // only an empty folder goes
