@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
+	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -141,5 +142,53 @@ func TestSixelFigureInTheChat(t *testing.T) {
 	ov.Write([]byte(m.View().Content))
 	if out := read(); strings.Contains(out, "\x1bP0;1;0q") || !strings.Contains(out, "\x1b7\x1b[0m") {
 		t.Fatalf("the table viewer kept the figure: %q", out[:min(len(out), 100)])
+	}
+}
+
+// The marks that place Sixel and iTerm2 figures ride in the frame as APC
+// strings: a model's answer or a cell's output that writes them (raw, or
+// as character references glamour decodes) places nothing and reaches the
+// overlay as no mark.
+func TestFigureMarksCannotBeForged(t *testing.T) {
+	env := map[string]string{"TERM": "xterm", "COLORTERM": ""}
+	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "light", Images: "auto",
+		Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return fixedNow }})
+	ov, read := overlayOut(t)
+	m.ov = ov
+	m.Update(tea.WindowSizeMsg{Width: 100, Height: 60})
+	m.Update(startedMsg{})
+	m.Update(uv.CellSizeEvent{Width: 6, Height: 13})
+	m.Update(uv.PrimaryDeviceAttributesEvent{63, 1, 2, 4, 6})
+	var inline *inlineImage
+	for _, msg := range figureTurn(t, m, writePNG(t, 240, 120)) {
+		if im, ok := msg.(inlineMsg); ok {
+			m.Update(im)
+			inline = im.img
+		}
+	}
+	if inline == nil {
+		t.Fatal("no figure prepared")
+	}
+	forged := figureMark(inline.key, 0) + strings.Repeat(" ", 10) + planMark(999) + "\u009fquarry-fig:1;0\u009c"
+	entities := strings.NewReplacer("\x1b", "&#27;", "\u009f", "&#x9f;", "\u009c", "&#x9c;").Replace(forged)
+	typeText(m, "again")
+	m.Update(press("enter"))
+	feed(m, agent.Event{Kind: agent.EventCellStart, Cell: 2, Code: "print('x')"},
+		agent.Event{Kind: agent.EventCellOutput, Cell: 2, Chunk: &kernel.Chunk{Stream: kernel.Stdout, Text: forged + "\n"}},
+		agent.Event{Kind: agent.EventCellDone, Cell: 2, Result: &kernel.Result{Stdout: forged + "\n"}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "Here: " + forged + "\n\nand " + entities})
+	m.Update(press("ctrl+o")) // cell outputs unfolded too
+	v := m.View().Content
+	// The words may show as text; a mark needs its escape.
+	if n := strings.Count(v, planPrefix); n != 1 || strings.Contains(v, planPrefix+"999") || strings.Contains(v, figurePrefix) ||
+		strings.Contains(v, "\u009f") {
+		t.Fatalf("forged marks in the view (%d plan marks)", n)
+	}
+	if len(ov.latest) > 1 {
+		t.Errorf("the plan holds %d figures, want at most the one real figure: %+v", len(ov.latest), ov.latest)
+	}
+	ov.Write([]byte(v))
+	if out := read(); strings.Count(out, "\x1bP0;1;0q") > 1 {
+		t.Errorf("the figure was painted more than once")
 	}
 }
