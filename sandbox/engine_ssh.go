@@ -65,7 +65,9 @@ func sshDialer(raw string) (dialFunc, func(), error) {
 		return nil, nil, fmt.Errorf("DOCKER_HOST is ssh:// but %s is not installed (install openssh-client)", ssh[0])
 	}
 	args := append([]string{}, ssh[1:]...)
-	args = append(args, "-o", "ConnectTimeout=30", "-T")
+	// BatchMode: a host-key or passphrase prompt would wait on the chat's
+	// terminal (or read the connection itself); keys come from ssh-agent.
+	args = append(args, "-o", "ConnectTimeout=30", "-o", "BatchMode=yes", "-T")
 	if u.User != nil && u.User.Username() != "" {
 		args = append(args, "-l", u.User.Username())
 	}
@@ -89,6 +91,7 @@ func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(
 	local := filepath.Join(dir, "engine.sock")
 	args = append(args, "-N", "-o", "ExitOnForwardFailure=yes", "-L", local+":"+remote, "--", host)
 	cmd := exec.Command(ssh, args...)
+	cmd.Env = sshEnv(os.Environ())
 	stderr := &limitedBuffer{max: 4 << 10}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
@@ -132,7 +135,7 @@ func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(
 // The process outlives the dial's context: it is the connection.
 func dialCommand(name string, args []string) (net.Conn, error) {
 	cmd := exec.Command(name, args...)
-	cmd.Env = os.Environ()
+	cmd.Env = sshEnv(os.Environ())
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -199,3 +202,24 @@ type sshAddr struct{}
 
 func (sshAddr) Network() string { return "ssh" }
 func (sshAddr) String() string  { return "ssh" }
+
+// sshEnv is the environment without variables that look like credentials
+// (the model's API key among them): ssh would send any of them that the
+// user's ssh config lists in SendEnv, and the engine never needs them.
+// ssh's own variables (SSH_AUTH_SOCK, SSH_ASKPASS) stay.
+func sshEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		upper := strings.ToUpper(name)
+		secretLike := false
+		for _, w := range []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL"} {
+			secretLike = secretLike || strings.Contains(upper, w)
+		}
+		if secretLike && !strings.HasPrefix(upper, "SSH_") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
