@@ -9,21 +9,21 @@ import (
 
 // Checkpoints: the kernel forks a copy of itself between cells (see
 // kernel/checkpoint.py); the copy shares every page copy-on-write and waits.
-// Restore wakes it and the live kernel leaves, so returning to a question's
+// Rewind wakes it and the live kernel leaves, so returning to a question's
 // start costs a process switch, not a rerun of its cells (and a kernel that
 // dies comes back at the newest copy: kernel_revive.go). Copies are lost
 // when the OOM killer takes them (they go before the kernel) or when the
-// container restarts (a death with no copy left, Restart); Restore then
+// container restarts (a death with no copy left, Restart); Rewind then
 // reaches an earlier one, or a fresh kernel, and says so: the caller replays
 // the cells from there.
 
-// Checkpoint is a state of the kernel that Restore can return to. The zero
+// Checkpoint is a state of the kernel that Rewind can return to. The zero
 // Checkpoint is a fresh kernel.
 type Checkpoint struct{ seq int64 }
 
-// Restored says where Restore brought the kernel and what it did to the
+// Rewound says where Rewind brought the kernel and what it did to the
 // output folder.
-type Restored struct {
+type Rewound struct {
 	// At is the checkpoint the kernel is at now: the one asked for, or an
 	// earlier one when that one's copy was lost, or the zero Checkpoint (a
 	// fresh kernel). The cells run between At and the checkpoint asked for
@@ -43,7 +43,7 @@ type Restored struct {
 // process under the pids limit.
 const maxCheckpoints = 16
 
-// checkpointTimeout bounds a checkpoint or a restore: a fork and a few
+// checkpointTimeout bounds a checkpoint or a rewind: a fork and a few
 // file operations, seconds at worst under memory pressure.
 const checkpointTimeout = 30 * time.Second
 
@@ -55,11 +55,11 @@ type checkpointInfo struct {
 	files map[string]int // harvested names and their write counts
 }
 
-var errCheckpointGone = errors.New("checkpoint unknown: it was restored or dropped")
+var errCheckpointGone = errors.New("checkpoint unknown: it was rewound to or dropped")
 
 // Checkpoint keeps the kernel's present state. When the kernel cannot fork
 // a copy (the pids limit, memory) or is not running, the checkpoint is
-// still recorded and a later Restore reaches an earlier state instead, and
+// still recorded and a later Rewind reaches an earlier state instead, and
 // says so. The error is for a closed session or an engine that went away.
 func (s *Session) Checkpoint(ctx context.Context) (Checkpoint, error) {
 	s.mu.Lock()
@@ -88,24 +88,24 @@ func (s *Session) Checkpoint(ctx context.Context) (Checkpoint, error) {
 	return cp, nil
 }
 
-// Restore returns the kernel, the cell numbering and the output folder to
+// Rewind returns the kernel, the cell numbering and the output folder to
 // cp; cp and every later checkpoint are used up. Files in /tmp stay as they
 // are, except the SQL database (views, macros and small tables), which
 // comes back too.
-func (s *Session) Restore(ctx context.Context, cp Checkpoint) (Restored, error) {
+func (s *Session) Rewind(ctx context.Context, cp Checkpoint) (Rewound, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return Restored{}, ErrClosed
+		return Rewound{}, ErrClosed
 	}
 	i := s.checkpointIndex(cp)
 	if i < 0 {
-		return Restored{}, errCheckpointGone
+		return Rewound{}, errCheckpointGone
 	}
 	target := s.ckpts[i]
-	var r Restored
+	var r Rewound
 	at := int64(0)
-	// Half a restore is worse than none: it runs to the end once begun.
+	// Half a rewind is worse than none: it runs to the end once begun.
 	ctx = context.WithoutCancel(ctx)
 	if s.holdsCopy(i) {
 		f, err := s.request(ctx, map[string]any{"op": "restore", "seq": target.seq}, "restored")

@@ -38,11 +38,11 @@ func TestCheckpointsWithBigDataFrames(t *testing.T) {
 	if m.Copies < 250 {
 		t.Errorf("the copies hold %d MiB after the frame was replaced; the old frame (305 MiB) should be theirs now", m.Copies)
 	}
-	if r := restore(t, s, cp2); r.At != cp2 {
-		t.Fatalf("restore reached %+v", r.At)
+	if r := rewind(t, s, cp2); r.At != cp2 {
+		t.Fatalf("rewind reached %+v", r.At)
 	}
 	if got := value(t, s, "float(df[0].sum()) == total, 'extra' in df, len(small)"); got != "(True, True, 1000)" {
-		t.Fatalf("after restore: %s", got)
+		t.Fatalf("after rewind: %s", got)
 	}
 	// Under pressure: the pinned old frame and two new ones do not fit in
 	// 1 GiB. The OOM killer ends the copy and the cell goes on.
@@ -55,13 +55,13 @@ func TestCheckpointsWithBigDataFrames(t *testing.T) {
 	if res.Value == nil || res.Value.Repr != "4.0" {
 		t.Errorf("value %+v", res.Value)
 	}
-	r := restore(t, s, cp3)
-	t.Logf("restore after the copy was taken: reached %+v (cp1 %+v, cp3 %+v)", r.At, cp1, cp3)
+	r := rewind(t, s, cp3)
+	t.Logf("rewind after the copy was taken: reached %+v (cp1 %+v, cp3 %+v)", r.At, cp1, cp3)
 	if r.At == cp3 {
 		t.Errorf("the copy of cp3 survived the memory pressure: the test did not press hard enough")
 	}
 	res = run(t, s, "'df2' in globals()")
 	if res.Error != nil && res.Error.Kind == kernel.ErrOutOfMemory {
-		t.Fatalf("after the restore: %+v", res.Error)
+		t.Fatalf("after the rewind: %+v", res.Error)
 	}
 }

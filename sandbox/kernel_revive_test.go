@@ -46,8 +46,8 @@ func TestKernelDeathComesBackAtCheckpoint(t *testing.T) {
 		})
 	}
 	// The checkpoint is still there for an undo.
-	if r := restore(t, s, cp); r.At != cp {
-		t.Errorf("restore after the deaths reached %+v, want %+v", r.At, cp)
+	if r := rewind(t, s, cp); r.At != cp {
+		t.Errorf("rewind after the deaths reached %+v, want %+v", r.At, cp)
 	}
 }
 

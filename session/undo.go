@@ -110,7 +110,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 	sb := s.sb
 	s.mu.Unlock()
 	last := s.turns[len(s.turns)-1]
-	var r sandbox.Restored
+	var r sandbox.Rewound
 	if last.start == (sandbox.Checkpoint{}) {
 		// Asked before the session was resumed: no checkpoint of it exists.
 		// Its files stay in the folder; the record no longer lists them.
@@ -119,7 +119,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 		}
 	} else {
 		var err error
-		if r, err = sb.Restore(ctx, last.start); err != nil {
+		if r, err = sb.Rewind(ctx, last.start); err != nil {
 			return Undone{}, err
 		}
 	}
@@ -147,7 +147,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 	return u, nil
 }
 
-// rebuildCells are the cells that bring a kernel Restore left at an
+// rebuildCells are the cells that bring a kernel Rewind left at an
 // earlier checkpoint (or fresh) to the end of the remaining questions, as
 // they ran: only those that succeeded, none from before a fresh start or
 // from a question's cells the kernel went back past.
