@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	uv "github.com/charmbracelet/ultraviolet"
@@ -67,7 +66,7 @@ func probe(r io.Reader, w io.Writer, t render.Terminal, timeout time.Duration) r
 					break
 				}
 				buf = buf[n:]
-				if applyReply(&t, ev) {
+				if t.Reply(ev) && t.Answered {
 					return t
 				}
 			}
@@ -75,36 +74,6 @@ func probe(r io.Reader, w io.Writer, t render.Terminal, timeout time.Duration) r
 			return t
 		}
 	}
-}
-
-// applyReply records one decoded reply; true for the last one (DA1).
-func applyReply(t *render.Terminal, ev uv.Event) bool {
-	switch ev := ev.(type) {
-	case uv.TerminalVersionEvent:
-		t.Version = ev.Name
-	case uv.CapabilityEvent:
-		if v, ok := strings.CutPrefix(ev.Content, "kitty-query-version="); ok {
-			t.KittyVersion = v
-		}
-	case uv.KittyGraphicsEvent:
-		t.KittyGraphics = ev.Options.ID == 31 && string(ev.Payload) == "OK"
-	case uv.UnknownCsiEvent:
-		if n := render.ParseSixelColors(string(ev)); n > 0 {
-			t.SixelColors = n
-		}
-	case uv.CellSizeEvent:
-		t.CellW, t.CellH = ev.Width, ev.Height
-	case uv.MultiEvent:
-		for _, e := range ev {
-			if applyReply(t, e) {
-				return true
-			}
-		}
-	case uv.PrimaryDeviceAttributesEvent:
-		t.DA1, t.Answered = ev, true
-		return true
-	}
-	return false
 }
 
 // checkTerminal reports colours and how figures are drawn, and why; it

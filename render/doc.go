@@ -54,14 +54,13 @@
 //	                      DA1 []int; Answered bool; CellW, CellH int }
 //	func (t Terminal) Images() (Protocol, string) // the protocol by capability, and why (for doctor)
 //	func (t Terminal) Describe() string           // the name it gave, sanitized
-//	func ParseSixelColors(seq string) int         // an XTSMGRAPHICS reply
+//	func (t *Terminal) Reply(ev uv.Event) bool    // records one decoded reply (chat and doctor alike)
 //
 //	// image*.go — figures (PNG bytes the harvest checked; limits in kernel.CheckPNG)
 //	type Protocol string // ProtocolAuto, ProtocolKitty, ProtocolITerm, ProtocolSixel, ProtocolBlocks, ProtocolOff
 //	func ParseProtocol(s string) (Protocol, error)                          // the `images =` setting
 //	type ColorDepth int // ColorNone, Color256, ColorTrue
 //	func DetectColorDepth(getenv func(string) string) ColorDepth // NO_COLOR, COLORTERM, TERM, TERM_PROGRAM
-//	const KittyQuery                                             // kitty graphics support (part of TerminalQueries)
 //	func DecodePNG(data []byte) (image.Image, error)             // kernel.CheckPNG, then decode
 //	func ImageCells(w, h, cols, rows int) (c, r int)             // cells a figure will occupy (reserve rows)
 //	func KittyUnicode(data []byte, id uint32, cols, rows int) KittyImage // for Bubble Tea: send .Transmit

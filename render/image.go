@@ -54,9 +54,11 @@ func DetectColorDepth(getenv func(string) string) ColorDepth {
 	return Color256
 }
 
-// KittyQuery asks the terminal whether it speaks kitty graphics (image id
-// 31); the chat sends it when the environment does not tell.
-const KittyQuery = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
+// kittyQuery asks the terminal whether it speaks kitty graphics; the
+// answer names the image id kittyQueryID. Part of TerminalQueries.
+const kittyQuery = "\x1b_Gi=31,s=1,v=1,a=q,t=d,f=24;AAAA\x1b\\"
+
+const kittyQueryID = 31
 
 // ImageCells is the size in cells, at most cols × rows, that keeps a w × h
 // pixel image's aspect ratio, assuming cells twice as tall as wide.

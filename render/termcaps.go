@@ -5,15 +5,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	uv "github.com/charmbracelet/ultraviolet"
 )
 
 // TerminalQueries asks the terminal what it is and what it draws: its name
 // and version (XTVERSION, and kitty's own XTGETTCAP kitty-query-version),
-// kitty graphics (KittyQuery), Sixel colour registers (XTSMGRAPHICS), the
+// kitty graphics (kittyQuery), Sixel colour registers (XTSMGRAPHICS), the
 // cell and window size in pixels (CSI 16 t, CSI 14 t), and last the primary
 // device attributes (DA1). Every terminal answers DA1, and in order, so once
 // its reply is in, a query without a reply will get none.
-const TerminalQueries = "\x1b[>0q" + "\x1bP+q6b697474792d71756572792d76657273696f6e\x1b\\" + KittyQuery +
+const TerminalQueries = "\x1b[>0q" + "\x1bP+q6b697474792d71756572792d76657273696f6e\x1b\\" + kittyQuery +
 	"\x1b[?1;1;0S" + "\x1b[16t" + "\x1b[14t" + "\x1b[c"
 
 // Terminal is what quarry knows of the terminal: the environment and the
@@ -31,6 +33,49 @@ type Terminal struct {
 	// CellW and CellH are a cell's size in pixels (CSI 16 t, or the window
 	// in pixels over its cells); 0 when unknown.
 	CellW, CellH int
+}
+
+// Reply records one decoded reply to TerminalQueries, as the chat and
+// `quarry doctor` both receive them; false for an event that is not one.
+// The reply to DA1, the last query, sets Answered.
+func (t *Terminal) Reply(ev uv.Event) bool {
+	switch ev := ev.(type) {
+	case uv.TerminalVersionEvent:
+		t.Version = ev.Name
+	case uv.CapabilityEvent:
+		v, ok := strings.CutPrefix(ev.Content, "kitty-query-version=")
+		if !ok {
+			return false
+		}
+		t.KittyVersion = v
+	case uv.KittyGraphicsEvent:
+		if ev.Options.ID != kittyQueryID {
+			return false
+		}
+		t.KittyGraphics = string(ev.Payload) == "OK"
+	case uv.UnknownCsiEvent:
+		n := parseSixelColors(string(ev))
+		if n == 0 {
+			return false
+		}
+		t.SixelColors = n
+	case uv.CellSizeEvent:
+		if ev.Width <= 0 || ev.Height <= 0 {
+			return false
+		}
+		t.CellW, t.CellH = ev.Width, ev.Height
+	case uv.MultiEvent:
+		any := false
+		for _, e := range ev {
+			any = t.Reply(e) || any
+		}
+		return any
+	case uv.PrimaryDeviceAttributesEvent:
+		t.DA1, t.Answered = ev, true
+	default:
+		return false
+	}
+	return true
 }
 
 // kittyPlaceholders is the first kitty release with Unicode placeholders.
@@ -132,10 +177,10 @@ func versionAtLeast(v string, min [3]int) bool {
 	return true
 }
 
-// ParseSixelColors reads an XTSMGRAPHICS reply for the colour registers,
+// parseSixelColors reads an XTSMGRAPHICS reply for the colour registers,
 // "CSI ? 1 ; 0 ; 256 S", as the chat receives it; 0 when it is not one or
 // reports an error.
-func ParseSixelColors(seq string) int {
+func parseSixelColors(seq string) int {
 	s, ok := strings.CutPrefix(seq, "\x1b[?1;")
 	if !ok {
 		return 0

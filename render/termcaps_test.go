@@ -61,7 +61,7 @@ func TestVersionAtLeast(t *testing.T) {
 func TestParseSixelColors(t *testing.T) {
 	for seq, want := range map[string]int{"\x1b[?1;0;1024S": 1024, "\x1b[?1;0;256S": 256,
 		"\x1b[?1;3;0S": 0, "\x1b[?2;0;1000;1000S": 0, "\x1b[?1;0;xS": 0, "junk": 0} {
-		if got := ParseSixelColors(seq); got != want {
+		if got := parseSixelColors(seq); got != want {
 			t.Errorf("%q: %d, want %d", seq, got, want)
 		}
 	}

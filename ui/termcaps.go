@@ -1,8 +1,6 @@
 package ui
 
 import (
-	"strings"
-
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/quarry-cli/quarry/render"
@@ -17,36 +15,18 @@ import (
 // message that is not one.
 func (m *Model) termReply(msg tea.Msg) (tea.Cmd, bool) {
 	t := &m.term
+	var ev uv.Event = msg
 	switch msg := msg.(type) {
-	case tea.TerminalVersionMsg:
-		t.Version = msg.Name
+	case tea.TerminalVersionMsg: // Bubble Tea's own types for these two
+		ev = uv.TerminalVersionEvent{Name: msg.Name}
 	case tea.CapabilityMsg:
-		v, ok := strings.CutPrefix(msg.Content, "kitty-query-version=")
-		if !ok {
-			return nil, false
-		}
-		t.KittyVersion = v
-	case uv.KittyGraphicsEvent:
-		if msg.Options.ID != 31 {
-			return nil, false
-		}
-		t.KittyGraphics = string(msg.Payload) == "OK"
-	case uv.UnknownCsiEvent:
-		n := render.ParseSixelColors(string(msg))
-		if n == 0 {
-			return nil, false
-		}
-		t.SixelColors = n
-	case uv.CellSizeEvent:
-		if msg.Width > 0 && msg.Height > 0 {
-			t.CellW, t.CellH, m.cellAsked = msg.Width, msg.Height, true
-			return m.refreshFigures(), true
-		}
+		ev = uv.CapabilityEvent{Content: msg.Content}
 	case uv.PixelSizeEvent:
 		if !m.cellAsked && m.width > 0 && m.height > 0 && msg.Width >= m.width && msg.Height >= m.height {
 			t.CellW, t.CellH = msg.Width/m.width, msg.Height/m.height
 			return m.refreshFigures(), true
 		}
+		return nil, true
 	case cellSizeMsg:
 		// The kernel's idea of the window in pixels, when the terminal fills
 		// it in (xterm does, and by default answers no CSI 16 t).
@@ -54,12 +34,18 @@ func (m *Model) termReply(msg tea.Msg) (tea.Cmd, bool) {
 			t.CellW, t.CellH = msg.w, msg.h
 			return m.refreshFigures(), true
 		}
+		return nil, true
+	}
+	if !t.Reply(ev) {
+		return nil, false
+	}
+	switch ev.(type) {
+	case uv.CellSizeEvent:
+		m.cellAsked = true
+		return m.refreshFigures(), true
 	case uv.PrimaryDeviceAttributesEvent:
-		t.DA1, t.Answered = msg, true
 		m.chooseImages()
 		return m.refreshFigures(), true
-	default:
-		return nil, false
 	}
 	return nil, true
 }
