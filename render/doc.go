@@ -45,6 +45,7 @@
 //	func TableShape(t *kernel.Table) string // "1,234 rows × 1 column"
 //	func ColumnsNotShown(n int) string      // "+2 columns not shown"
 //	func GroupThousands(s string) string // "46624.99" → "46,624.99"; anything not a plain number as it is
+//	func GroupInt(n int) string          // 1234567 → "1,234,567" (token counts, rows)
 //	func IsNumericDtype(d string) bool   // int*, uint*, float*, complex*
 //
 //	// termcaps.go — what the terminal draws, from its answers

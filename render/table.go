@@ -93,11 +93,6 @@ func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid {
 	return f
 }
 
-// TableShape is a table's size in words: "1,234 rows × 1 column".
-func TableShape(t *kernel.Table) string {
-	return fmt.Sprintf("%s %s × %s %s", thousands(t.Rows), plural(t.Rows, "row"), thousands(t.Cols), plural(t.Cols, "column"))
-}
-
 // ColumnsNotShown is the note for n columns left out: "+2 columns not shown".
 func ColumnsNotShown(n int) string {
 	return fmt.Sprintf("+%d %s not shown", n, plural(n, "column"))
@@ -294,19 +289,13 @@ func GroupThousands(s string) string {
 	return b.String() + rest
 }
 
-// thousands formats 1234567 as 1,234,567.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	if neg {
-		s = "-" + s
-	}
-	return s
+// TableShape is a table's size as the chat shows it: "1,234 rows × 1 column".
+func TableShape(t *kernel.Table) string {
+	return fmt.Sprintf("%s %s × %s %s", GroupInt(t.Rows), plural(t.Rows, "row"), GroupInt(t.Cols), plural(t.Cols, "column"))
 }
+
+// GroupInt writes a count with its digit groups: 1,234,567.
+func GroupInt(n int) string { return GroupThousands(strconv.Itoa(n)) }
 
 func plural(n int, word string) string {
 	if n == 1 {

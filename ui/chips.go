@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // chip is one attached file above the input.
@@ -52,7 +53,7 @@ func (c chip) label() string {
 	p := c.profile
 	s := name + " " + kernel.FormatSize(p.Size)
 	if p.Rows > 0 || len(p.Columns) > 0 {
-		s += fmt.Sprintf(" · %s × %d", groupDigits(p.Rows), len(p.Columns))
+		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), len(p.Columns))
 	}
 	if p.Error != "" {
 		s += " · not profiled"
@@ -87,12 +88,4 @@ func (c *chips) Render(width int, th *theme) string {
 	}
 	lines = append(lines, cur)
 	return strings.Join(lines, "\n")
-}
-
-func groupDigits(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

@@ -8,6 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -155,10 +156,10 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/tokens":
 		u := m.st.usage
 		text := fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",
-			groupDigits(u.Turn.Prompt), groupDigits(u.Turn.Completion), u.Turn.CostUSD,
-			groupDigits(u.Total.Prompt), groupDigits(u.Total.Completion), u.Total.CostUSD)
+			render.GroupInt(u.Turn.Prompt), render.GroupInt(u.Turn.Completion), u.Turn.CostUSD,
+			render.GroupInt(u.Total.Prompt), render.GroupInt(u.Total.Completion), u.Total.CostUSD)
 		if u.Total.Reasoning > 0 {
-			text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", groupDigits(u.Total.Reasoning))
+			text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", render.GroupInt(u.Total.Reasoning))
 		}
 		m.notice(levelInfo, text)
 	case "/help":

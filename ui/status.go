@@ -8,6 +8,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/render"
 )
 
 func lipglossWidth(s string) int { return lipgloss.Width(s) }
@@ -43,7 +44,7 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		parts = append(parts, seg("values shared"))
 	}
 	if t := s.usage.Total; t.Prompt+t.Completion > 0 {
-		u := fmt.Sprintf("%s tok", groupDigits(t.Prompt+t.Completion))
+		u := fmt.Sprintf("%s tok", render.GroupInt(t.Prompt+t.Completion))
 		if t.CostUSD > 0 {
 			u += fmt.Sprintf(" · $%.4f", t.CostUSD)
 		}

@@ -13,6 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // The table viewer's copy (tab-separated, for pasting into a spreadsheet,
@@ -163,7 +164,7 @@ func (m *Model) tableSaved(msg tableSavedMsg) {
 	default:
 		note = fmt.Sprintf("saved %s to %s", plural(msg.rows, "row"), msg.path)
 		if m.lastTable != nil && msg.rows < m.lastTable.Rows {
-			note += fmt.Sprintf(" (the %d shown of %s; to_csv in a cell saves them all)", msg.rows, groupDigits(m.lastTable.Rows))
+			note += fmt.Sprintf(" (the %d shown of %s; to_csv in a cell saves them all)", msg.rows, render.GroupInt(m.lastTable.Rows))
 		}
 	}
 	if m.tv != nil {
