@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -68,7 +69,7 @@ func (a *app) sandboxSave(name string, compress bool) error {
 		}
 		return fmt.Errorf("sandbox save: %w", err)
 	}
-	fmt.Fprintf(a.stderr, "saved %s (recipe %s): %d MB in %s\n", name, info.Recipe, size/1_000_000, time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(a.stderr, "saved %s (recipe %s): %s in %s\n", name, info.Recipe, kernel.FormatSize(size), time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 

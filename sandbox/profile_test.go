@@ -100,6 +100,10 @@ func TestProfileSampledFileCarriesNote(t *testing.T) {
 		!strings.Contains(p.Notes[0], "estimate") {
 		t.Fatalf("rows %d (want %d), notes %q, error %q", p.Rows, lines, p.Notes, p.Error)
 	}
+	// The model reads the size in the unit the host writes everywhere else.
+	if size := kernel.FormatSize(int64(b.Len())); !strings.Contains(p.Notes[0], "the file is "+size+",") {
+		t.Errorf("note %q does not give the size as %s", p.Notes[0], size)
+	}
 	// Below the threshold: no note.
 	small := filepath.Join(t.TempDir(), "small.csv")
 	os.WriteFile(small, []byte("id,value\n1,2.5\n"), 0o644)

@@ -92,10 +92,17 @@ def read_spec(func, kw):
 
 
 def size_text(n):
-    for unit in ('bytes', 'KB', 'MB', 'GB'):
-        if n < 1024 or unit == 'GB':
-            return '%d %s' % (n, unit) if unit == 'bytes' else '%.1f %s' % (n, unit)
-        n /= 1024.0
+    """A byte count as the host writes it (kernel.FormatSize), so the model
+    and the user read one unit: 512 B, 1.5 KiB, 12 MiB, 2 GiB."""
+    if -1024 < n < 1024:
+        return '%d B' % n
+    v, i = n / 1024.0, 0
+    while abs(v) >= 1024 and i < 4:
+        v, i = v / 1024.0, i + 1
+    s = '%.1f' % v
+    if s.endswith('.0'):
+        s = s[:-2]
+    return '%s %s' % (s, ('KiB', 'MiB', 'GiB', 'TiB', 'PiB')[i])
 
 
 def memory_limit(lim):

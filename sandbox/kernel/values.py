@@ -126,9 +126,9 @@ def figures(box=None):
                 fig.savefig(buf, format='png', dpi=100)
                 data = buf.getvalue()
                 if len(data) > MAX_PNG:
-                    notes.append('figure %d skipped: PNG larger than %d MB' % (num, MAX_PNG >> 20))
+                    notes.append('figure %d skipped: PNG larger than %d MiB' % (num, MAX_PNG >> 20))
                 elif total + len(data) > MAX_PNG_TOTAL:
-                    notes.append('figure %d skipped: the figures of one cell are capped at %d MB' % (num, MAX_PNG_TOTAL >> 20))
+                    notes.append('figure %d skipped: the figures of one cell are capped at %d MiB' % (num, MAX_PNG_TOTAL >> 20))
                 else:
                     total += len(data)
                     figs.append(base64.b64encode(data).decode('ascii'))
