@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -32,18 +32,12 @@ type rerunJSONInput struct {
 	ChangedDtypes  []session.DtypeChange `json:"changed_dtypes"`
 }
 
+// rerunJSONCell is a cell as -p --json gives it, with where it stands.
 type rerunJSONCell struct {
-	Cell       int           `json:"cell"`
-	Question   string        `json:"question"`
-	Code       string        `json:"code"`
-	Status     string        `json:"status"`
-	Stdout     string        `json:"stdout"`
-	Stderr     string        `json:"stderr"`
-	Value      *string       `json:"value"`
-	Error      *kernel.Error `json:"error"`
-	Figures    []string      `json:"figures"`
-	Files      []string      `json:"files"`
-	DurationMS int64         `json:"duration_ms"`
+	Cell     int    `json:"cell"`
+	Question string `json:"question"`
+	Status   string `json:"status"`
+	headless.CellResult
 }
 
 func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string) error {
@@ -71,25 +65,8 @@ func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, 
 	}
 	for _, t := range rec.Turns() {
 		for _, c := range t.Cells {
-			r := c.Result
-			jc := rerunJSONCell{Cell: c.Num, Question: render.Sanitize(t.Question), Code: render.Sanitize(c.Code), Status: string(c.Status),
-				Stdout: render.Sanitize(r.Stdout), Stderr: render.Sanitize(r.Stderr), Figures: []string{}, Files: []string{},
-				DurationMS: r.Duration.Milliseconds()}
-			if r.Value != nil {
-				v := render.Sanitize(r.Value.Repr)
-				jc.Value = &v
-			}
-			if r.Error != nil {
-				e := *r.Error
-				e.Type, e.Message, e.Traceback = render.SanitizeLine(e.Type), render.Sanitize(e.Message), render.Sanitize(e.Traceback)
-				jc.Error = &e
-			}
-			for _, f := range r.Figures {
-				jc.Figures = append(jc.Figures, render.SanitizeLine(f.Path))
-			}
-			for _, f := range r.Files {
-				jc.Files = append(jc.Files, render.SanitizeLine(f.Path))
-			}
+			jc := rerunJSONCell{Cell: c.Num, Question: render.Sanitize(t.Question), Status: string(c.Status),
+				CellResult: headless.NewCellResult(c.Code, &c.Result)}
 			doc.Cells = append(doc.Cells, jc)
 		}
 	}

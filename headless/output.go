@@ -85,6 +85,19 @@ func (c *collector) Event(e agent.Event) {
 }
 
 func (c *collector) addCell(code string, r *kernel.Result) {
+	cell := NewCellResult(code, r)
+	for _, p := range append(append([]string{}, cell.Figures...), cell.Files...) {
+		if !c.seen[p] {
+			c.seen[p] = true
+			c.files = append(c.files, p)
+		}
+	}
+	c.cells = append(c.cells, cell)
+}
+
+// NewCellResult is a cell as every --json document gives it (-p here,
+// quarry rerun in cli), each string sanitized.
+func NewCellResult(code string, r *kernel.Result) CellResult {
 	cell := CellResult{
 		Code:       render.Sanitize(code),
 		Stdout:     render.Sanitize(r.Stdout),
@@ -105,21 +118,12 @@ func (c *collector) addCell(code string, r *kernel.Result) {
 		cell.Error = &e
 	}
 	for _, f := range r.Figures {
-		cell.Figures = append(cell.Figures, c.addFile(f))
+		cell.Figures = append(cell.Figures, render.SanitizeLine(f.Path))
 	}
 	for _, f := range r.Files {
-		cell.Files = append(cell.Files, c.addFile(f))
+		cell.Files = append(cell.Files, render.SanitizeLine(f.Path))
 	}
-	c.cells = append(c.cells, cell)
-}
-
-func (c *collector) addFile(f kernel.File) string {
-	p := render.SanitizeLine(f.Path)
-	if !c.seen[p] {
-		c.seen[p] = true
-		c.files = append(c.files, p)
-	}
-	return p
+	return cell
 }
 
 // Finish builds the document from the final answer.
