@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,7 +83,7 @@ func TestRecordRoundTripWithoutKey(t *testing.T) {
 	if got := rec.Title(); !strings.HasPrefix(got, "variance by department; key ") || len([]rune(got)) > 60 {
 		t.Errorf("title %q", got)
 	}
-	if got := rec.Succeeded(); len(got) != 1 || got[0].Num != 1 {
+	if got := rec.replayCells(); len(got) != 1 || got[0].Num != 1 {
 		t.Errorf("succeeded %+v", got)
 	}
 }
@@ -253,7 +254,7 @@ func TestUndoEventTakesTheTurnBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if turns := rec.Turns(); len(turns) != 1 || rec.Summary().Cells != 2 || len(rec.Succeeded()) != 1 {
+	if turns := rec.Turns(); len(turns) != 1 || rec.Summary().Cells != 2 || len(rec.replayCells()) != 1 {
 		t.Errorf("after undo: %d turns, summary %+v", len(turns), rec.Summary())
 	}
 	if rec.earlier().Cells != 3 {
@@ -333,5 +334,37 @@ func TestRecordInputHashes(t *testing.T) {
 	}
 	if checks[1].Problem != "" {
 		t.Errorf("unchanged input flagged: %+v", checks[1])
+	}
+}
+
+// A resume rebuilds the state the session ended in, as undo would: cells
+// before a kernel loss, and a question's cells its kernel went back past,
+// are not run again.
+func TestReplayCellsFollowLostAndRewoundKernels(t *testing.T) {
+	dir := t.TempDir()
+	s := recordedSession(t, dir) // cell 1 ok, cell 2 failed
+	done := func(n int, r kernel.Result) {
+		s.publish(agent.Event{Kind: agent.EventCellDone, Cell: n, Code: fmt.Sprintf("c%d", n), Result: &r}, nil)
+	}
+	s.rec.question("second")
+	done(3, kernel.Result{Error: &kernel.Error{Kind: kernel.ErrOutOfMemory}, StateLost: true})
+	done(4, kernel.Result{})
+	s.publish(agent.Event{Kind: agent.EventTurnDone, Text: "reloaded"}, nil)
+	s.rec.question("third")
+	done(5, kernel.Result{})
+	done(6, kernel.Result{Error: &kernel.Error{Kind: kernel.ErrCrashed}, Rewound: true})
+	done(7, kernel.Result{})
+	s.publish(agent.Event{Kind: agent.EventTurnDone, Text: "lighter"}, nil)
+	s.rec.Close()
+	rec, err := LoadRecord(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []int
+	for _, c := range rec.replayCells() {
+		got = append(got, c.Num)
+	}
+	if fmt.Sprint(got) != "[4 7]" {
+		t.Errorf("replayed cells %v, want [4 7]", got)
 	}
 }

@@ -100,7 +100,7 @@ func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]str
 	if len(moved) > 0 {
 		s.ag.Note(fmt.Sprintf("[quarry] This session was resumed with other data for %s than the earlier turns used: results computed from now on may differ from the ones above.", strings.Join(moved, ", ")))
 	}
-	err := s.replay(ctx, rec.Succeeded())
+	err := s.replay(ctx, rec.replayCells())
 	var re *ReplayError
 	if errors.As(err, &re) {
 		s.ag.Note(fmt.Sprintf("[quarry] This session was resumed and its kernel rebuilt by running the earlier cells again, but %s. Variables made from that cell on are missing: compute them again before using them.", re.why()))
@@ -108,15 +108,10 @@ func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]str
 	return err
 }
 
-// Succeeded are the cells of Turns that ran without error: replaying them
-// in order rebuilds the kernel's state, and rerunning them redoes the
-// analysis.
-func (rec *Record) Succeeded() []Cell {
-	var out []Cell
-	for _, t := range rec.RerunTurns() {
-		out = append(out, t.Cells...)
-	}
-	return out
+// replayCells are the cells that rebuild the kernel of a resumed session:
+// the state its turns left, as undo would rebuild it.
+func (rec *Record) replayCells() []Cell {
+	return stateCells(resumedTurns(rec.Turns()))
 }
 
 // ReplayError says which cell stopped a replay and why.

@@ -148,9 +148,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 }
 
 // rebuildCells are the cells that bring a kernel Rewind left at an
-// earlier checkpoint (or fresh) to the end of the remaining questions, as
-// they ran: only those that succeeded, none from before a fresh start or
-// from a question's cells the kernel went back past.
+// earlier checkpoint (or fresh) to the end of the remaining questions.
 func (s *Session) rebuildCells(at sandbox.Checkpoint) []Cell {
 	from := 0
 	for i, t := range s.turns {
@@ -158,8 +156,16 @@ func (s *Session) rebuildCells(at sandbox.Checkpoint) []Cell {
 			from = i
 		}
 	}
+	return stateCells(s.turns[from:])
+}
+
+// stateCells are the cells that rebuild, from a fresh kernel, the state
+// turns left it in, as they ran: those that succeeded, none from before a
+// fresh start or from a question's cells the kernel went back past. Undo
+// and resume both replay them.
+func stateCells(turns []turnRecord) []Cell {
 	var cells []Cell
-	for _, t := range s.turns[from:] {
+	for _, t := range turns {
 		begin := len(cells)
 		for _, c := range t.cells {
 			switch {
