@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // sandboxCmd is `quarry sandbox build|status|ref|save|load`.
@@ -118,7 +119,7 @@ func (a *app) sandboxStatus() error {
 	if !ok {
 		state = "missing: run `quarry sandbox build` (as root for the offline build) or `make image`"
 	}
-	fmt.Fprintf(a.stdout, "%s  %s\nengine %s, API %s, at %s\n", ref, state, e.Describe(), e.APIVersion(), e.Host())
+	fmt.Fprintf(a.stdout, "%s  %s\nengine %s, API %s, at %s\n", ref, state, e.Describe(), e.APIVersion(), secret.URL(e.Host()))
 	if !ok {
 		return silent{code: exitFailed}
 	}
