@@ -103,21 +103,12 @@ func tableText(t *kernel.Table) string {
 		cols = append(cols, c)
 	}
 	b.WriteString(strings.Join(cols, " | ") + "\n")
-	row := func(i int, cells []string) {
-		idx := ""
-		if i < len(t.Index) {
-			idx = t.Index[i]
+	for i := range len(t.Head) + len(t.Tail) {
+		if i == len(t.Head) {
+			b.WriteString("… | " + fmt.Sprintf("(%d rows not shown)", max(t.Rows-len(t.Head)-len(t.Tail), 0)) + "\n")
 		}
-		b.WriteString(idx + " | " + strings.Join(cells, " | ") + "\n")
-	}
-	for i, r := range t.Head {
-		row(i, r)
-	}
-	if len(t.Tail) > 0 {
-		b.WriteString("… | " + fmt.Sprintf("(%d rows not shown)", max(t.Rows-len(t.Head)-len(t.Tail), 0)) + "\n")
-		for i, r := range t.Tail {
-			row(len(t.Head)+i, r)
-		}
+		label, cells := t.Exact(i)
+		b.WriteString(label + " | " + strings.Join(cells, " | ") + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }

@@ -88,22 +88,26 @@ type Table struct {
 	IndexDisplay []string   `json:"index_display,omitempty"`
 }
 
-// Shown is row i (Head then Tail) as displayed, with its index label:
-// Display when the kernel sent it, the exact values otherwise.
-func (t *Table) Shown(i int) (label string, cells []string) {
-	exact := t.Head
-	j := i
-	if i >= len(t.Head) {
-		exact, j = t.Tail, i-len(t.Head)
-	}
-	if j < len(exact) {
-		cells = exact[j]
-	}
-	if i < len(t.Display) && len(t.Display[i]) == len(cells) {
-		cells = t.Display[i]
+// Exact is row i (Head then Tail) as the exact values, with its index
+// label: what the model is given, and what is copied and saved.
+func (t *Table) Exact(i int) (label string, cells []string) {
+	if i < len(t.Head) {
+		cells = t.Head[i]
+	} else if j := i - len(t.Head); j < len(t.Tail) {
+		cells = t.Tail[j]
 	}
 	if i < len(t.Index) {
 		label = t.Index[i]
+	}
+	return label, cells
+}
+
+// Shown is row i (Head then Tail) as displayed, with its index label:
+// Display when the kernel sent it, the exact values otherwise.
+func (t *Table) Shown(i int) (label string, cells []string) {
+	label, cells = t.Exact(i)
+	if i < len(t.Display) && len(t.Display[i]) == len(cells) {
+		cells = t.Display[i]
 	}
 	if i < len(t.IndexDisplay) && len(t.IndexDisplay) == len(t.Index) {
 		label = t.IndexDisplay[i]

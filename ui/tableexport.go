@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
 
@@ -34,7 +33,7 @@ func (tv *tableView) tableRecords(column int) [][]string {
 	}
 	out := [][]string{keep(append([]string{t.IndexName}, t.Columns...))}
 	for _, r := range tv.rows {
-		label, exact := exactRow(t, r.orig)
+		label, exact := t.Exact(r.orig)
 		out = append(out, keep(append([]string{label}, exact...)))
 	}
 	for _, rec := range out {
@@ -43,21 +42,6 @@ func (tv *tableView) tableRecords(column int) [][]string {
 		}
 	}
 	return out
-}
-
-// exactRow is row i (Head then Tail) as the kernel's exact values.
-func exactRow(t *kernel.Table, i int) (string, []string) {
-	var cells []string
-	if i < len(t.Head) {
-		cells = t.Head[i]
-	} else if i-len(t.Head) < len(t.Tail) {
-		cells = t.Tail[i-len(t.Head)]
-	}
-	label := ""
-	if i < len(t.Index) {
-		label = t.Index[i]
-	}
-	return label, cells
 }
 
 // safeCell makes a cell one line of plain text, and quotes one that starts
