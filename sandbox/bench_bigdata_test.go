@@ -84,10 +84,10 @@ func BenchmarkReadLedger(b *testing.B) {
 	}
 }
 
-// BenchmarkAttachLedger1600MB attaches the acceptance test's 16 M-row
-// ledger: the copy into /data (MB/s), the profile after it (s) and what the
-// host allocated meanwhile (MB; the copy streams, so it does not grow with
-// the file).
+// BenchmarkAttachLedger1600MB attaches the 16 M-row ledger of
+// TestLedgerLargerThanMemoryAnsweredWithSQL: the copy into /data (MB/s),
+// the profile after it (s) and what the host allocated meanwhile (MB; the
+// copy streams, so it does not grow with the file).
 func BenchmarkAttachLedger1600MB(b *testing.B) {
 	lg, s := ledgerSession(b, 16_000_000, 2026)
 	ctx := context.Background()

@@ -17,7 +17,7 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// ledgerRows makes the 1.6 GB general ledger of the acceptance test;
+// ledgerRows is the size of the 1.6 GB general ledger the test makes;
 // QUARRY_LEDGER_ROWS shrinks it while iterating on the test itself.
 func ledgerRows(t *testing.T) int64 {
 	if v := os.Getenv("QUARRY_LEDGER_ROWS"); v != "" {
