@@ -1,9 +1,10 @@
-# quarry: `make run` starts it, `make test` passes the tests. Both install
-# what a fresh Debian/Ubuntu machine lacks (Docker engine, debootstrap, tmux,
-# openssh-server for the ssh test) through scripts/, and build the sandbox
-# image when it is missing. `make test-podman` runs the tests again on
-# rootful and rootless Podman (as root: it installs Podman and adds the user
-# quarry-ci); CI runs both.
+# quarry: `make run` starts it; `make test test-podman` passes the tests, as
+# CI runs them (.ci/run). Each installs what a fresh Debian/Ubuntu machine
+# lacks through scripts/ and builds the sandbox image when it is missing:
+# run the Docker engine and debootstrap; test also tmux, python3-nbformat,
+# chromium, Xvfb, xterm, kitty, mlterm, xdotool, ImageMagick and
+# openssh-server; test-podman rootful and rootless Podman (as root: it adds
+# the user quarry-ci). Quiet when everything is there.
 
 SHELL   := /bin/bash
 GO      ?= go
@@ -27,13 +28,14 @@ build:
 docker:
 	@scripts/ensure-docker.sh
 
+# What the tests drive besides the engine.
 deps: docker
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh test
 	@[ -x /usr/sbin/sshd ] || $(SUDO) scripts/ensure-sshd.sh
 
 # Builds the sandbox image for the current recipe when the engine lacks it.
-image: build deps
-	@$(BIN) sandbox status >/dev/null 2>&1 || $(SUDO) $(BIN) sandbox build
+image: build docker
+	@$(BIN) sandbox status >/dev/null 2>&1 || { scripts/install-deps.sh image && $(SUDO) $(BIN) sandbox build; }
 
 run: build image
 	$(BIN) $(ARGS)
@@ -48,7 +50,7 @@ lint: fmt-check vet
 
 # The Docker-backed tests run for real here: the engine and image are made
 # ready first, and the sandbox packages run with -v so their output shows it.
-test: image lint
+test: image deps lint
 	@$(BIN) sandbox status
 	@rc=0; \
 	echo "CI=$${CI:-} go test -count=1 <all packages but sandbox>"; \
@@ -64,7 +66,7 @@ test-podman: image
 
 # The chat in xterm -ti vt340, kitty and mlterm under Xvfb, checked on
 # screenshots; also part of `make test` (the root package's tests).
-test-terminal: image
+test-terminal: image deps
 	CI=$${CI:-} $(GO) test -count=1 -v -run 'TestTerminalScreenshots' .
 
 bench:

@@ -4,6 +4,7 @@
 # when root (or passwordless sudo) and nothing is there; otherwise say what
 # to run. Idempotent and quiet when the engine is already up.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 log() { echo "ensure-docker: $*" >&2; }
 
@@ -35,27 +36,21 @@ if [[ $(id -u) -ne 0 && -S /var/run/docker.sock && ! -w /var/run/docker.sock ]] 
 	exit 1
 fi
 
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then
-	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-		SUDO=(sudo -n)
+if ! as_root; then
+	if command -v dockerd >/dev/null 2>&1; then
+		log "dockerd is installed but not running, and starting it needs root. Run:"
+		log "  sudo systemctl start docker        # or: sudo scripts/ensure-docker.sh"
 	else
-		if command -v dockerd >/dev/null 2>&1; then
-			log "dockerd is installed but not running, and starting it needs root. Run:"
-			log "  sudo systemctl start docker        # or: sudo scripts/ensure-docker.sh"
-		else
-			log "no Docker engine is installed. Run:"
-			log "  sudo scripts/ensure-docker.sh      # installs Debian's docker.io and starts it"
-		fi
-		log "then let your user reach it: sudo usermod -aG docker \$USER (and log in again)"
-		exit 1
+		log "no Docker engine is installed. Run:"
+		log "  sudo scripts/ensure-docker.sh      # installs Debian's docker.io and starts it"
 	fi
+	log "then let your user reach it: sudo usermod -aG docker \$USER (and log in again)"
+	exit 1
 fi
 
 if ! command -v dockerd >/dev/null 2>&1; then
 	log "installing docker.io (Debian package)"
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends docker.io >/dev/null
+	apt_install docker.io
 fi
 
 # The daemon may be up while the CLI was missing until now.
@@ -65,10 +60,10 @@ fi
 
 log "starting dockerd"
 if [[ $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
-	"${SUDO[@]}" systemctl start docker || "${SUDO[@]}" systemctl restart docker
+	"${ROOT[@]}" systemctl start docker || "${ROOT[@]}" systemctl restart docker
 else
 	# No systemd (containers, WSL): run the daemon in the background.
-	"${SUDO[@]}" sh -c 'nohup dockerd >/var/log/quarry-dockerd.log 2>&1 &'
+	"${ROOT[@]}" sh -c 'nohup dockerd >/var/log/quarry-dockerd.log 2>&1 &'
 fi
 
 for _ in $(seq 1 60); do

@@ -6,6 +6,7 @@
 # it is installed but not serving. Prints the DOCKER_HOST to use on stdout.
 # Idempotent and quiet when the engine is already up.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 log() { echo "ensure-podman: $*" >&2; }
 
@@ -22,15 +23,10 @@ if engine_up; then
 	exit 0
 fi
 
-SUDO=()
-if [[ $(id -u) -ne 0 ]]; then
-	if command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
-		SUDO=(sudo -n)
-	else
-		log "the rootful Podman service is not running at $sock, and starting it needs root. Run:"
-		log "  sudo scripts/ensure-podman.sh      # or use rootless Podman: scripts/podman-rootless.sh"
-		exit 1
-	fi
+if ! as_root; then
+	log "the rootful Podman service is not running at $sock, and starting it needs root. Run:"
+	log "  sudo scripts/ensure-podman.sh      # or use rootless Podman: scripts/podman-rootless.sh"
+	exit 1
 fi
 
 # Debian 12 ships podman 4.3; uidmap, slirp4netns and fuse-overlayfs are what
@@ -55,25 +51,24 @@ fi
 if ((${#pkgs[@]} > 0)); then
 	command -v apt-get >/dev/null 2>&1 || { log "missing ${pkgs[*]}, and this is not Debian/Ubuntu: install them with your package manager"; exit 1; }
 	log "installing ${pkgs[*]} (Debian packages)"
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-	"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+	apt_install "${pkgs[@]}"
 fi
 
 if [[ -n $hybrid ]]; then
 	log "hybrid cgroups with v2 controllers ($(cat /sys/fs/cgroup/unified/cgroup.controllers)): Podman runs containers with runc ($dropin)"
-	"${SUDO[@]}" mkdir -p "$(dirname "$dropin")"
+	"${ROOT[@]}" mkdir -p "$(dirname "$dropin")"
 	printf '# crun refuses a hybrid cgroup layout whose v2 hierarchy has controllers\n[engine]\nruntime = "runc"\n' |
-		"${SUDO[@]}" tee "$dropin" >/dev/null
+		"${ROOT[@]}" tee "$dropin" >/dev/null
 fi
 
 log "starting podman system service on $sock"
 if [[ $sock == /run/podman/podman.sock && $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
-	"${SUDO[@]}" systemctl start podman.socket
+	"${ROOT[@]}" systemctl start podman.socket
 else
 	# No systemd (containers, CI): run the service in the background, from
 	# its socket's folder (conmon drops an "oom" file in its working folder).
-	"${SUDO[@]}" mkdir -p "$(dirname "$sock")"
-	"${SUDO[@]}" sh -c "cd '$(dirname "$sock")' && nohup podman system service --time=0 'unix://$sock' >/var/log/quarry-podman.log 2>&1 &"
+	"${ROOT[@]}" mkdir -p "$(dirname "$sock")"
+	"${ROOT[@]}" sh -c "cd '$(dirname "$sock")' && nohup podman system service --time=0 'unix://$sock' >/var/log/quarry-podman.log 2>&1 &"
 fi
 
 for _ in $(seq 1 60); do

@@ -5,6 +5,7 @@
 # and under systemd the ssh service is disabled again. Nothing to do when
 # /usr/sbin/sshd exists. Run as root.
 set -euo pipefail
+. "$(dirname "$0")/lib.sh"
 
 log() { echo "ensure-sshd: $*" >&2; }
 
@@ -25,8 +26,8 @@ fi
 trap '[[ -n $ours ]] && rm -f "$policy"' EXIT
 
 log "installing openssh-server (Debian package; no service is started)"
-DEBIAN_FRONTEND=noninteractive apt-get update -qq
-DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openssh-server >/dev/null
+ROOT=()
+apt_install openssh-server
 if [[ $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
 	systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
 fi
