@@ -2,8 +2,9 @@
 // chunks, cell results, tables and file profiles. It is plain data shared by
 // sandbox (which produces it), agent (which reasons over it) and render, ui and
 // headless (which show it), with the rules that must read the same on both
-// sides: the size format (FormatSize) and the PNG limits (CheckPNG). It must
-// not import any other quarry package.
+// sides: the size format (FormatSize) and the PNG limits (CheckPNG, and
+// ReadPNG for a figure read back from a session folder). It must not import
+// any other quarry package.
 package kernel
 
 import "time"

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"image/png"
+	"io"
+	"os"
 )
 
 // Limits on figures, the same for the harvest (which refuses a figure over
@@ -41,4 +43,26 @@ func CheckPNG(data []byte) (w, h int, err error) {
 			cfg.Width, cfg.Height, MaxPNGSide, MaxPNGArea)
 	}
 	return cfg.Width, cfg.Height, nil
+}
+
+// ReadPNG reads a figure back from the session folder and checks it as the
+// harvest did, for a reader of a saved session (resume, export): a file
+// changed or replaced since is refused, never drawn or embedded.
+func ReadPNG(path string) ([]byte, error) {
+	if path == "" {
+		return nil, errors.New("png: the figure has no path in the session folder")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, MaxPNGBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := CheckPNG(data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }

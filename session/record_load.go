@@ -319,27 +319,8 @@ func ReadFigures(turns []agent.PastTurn) {
 		for j := range turns[i].Cells {
 			figs := turns[i].Cells[j].Result.Figures
 			for k := range figs {
-				figs[k].PNG = readPNG(figs[k].Path)
+				figs[k].PNG, _ = kernel.ReadPNG(figs[k].Path)
 			}
 		}
 	}
-}
-
-func readPNG(path string) []byte {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, kernel.MaxPNGBytes+1))
-	if err != nil || len(data) > kernel.MaxPNGBytes {
-		return nil
-	}
-	if _, _, err := kernel.CheckPNG(data); err != nil {
-		return nil
-	}
-	return data
 }
