@@ -10,6 +10,7 @@ SHELL   := /bin/bash
 GO      ?= go
 BIN     ?= ./quarry
 ARGS    ?=
+BENCHTIME ?= 1s
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo none)
 DATE    ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
@@ -69,8 +70,10 @@ test-podman: image
 test-terminal: image deps
 	CI=$${CI:-} $(GO) test -count=1 -v -run 'TestTerminalScreenshots' .
 
+# One package at a time (-p 1): benchmarks in two test binaries at once
+# would time each other. BENCHTIME=1x runs each benchmark once.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem $(BENCH_PKGS)
+	$(GO) test -p 1 -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(BENCH_PKGS)
 
 clean:
 	rm -rf $(BIN) dist completions manpages
