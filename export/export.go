@@ -10,7 +10,6 @@
 package export
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -152,7 +151,7 @@ func figureLinks(d *doc, path string) (func(kernel.File) string, []string, error
 	for _, t := range d.turns {
 		for _, c := range t.Cells {
 			for _, f := range c.Result.Figures {
-				data, err := figurePNG(f)
+				data, err := kernel.ReadPNG(f.Path)
 				if err != nil {
 					continue // the report says the figure is missing
 				}
@@ -175,28 +174,4 @@ func figureLinks(d *doc, path string) (func(kernel.File) string, []string, error
 func inside(root, dir string) bool {
 	rel, err := filepath.Rel(root, dir)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
-
-// figurePNG reads a figure from the session folder and checks it as the
-// harvest did: a file changed since is not embedded.
-func figurePNG(f kernel.File) ([]byte, error) {
-	if f.Path == "" {
-		return nil, errors.New("no path")
-	}
-	fh, err := os.Open(f.Path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	data, err := io.ReadAll(io.LimitReader(fh, kernel.MaxPNGBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(data) > kernel.MaxPNGBytes {
-		return nil, errors.New("too large")
-	}
-	if _, _, err := kernel.CheckPNG(data); err != nil {
-		return nil, err
-	}
-	return data, nil
 }

@@ -105,7 +105,7 @@ func htmlCellOf(d *doc, c session.Cell) htmlCell {
 	}
 	for i, f := range r.Figures {
 		fig := htmlFigure{Alt: fmt.Sprintf("cell %d, figure %d", c.Num, i+1)}
-		if data, err := figurePNG(f); err == nil {
+		if data, err := kernel.ReadPNG(f.Path); err == nil {
 			fig.Src = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(data))
 		} else {
 			fig.Missing = fmt.Sprintf("figure %s is missing from the session folder", f.Name)

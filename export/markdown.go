@@ -65,7 +65,7 @@ func markdownCell(b *strings.Builder, d *doc, c session.Cell, link func(kernel.F
 	}
 	for i, f := range r.Figures {
 		target := ""
-		if _, err := figurePNG(f); err == nil {
+		if _, err := kernel.ReadPNG(f.Path); err == nil {
 			target = link(f)
 		}
 		if target == "" {

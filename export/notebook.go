@@ -154,7 +154,7 @@ func codeCell(d *doc, c session.Cell) nbCell {
 		cell.Outputs = append(cell.Outputs, streamOutput("stderr", r.Stderr))
 	}
 	for _, f := range r.Figures {
-		data, err := figurePNG(f)
+		data, err := kernel.ReadPNG(f.Path)
 		if err != nil {
 			cell.Outputs = append(cell.Outputs, streamOutput("stderr", fmt.Sprintf("[quarry: figure %s is missing from the session folder]\n", f.Name)))
 			continue
