@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +11,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -116,7 +117,7 @@ func requireEngine(t *testing.T) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatalf("Docker-backed test cannot run in CI: %v", err)
@@ -182,4 +183,35 @@ func TestDoctorAllGreen(t *testing.T) {
 
 	// The doctor's sandbox is gone: nothing labelled with this process is left.
 	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", os.Getpid()))
+}
+
+// An engine whose runtime refuses the host's cgroup layout, with no other
+// runtime to offer: doctor shows the engine's own words and the fix for
+// that cause, not "rebuild the image".
+func TestDoctorShowsTheEnginesReason(t *testing.T) {
+	if testing.Short() && os.Getenv("CI") != "true" {
+		t.Skip("Docker-backed test skipped in -short mode")
+	}
+	doctorEnv(t, "gpt-fake")
+	sandboxtest.Engine(t)
+	const why = "preparing container for attach: crun: cgroups in hybrid mode not supported, drop all controllers from cgroupv2: OCI runtime error"
+	host := sandboxtest.FaultProxy(t, func(r *http.Request) (int, string, bool) {
+		return http.StatusConflict, why, r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/attach")
+	}, func(info map[string]any) {
+		info["DefaultRuntime"] = "crun"
+		info["Runtimes"] = map[string]any{"crun": map[string]any{"path": "/usr/bin/crun"}}
+	})
+	t.Setenv("DOCKER_HOST", host)
+	code, out, _ := runCmd(t, "doctor")
+	if code == exitOK {
+		t.Fatalf("exit 0 with a refused sandbox:\n%s", out)
+	}
+	l := lineWith(out, "✗ sandbox:")
+	if !strings.Contains(l, why) {
+		t.Fatalf("sandbox line %q lacks the engine's words:\n%s", l, out)
+	}
+	if !strings.Contains(out, `fix: the engine's OCI runtime refuses this host's cgroup layout`) || strings.Contains(out, "quarry sandbox build (to rebuild") {
+		t.Fatalf("fix does not match the cause:\n%s", out)
+	}
+	checkPlainAndKeyless(t, out)
 }

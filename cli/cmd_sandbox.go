@@ -10,7 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -43,7 +44,7 @@ quarry sandbox load sandbox.tar.gz    # there`,
 		Short: "Print the image tag for this recipe",
 		Args:  noArgs,
 		RunE: func(*cobra.Command, []string) error {
-			fmt.Fprintln(a.stdout, sandbox.ImageRef())
+			fmt.Fprintln(a.stdout, image.Ref())
 			return nil
 		},
 	})
@@ -58,12 +59,12 @@ func (a *app) sandboxBuildCmd() *cobra.Command {
 		Short: "Build the sandbox image: progress on stderr, the tag on stdout",
 		Args:  noArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			switch sandbox.BuildPath(via) {
-			case sandbox.BuildAuto, sandbox.BuildDockerfile, sandbox.BuildDebootstrap:
+			switch image.BuildPath(via) {
+			case image.BuildAuto, image.BuildDockerfile, image.BuildDebootstrap:
 			default:
 				return usagef(c, "--via %q: use auto, dockerfile or debootstrap", via)
 			}
-			return a.sandboxBuild(sandbox.BuildPath(via), force)
+			return a.sandboxBuild(image.BuildPath(via), force)
 		},
 	}
 	c.Flags().StringVar(&via, "via", "auto", "auto (Dockerfile when debian:forky-slim is in the engine, else debootstrap), dockerfile or debootstrap")
@@ -71,17 +72,17 @@ func (a *app) sandboxBuildCmd() *cobra.Command {
 	return c
 }
 
-func (a *app) sandboxBuild(via sandbox.BuildPath, force bool) error {
+func (a *app) sandboxBuild(via image.BuildPath, force bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("sandbox build: %w", err)
 	}
 	defer e.Close()
-	ref := sandbox.ImageRef()
+	ref := image.Ref()
 	if !force {
-		ok, err := e.ImagePresent(ctx)
+		ok, err := image.Present(ctx, e)
 		if err != nil {
 			return fmt.Errorf("sandbox build: %w", err)
 		}
@@ -92,7 +93,7 @@ func (a *app) sandboxBuild(via sandbox.BuildPath, force bool) error {
 		}
 	}
 	start := time.Now()
-	if err := e.BuildImageWith(ctx, a.stderr, via); err != nil {
+	if err := image.BuildWith(ctx, e, a.stderr, via); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{fmt.Sprintf("sandbox build: interrupted after %s", time.Since(start).Round(time.Second))}
 		}
@@ -105,13 +106,13 @@ func (a *app) sandboxBuild(via sandbox.BuildPath, force bool) error {
 func (a *app) sandboxStatus() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	ref := sandbox.ImageRef()
-	e, err := sandbox.Connect(ctx)
+	ref := image.Ref()
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("sandbox status: %w", err)
 	}
 	defer e.Close()
-	ok, err := e.ImagePresent(ctx)
+	ok, err := image.Present(ctx, e)
 	if err != nil {
 		return fmt.Errorf("sandbox status: %w", err)
 	}
@@ -123,12 +124,12 @@ func (a *app) sandboxStatus() error {
 	if !ok {
 		return silent{code: exitFailed}
 	}
-	pkgs, err := e.ImagePackages(ctx, ref)
+	pkgs, err := image.Packages(ctx, e, ref)
 	if err != nil {
 		return fmt.Errorf("sandbox status: %w", err)
 	}
 	fmt.Fprintf(a.stdout, "packages (%d in all; the recipe's):\n", len(pkgs))
-	for _, p := range sandbox.RecipePackages(pkgs) {
+	for _, p := range image.RecipePackages(pkgs) {
 		fmt.Fprintf(a.stdout, "  %-28s %s\n", p.Name, p.Version)
 	}
 	return nil

@@ -14,8 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/kernel"
-	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // sandboxSaveCmd is `quarry sandbox save FILE`: this recipe's image as an
@@ -47,18 +48,18 @@ func (a *app) sandboxSaveCmd() *cobra.Command {
 func (a *app) sandboxSave(name string, compress bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("sandbox save: %w", err)
 	}
 	defer e.Close()
 	start := time.Now()
-	fmt.Fprintf(a.stderr, "saving %s from %s to %s\n", sandbox.ImageRef(), e.Describe(), name)
-	var info sandbox.ArchiveInfo
+	fmt.Fprintf(a.stderr, "saving %s from %s to %s\n", image.Ref(), e.Describe(), name)
+	var info image.ArchiveInfo
 	var size int64
 	if name == "-" {
 		cw := &countingWriter{w: a.stdout}
-		info, err = e.SaveImage(ctx, cw, compress)
+		info, err = image.Save(ctx, e, cw, compress)
 		size = cw.n
 	} else {
 		info, size, err = saveToFile(ctx, e, name, compress)
@@ -75,14 +76,14 @@ func (a *app) sandboxSave(name string, compress bool) error {
 
 // saveToFile writes next to name and renames at the end, so an interrupted
 // save leaves no half archive under the name.
-func saveToFile(ctx context.Context, e *sandbox.Engine, name string, compress bool) (sandbox.ArchiveInfo, int64, error) {
+func saveToFile(ctx context.Context, e *engine.Engine, name string, compress bool) (image.ArchiveInfo, int64, error) {
 	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".partial-")
 	if err != nil {
-		return sandbox.ArchiveInfo{}, 0, fmt.Errorf("archive: %w", err)
+		return image.ArchiveInfo{}, 0, fmt.Errorf("archive: %w", err)
 	}
 	defer os.Remove(f.Name()) // a no-op after the rename
 	cw := &countingWriter{w: f}
-	info, err := e.SaveImage(ctx, cw, compress)
+	info, err := image.Save(ctx, e, cw, compress)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -129,27 +130,27 @@ func (a *app) sandboxLoad(name string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		return fmt.Errorf("sandbox load: %w", err)
 	}
 	defer e.Close()
 	start := time.Now()
-	info, loaded, err := e.LoadImage(ctx, in, a.stderr)
+	info, loaded, err := image.Load(ctx, e, in, a.stderr)
 	switch {
-	case err != nil && (info.Recipe == "" || errors.Is(err, sandbox.ErrArchiveRecipe)):
+	case err != nil && (info.Recipe == "" || errors.Is(err, image.ErrArchiveRecipe)):
 		return inputError{fmt.Errorf("sandbox load: %s: %w", name, err)}
 	case err != nil && ctx.Err() != nil:
 		return interrupted{"sandbox load: interrupted"}
 	case err != nil:
 		return fmt.Errorf("sandbox load: %s: %w", name, err)
 	case !loaded:
-		fmt.Fprintf(a.stderr, "%s: the engine (%s) has this very image already; nothing loaded\n", sandbox.ImageRef(), e.Describe())
+		fmt.Fprintf(a.stderr, "%s: the engine (%s) has this very image already; nothing loaded\n", image.Ref(), e.Describe())
 	default:
-		fmt.Fprintf(a.stderr, "loaded %s into %s in %s (saved from %s on %s)\n", sandbox.ImageRef(), e.Describe(),
+		fmt.Fprintf(a.stderr, "loaded %s into %s in %s (saved from %s on %s)\n", image.Ref(), e.Describe(),
 			time.Since(start).Round(100*time.Millisecond), info.Engine, info.Saved)
 	}
-	fmt.Fprintln(a.stdout, sandbox.ImageRef())
+	fmt.Fprintln(a.stdout, image.Ref())
 	return nil
 }
 
@@ -160,7 +161,7 @@ func checkArchive(name string) error {
 		return fmt.Errorf("cannot open the archive: %w", err)
 	}
 	defer f.Close()
-	info, _, err := sandbox.ReadArchiveInfo(f)
+	info, _, err := image.ReadArchiveInfo(f)
 	if err != nil {
 		return err
 	}

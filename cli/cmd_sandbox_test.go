@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -18,7 +18,7 @@ func TestCmdSandboxRefAndUsage(t *testing.T) {
 		code     int
 		out, err string
 	}{
-		{[]string{"sandbox", "ref"}, exitOK, sandbox.ImageRef() + "\n", ""},
+		{[]string{"sandbox", "ref"}, exitOK, image.Ref() + "\n", ""},
 		{[]string{"sandbox"}, exitUsage, "", "quarry sandbox build"},
 		{[]string{"sandbox", "nope"}, exitUsage, "", `unknown command "nope"`},
 		{[]string{"sandbox", "build", "--via", "bogus"}, exitUsage, "", "use auto, dockerfile or debootstrap"},
@@ -40,7 +40,7 @@ func TestCmdSandboxStatusShowsPackageVersions(t *testing.T) {
 	if code := run(Build{}, []string{"sandbox", "status"}, strings.NewReader(""), &out, &errb); code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	for _, want := range []string{sandbox.ImageRef() + "  built", "in all; the recipe's", "  python3-pandas ", "  libduckdb2.0 "} {
+	for _, want := range []string{image.Ref() + "  built", "in all; the recipe's", "  python3-pandas ", "  libduckdb2.0 "} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("status lacks %q:\n%s", want, out.String())
 		}

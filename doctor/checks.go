@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -23,7 +24,7 @@ print('IFACES=' + ','.join(ifaces))
 print('ROUTES=%d' % len(routes))
 `
 
-func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, imageOK bool) (Check, Check) {
+func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageOK bool) (Check, Check) {
 	r := Check{Name: "sandbox"}
 	lim := Check{Name: "limits", State: Skipped, Detail: "needs a sandbox"}
 	if e == nil || !imageOK {
@@ -37,13 +38,13 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 	}
 	defer os.RemoveAll(out)
 	start := time.Now()
-	s, err := e.Start(ctx, sandbox.Options{
+	s, err := sandbox.Start(ctx, e, sandbox.Options{
 		Image: c.Image, OutputDir: out, Timeout: 30 * time.Second,
 		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 	})
 	if err != nil {
 		r.State, r.Detail = Failed, "does not start: "+err.Error()
-		r.Fix = "quarry sandbox build (to rebuild the image), and check that the engine has room (docker info)"
+		r.Fix = engine.Fix(err)
 		return r, lim
 	}
 	defer s.Close()
@@ -51,13 +52,14 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 	started := time.Since(start)
 	res, err := s.Exec(ctx, noNetworkCell, nil)
 	if err != nil || res.Error != nil {
-		why := ""
 		if err != nil {
-			why = err.Error()
+			r.State, r.Detail, r.Fix = Failed, "starts but cannot run a cell: "+err.Error(), engine.Fix(err)
 		} else {
-			why = res.Error.Message
+			// The kernel answered with a Python error on a cell that needs
+			// nothing but the standard library: the image is not quarry's.
+			r.State, r.Detail = Failed, "starts but cannot run a cell: "+res.Error.Message
+			r.Fix = "rebuild the sandbox image (quarry sandbox build), or unset image to use quarry's own"
 		}
-		r.State, r.Detail, r.Fix = Failed, "starts but cannot run a cell: "+why, "quarry sandbox build, then try again"
 		return r, lim
 	}
 	ifaces, routes := parseNetworkCell(res.Stdout)
@@ -74,12 +76,15 @@ func checkSandbox(ctx context.Context, e *sandbox.Engine, c config.Config, image
 		return r, lim
 	}
 	r.Detail = fmt.Sprintf("starts in %s, runs a cell, has no network (interfaces: %s; no routes)", started.Round(100*time.Millisecond), strings.Join(ifaces, ","))
+	if rt, why := e.RuntimeChoice(); rt != "" {
+		r.Detail += "\nruntime " + rt + ", chosen by quarry: " + why
+	}
 	return r, lim
 }
 
 // checkLimits says which of the session's limits hold, as its container
 // measured them: a warning, not a failure, when the engine dropped some.
-func checkLimits(s *sandbox.Session, e *sandbox.Engine) Check {
+func checkLimits(s *sandbox.Session, e *engine.Engine) Check {
 	r := Check{Name: "limits"}
 	en := s.Enforcement()
 	ns := "no user namespace: container root is host root, kept out by the capability drop"
@@ -93,7 +98,7 @@ func checkLimits(s *sandbox.Session, e *sandbox.Engine) Check {
 		return r
 	}
 	r.Detail = en.Summary(s.Limits()) + "; " + ns
-	if e.Kind() == sandbox.EnginePodman && !en.Syscalls {
+	if e.Kind() == engine.Podman && !en.Syscalls {
 		r.State, r.Detail = Warning, r.Detail+"\nthe seccomp filter against user namespaces could not be installed: Podman's own profile allows them"
 	}
 	return r

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/render"
-	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -124,11 +125,11 @@ func checkConfig(o config.Overrides) (config.Config, Check) {
 	return c, r
 }
 
-func checkEngine(ctx context.Context, getenv func(string) string) (*sandbox.Engine, Check) {
+func checkEngine(ctx context.Context, getenv func(string) string) (*engine.Engine, Check) {
 	r := Check{Name: "container engine"}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	e, err := sandbox.Connect(cctx)
+	e, err := engine.Connect(cctx)
 	if err != nil {
 		r.State, r.Detail = Failed, err.Error()
 		r.Fix = "start Docker (sudo systemctl start docker) or Podman (systemctl --user start podman.socket), or set DOCKER_HOST to a running engine"
@@ -149,14 +150,14 @@ func checkEngine(ctx context.Context, getenv func(string) string) (*sandbox.Engi
 	return e, r
 }
 
-func checkImage(ctx context.Context, e *sandbox.Engine, c config.Config) Check {
+func checkImage(ctx context.Context, e *engine.Engine, c config.Config) Check {
 	r := Check{Name: "sandbox image"}
 	if e == nil {
 		r.State, r.Detail = Skipped, "no engine"
 		return r
 	}
 	if c.Image != "" {
-		ok, err := e.ImageExists(ctx, c.Image)
+		ok, err := image.Exists(ctx, e, c.Image)
 		switch {
 		case err != nil:
 			r.State, r.Detail, r.Fix = Failed, err.Error(), "check the engine, then run quarry doctor again"
@@ -168,23 +169,23 @@ func checkImage(ctx context.Context, e *sandbox.Engine, c config.Config) Check {
 		}
 		return r
 	}
-	ref := sandbox.ImageRef()
-	ok, err := e.ImagePresent(ctx)
+	ref := image.Ref()
+	ok, err := image.Present(ctx, e)
 	switch {
 	case err != nil:
 		r.State, r.Detail, r.Fix = Failed, err.Error(), "check the engine, then run quarry doctor again"
 	case !ok:
 		r.State, r.Detail = Failed, ref+" (the current recipe) is missing"
-		if old, _ := e.OlderImages(ctx); len(old) > 0 {
+		if old, _ := image.Older(ctx, e); len(old) > 0 {
 			r.Detail += "; older recipe found: " + strings.Join(old, ", ")
 		}
 		r.Fix = "quarry sandbox build"
 	default:
 		r.Detail = ref + " present, recipe current"
-		if pkgs, err := e.ImagePackages(ctx, ref); err != nil {
+		if pkgs, err := image.Packages(ctx, e, ref); err != nil {
 			r.Detail += "\npackage versions unknown: " + err.Error()
 		} else {
-			r.Detail += "\n" + wrapList(sandbox.RecipePackages(pkgs), 96)
+			r.Detail += "\n" + wrapList(image.RecipePackages(pkgs), 96)
 		}
 	}
 	return r

@@ -8,6 +8,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -47,7 +48,7 @@ func TestAdversarialContainerConfig(t *testing.T) {
 	// Podman reports ALL expanded into its default set; the effect, no
 	// capability at all, is checked from inside by TestAdversarialPrivileges.
 	dropsAll := slices.Contains(hc.CapDrop, "ALL") ||
-		(e.Kind() == sandbox.EnginePodman && slices.Contains(hc.CapDrop, "SETUID") && slices.Contains(hc.CapDrop, "NET_RAW") && len(hc.CapDrop) >= 10)
+		(e.Kind() == engine.Podman && slices.Contains(hc.CapDrop, "SETUID") && slices.Contains(hc.CapDrop, "NET_RAW") && len(hc.CapDrop) >= 10)
 	check(dropsAll && len(hc.CapAdd) == 0, "CapDrop %v CapAdd %v, want ALL and none", hc.CapDrop, hc.CapAdd)
 	check(!hc.Privileged, "privileged container")
 	check(slices.ContainsFunc(hc.SecurityOpt, func(o string) bool { return strings.HasPrefix(o, "no-new-privileges") }),
@@ -90,7 +91,7 @@ func TestAdversarialContainerConfig(t *testing.T) {
 	for _, b := range hc.Binds {
 		check(!strings.HasPrefix(b, "/") && strings.HasPrefix(b, "quarry-"+s.ID()+"-"), "bind mount of a host path: %s", b)
 	}
-	if e.Kind() == sandbox.EnginePodman {
+	if e.Kind() == engine.Podman {
 		check(slices.ContainsFunc(hc.Binds, func(b string) bool {
 			return strings.HasPrefix(b, "quarry-"+s.ID()+"-output:/output:") && strings.Contains(b, "noexec")
 		}), "/output mounted without noexec: %v", hc.Binds)

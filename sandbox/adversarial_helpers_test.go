@@ -6,6 +6,8 @@ package sandbox_test
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -173,4 +175,10 @@ func dirBytes(t *testing.T, dir string) int64 {
 		return nil
 	})
 	return n
+}
+
+func randHex() string {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

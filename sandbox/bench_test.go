@@ -18,11 +18,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-func benchSession(b *testing.B) (*sandbox.Engine, *sandbox.Session) {
+func benchSession(b *testing.B) (*engine.Engine, *sandbox.Session) {
 	b.Helper()
 	e := sandboxtest.Engine(b)
 	s := sandboxtest.Session(b, e, sandbox.Options{OutputDir: filepath.Join(b.TempDir(), "out")})
@@ -90,7 +92,7 @@ func BenchmarkFreshContainerPerCell(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
 		cmd := exec.Command(docker, "run", "--rm", "--network", "none", "--label", "io.quarry.bench=1",
-			"--entrypoint", "python3", sandbox.ImageRef(), "-c", "print(1)")
+			"--entrypoint", "python3", image.Ref(), "-c", "print(1)")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			b.Fatalf("%v: %s", err, out)
 		}
@@ -108,7 +110,7 @@ func BenchmarkConnect(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		t0 := time.Now()
-		e, err := sandbox.Connect(ctx)
+		e, err := engine.Connect(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -132,7 +134,7 @@ func BenchmarkSessionStart(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		dir := filepath.Join(b.TempDir(), fmt.Sprint("out", i))
 		t0 := time.Now()
-		s, err := e.Start(ctx, sandbox.Options{OutputDir: dir})
+		s, err := sandbox.Start(ctx, e, sandbox.Options{OutputDir: dir})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // Checkpoints: the kernel forks a copy of itself between cells (see
@@ -110,7 +112,7 @@ func (s *Session) Rewind(ctx context.Context, cp Checkpoint) (Rewound, error) {
 	if s.holdsCopy(i) {
 		f, err := s.request(ctx, map[string]any{"op": "restore", "seq": target.seq}, "restored")
 		switch {
-		case errors.Is(err, ErrNoEngine):
+		case errors.Is(err, engine.ErrUnreachable):
 			return r, err
 		case err == nil && s.reachable(f.At, i):
 			at = f.At

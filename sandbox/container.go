@@ -4,26 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
-	"time"
 
-	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
-)
 
-// Labels put on every container and volume quarry creates; Sweep finds
-// orphans by them.
-const (
-	labelSession = "io.quarry.session"
-	labelPID     = "io.quarry.pid"
-	labelHost    = "io.quarry.host"
-	labelCreated = "io.quarry.created"
-	labelRecipe  = "io.quarry.recipe"
-	labelRole    = "io.quarry.role"
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 )
 
 const (
@@ -32,25 +20,10 @@ const (
 	outputDir  = "/output"
 )
 
-func hostName() string {
-	h, err := os.Hostname()
-	if err != nil || h == "" {
-		return "unknown"
-	}
-	return h
-}
-
 // labels names the owner (this process on this host) so Sweep can tell
 // live sessions from orphans.
 func labels(sessionID, role string) map[string]string {
-	return map[string]string{
-		labelSession: sessionID,
-		labelPID:     strconv.Itoa(os.Getpid()),
-		labelHost:    hostName(),
-		labelCreated: time.Now().UTC().Format(time.RFC3339),
-		labelRecipe:  RecipeHash(),
-		labelRole:    role,
-	}
+	return engine.Labels(sessionID, role, image.RecipeHash())
 }
 
 func (l Limits) withDefaults() Limits {
@@ -94,16 +67,16 @@ func sessionVolumes(sessionID string) []string {
 // createVolumes makes /data (on the engine's disk, so large inputs fit) and
 // /output (a size- and inode-capped tmpfs). Both travel over the API only,
 // so a remote DOCKER_HOST works the same as the local socket.
-func (e *Engine) createVolumes(ctx context.Context, sessionID string, lim Limits) error {
+func createVolumes(ctx context.Context, e *engine.Engine, sessionID string, lim Limits) error {
 	data, output := volumeNames(sessionID)
-	if _, err := e.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
+	if _, err := e.Client().VolumeCreate(ctx, client.VolumeCreateOptions{
 		Name: data, Driver: "local", Labels: labels(sessionID, "data"),
 	}); err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
-	if _, err := e.cli.VolumeCreate(ctx, client.VolumeCreateOptions{
+	if _, err := e.Client().VolumeCreate(ctx, client.VolumeCreateOptions{
 		Name: output, Driver: "local", Labels: labels(sessionID, "output"),
-		DriverOpts: e.outputDriverOpts(lim),
+		DriverOpts: traitsOf(e).outputDriverOpts(lim),
 	}); err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
@@ -113,10 +86,10 @@ func (e *Engine) createVolumes(ctx context.Context, sessionID string, lim Limits
 // outputDriverOpts make /output a tmpfs capped in bytes and inodes. Podman's
 // local driver takes size= as a disk quota (and refuses it on a tmpfs), so
 // there the cap is nr_blocks, counted in the engine host's pages.
-func (e *Engine) outputDriverOpts(lim Limits) map[string]string {
+func (t traits) outputDriverOpts(lim Limits) map[string]string {
 	size := fmt.Sprintf("size=%d", lim.OutputSize)
-	if e.kind == EnginePodman {
-		page := e.pageSize.Load()
+	if t.podman {
+		page := t.page
 		size = fmt.Sprintf("nr_blocks=%d", (lim.OutputSize+page-1)/page)
 	}
 	o := fmt.Sprintf("%s,nr_inodes=%d,uid=1000,gid=1000,mode=0700,nosuid,nodev,noexec", size, lim.outputInodes())
@@ -129,9 +102,25 @@ func (e *Engine) outputDriverOpts(lim Limits) map[string]string {
 // Docker API drops every ulimit, and the kernel's guard sets them instead.
 const podmanNproc = 32768
 
+// traits is what of the engine shapes a session's container.
+type traits struct {
+	podman  bool
+	gvisor  bool   // runsc is offered, and on Docker asked for
+	page    int64  // the engine host's page size
+	runtime string // the runtime to ask for instead of the engine's default
+}
+
+func traitsOf(e *engine.Engine) traits {
+	t := traits{podman: e.Kind() == engine.Podman, gvisor: e.Gvisor(), page: e.PageSize()}
+	if r, _ := e.RuntimeChoice(); r != "" {
+		t.runtime = r
+	}
+	return t
+}
+
 // containerOptions is the hardened container of one session. Nothing of
 // the host goes in: no bind mounts, no host environment, no network.
-func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.ContainerCreateOptions {
+func (t traits) containerOptions(sessionID, image string, lim Limits) client.ContainerCreateOptions {
 	data, output := volumeNames(sessionID)
 	pids := lim.PIDs
 	init := true
@@ -182,8 +171,7 @@ func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.Co
 			},
 		},
 	}
-	switch e.kind {
-	case EnginePodman:
+	if t.podman {
 		// Podman keeps the volume's noexec only when the mount asks for it,
 		// which its API takes in the -v form alone; and with a read-only
 		// root it puts unbounded writable tmpfs on /run and /var/tmp unless
@@ -192,12 +180,15 @@ func (e *Engine) containerOptions(sessionID, image string, lim Limits) client.Co
 		host.Tmpfs["/run"] = "ro,noexec,nosuid,nodev,size=64k"
 		host.Tmpfs["/var/tmp"] = "ro,noexec,nosuid,nodev,size=64k"
 		host.Ulimits = append(host.Ulimits, &container.Ulimit{Name: "nproc", Soft: podmanNproc, Hard: podmanNproc})
-	default:
+		host.Runtime = t.runtime
+	} else {
 		host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Source: output, Target: outputDir,
 			VolumeOptions: &mount.VolumeOptions{Labels: labels(sessionID, "output"),
-				DriverConfig: &mount.Driver{Name: "local", Options: e.outputDriverOpts(lim)}}})
-		if e.runsc {
+				DriverConfig: &mount.Driver{Name: "local", Options: t.outputDriverOpts(lim)}}})
+		if t.gvisor {
 			host.Runtime = "runsc"
+		} else {
+			host.Runtime = t.runtime
 		}
 	}
 	return client.ContainerCreateOptions{Name: "quarry-" + sessionID, Config: cfg, HostConfig: host}
@@ -219,19 +210,8 @@ func sandboxEnv(lim Limits) []string {
 	}
 }
 
-// gone reports errors that mean the object is already removed or being
-// removed: cleanup treats them as success.
-func gone(err error) bool {
-	if err == nil || cerrdefs.IsNotFound(err) {
-		return true
-	}
-	msg := err.Error()
-	return strings.Contains(msg, "already in progress") || strings.Contains(msg, "No such") ||
-		strings.Contains(msg, "is being removed")
-}
-
 // removeSessionObjects removes the container and both volumes of a session.
-func (e *Engine) removeSessionObjects(ctx context.Context, containerID, sessionID string) error {
+func removeSessionObjects(ctx context.Context, e *engine.Engine, containerID, sessionID string) error {
 	var errs []error
 	ids := []string{}
 	if containerID != "" {
@@ -239,8 +219,8 @@ func (e *Engine) removeSessionObjects(ctx context.Context, containerID, sessionI
 	}
 	// A create cancelled on the client side may still have happened on the
 	// engine: find the session's containers by label too.
-	f := make(client.Filters).Add("label", labelSession+"="+sessionID)
-	if cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
+	f := make(client.Filters).Add("label", engine.LabelSession+"="+sessionID)
+	if cs, err := e.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
 		for _, c := range cs.Items {
 			if c.ID != containerID {
 				ids = append(ids, c.ID)
@@ -248,61 +228,14 @@ func (e *Engine) removeSessionObjects(ctx context.Context, containerID, sessionI
 		}
 	}
 	for _, id := range ids {
-		if err := e.removeContainer(ctx, id); err != nil {
+		if err := e.RemoveContainer(ctx, id); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	for _, v := range sessionVolumes(sessionID) {
-		if err := e.removeVolume(ctx, v); err != nil {
+		if err := e.RemoveVolume(ctx, v); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
-}
-
-// removeContainer force-removes a container. Podman 4.3 refuses while a
-// container that just died is "stopped" and not yet cleaned up (its kill
-// fails with "container state improper"): that passes within moments.
-func (e *Engine) removeContainer(ctx context.Context, id string) error {
-	err := retryBriefly(ctx, 50, "container state improper", func() error {
-		_, err := e.cli.ContainerRemove(ctx, id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("container remove: %w", err)
-	}
-	return nil
-}
-
-// removeVolume retries briefly: right after a forced container removal the
-// engine may still count the volume as in use.
-func (e *Engine) removeVolume(ctx context.Context, name string) error {
-	err := retryBriefly(ctx, 20, "in use", func() error {
-		_, err := e.cli.VolumeRemove(ctx, name, client.VolumeRemoveOptions{Force: true})
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("volume remove %s: %w", name, err)
-	}
-	return nil
-}
-
-// retryBriefly runs a removal until it is done (gone counts as done), fails
-// with an error that does not contain transient, or tries times 100 ms apart.
-func retryBriefly(ctx context.Context, tries int, transient string, remove func() error) error {
-	var err error
-	for i := 0; i < tries; i++ {
-		if err = remove(); gone(err) {
-			return nil
-		}
-		if !strings.Contains(err.Error(), transient) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
-	return err
 }

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
 func TestContainerOptionsHardened(t *testing.T) {
-	e := &Engine{}
+	e := traits{}
 	o := e.containerOptions("abc", "img:1", DefaultLimits)
 	h, c := o.HostConfig, o.Config
 	if h.NetworkMode != "none" || len(h.CapDrop) != 1 || h.CapDrop[0] != "ALL" || !h.ReadonlyRootfs ||
@@ -23,7 +24,7 @@ func TestContainerOptionsHardened(t *testing.T) {
 	if !strings.Contains(h.Tmpfs["/tmp"], "noexec") || h.SecurityOpt[0] != "no-new-privileges" || h.Runtime != "" {
 		t.Fatalf("tmpfs %q secopt %v runtime %q", h.Tmpfs["/tmp"], h.SecurityOpt, h.Runtime)
 	}
-	if c.User != "1000:1000" || c.Labels[labelSession] != "abc" || c.Labels[labelPID] == "" || c.Tty {
+	if c.User != "1000:1000" || c.Labels[engine.LabelSession] != "abc" || c.Labels[engine.LabelPID] == "" || c.Tty {
 		t.Fatalf("config %+v", c)
 	}
 	for _, kv := range c.Env {
@@ -31,7 +32,7 @@ func TestContainerOptionsHardened(t *testing.T) {
 			t.Fatalf("environment carries %q", kv)
 		}
 	}
-	e.runsc = true
+	e.gvisor = true
 	if o := e.containerOptions("abc", "img:1", DefaultLimits); o.HostConfig.Runtime != "runsc" {
 		t.Fatalf("runsc offered but not used")
 	}
@@ -40,8 +41,7 @@ func TestContainerOptionsHardened(t *testing.T) {
 // Podman takes /output's noexec only in the -v form, sizes its tmpfs in
 // pages, and would put unbounded writable tmpfs on /run and /var/tmp.
 func TestContainerOptionsPodman(t *testing.T) {
-	e := &Engine{kind: EnginePodman}
-	e.pageSize.Store(4096)
+	e := traits{podman: true, page: 4096}
 	lim := DefaultLimits
 	h := e.containerOptions("abc", "img:1", lim).HostConfig
 	if len(h.Binds) != 1 || h.Binds[0] != "quarry-abc-output:/output:noexec,nosuid,nodev" {
@@ -62,19 +62,19 @@ func TestContainerOptionsPodman(t *testing.T) {
 	if !nproc {
 		t.Errorf("ulimits %+v lack nproc", h.Ulimits)
 	}
-	e.runsc = true
+	e.gvisor = true
 	if h := e.containerOptions("abc", "img:1", lim).HostConfig; h.Runtime != "" {
 		t.Errorf("runtime %q: Podman's compat API ignores it; runsc must be Podman's default", h.Runtime)
 	}
 	for _, page := range []int64{4096, 16384, 65536} {
-		e.pageSize.Store(page)
+		e.page = page
 		o := e.outputDriverOpts(lim)["o"]
 		want := "nr_blocks=" + strconv.FormatInt(lim.OutputSize/page, 10) + ","
 		if !strings.HasPrefix(o, want) || strings.Contains(o, "size=") {
 			t.Errorf("page %d: output options %q, want %s and no size=", page, o, want)
 		}
 	}
-	if o := (&Engine{kind: EngineDocker}).outputDriverOpts(lim)["o"]; !strings.HasPrefix(o, "size="+strconv.FormatInt(lim.OutputSize, 10)+",") {
+	if o := (traits{page: 4096}).outputDriverOpts(lim)["o"]; !strings.HasPrefix(o, "size="+strconv.FormatInt(lim.OutputSize, 10)+",") {
 		t.Errorf("Docker output options %q, want size= in bytes", o)
 	}
 }
@@ -136,19 +136,5 @@ func TestOutputBufCapsOnRuneBoundary(t *testing.T) {
 	}
 	if _, ok := o.add("y"); ok || o.dropped != int64(len("é and more"))+1 {
 		t.Fatalf("over the cap: dropped %d", o.dropped)
-	}
-}
-
-func TestParseServer(t *testing.T) {
-	for h, want := range map[string][2]string{
-		"Docker/20.10.24+dfsg1 (linux)": {"Docker", "20.10.24+dfsg1"},
-		"Libpod/4.3.1 (linux)":          {"Libpod", "4.3.1"},
-		"Docker/28.0.1":                 {"Docker", "28.0.1"},
-		"":                              {"", ""},
-		"nginx":                         {"", ""},
-	} {
-		if p, v := parseServer(h); p != want[0] || v != want[1] {
-			t.Errorf("parseServer(%q) = %q, %q; want %q, %q", h, p, v, want[0], want[1])
-		}
 	}
 }

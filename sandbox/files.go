@@ -93,7 +93,7 @@ func (s *Session) copyIn(ctx context.Context, hostPath, name string, t0 time.Tim
 		}
 		pw.CloseWithError(err)
 	}()
-	_, err = s.e.cli.CopyToContainer(ctx, s.cid, client.CopyToContainerOptions{
+	_, err = s.e.Client().CopyToContainer(ctx, s.cid, client.CopyToContainerOptions{
 		DestinationPath: dataDir, Content: pr, AllowOverwriteDirWithFile: false,
 	})
 	pr.CloseWithError(io.ErrClosedPipe) // stop the writer if the engine gave up early

@@ -14,6 +14,7 @@ import (
 	"github.com/moby/moby/api/pkg/stdcopy"
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -121,20 +122,20 @@ type pyError struct {
 // kconn is one live kernel process: the attached stream of one container
 // start. It is replaced, never reused, when the kernel restarts.
 type kconn struct {
-	hj     client.ContainerAttachResult
+	hj     client.HijackedResponse
 	frames chan frame
 	done   chan struct{} // closed when the stream ends; err says why
 	err    error
 	want   atomic.Int64 // request id frames are accepted for
-	stderr limitedBuffer
+	stderr engine.LimitedBuffer
 
 	writeMu sync.Mutex
 	close   sync.Once
 }
 
-func newKconn(hj client.ContainerAttachResult) *kconn {
+func newKconn(hj client.HijackedResponse) *kconn {
 	k := &kconn{hj: hj, frames: make(chan frame, 64), done: make(chan struct{})}
-	k.stderr.max = maxStartError
+	k.stderr.Max = maxStartError
 	pr, pw := io.Pipe()
 	go func() {
 		_, err := stdcopy.StdCopy(pw, &k.stderr, hj.Reader)
@@ -224,28 +225,6 @@ func (k *kconn) dead() bool {
 
 func (k *kconn) Close() {
 	k.close.Do(func() { k.hj.Close() })
-}
-
-// limitedBuffer keeps the first max bytes written and discards the rest.
-type limitedBuffer struct {
-	mu  sync.Mutex
-	max int
-	b   []byte
-}
-
-func (l *limitedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if room := l.max - len(l.b); room > 0 {
-		l.b = append(l.b, p[:min(room, len(p))]...)
-	}
-	return len(p), nil
-}
-
-func (l *limitedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return string(l.b)
 }
 
 // outputBuf assembles one stream of a cell on the host. The kernel caps

@@ -10,6 +10,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -161,7 +162,7 @@ func (s *Session) harvestOutput(names []string) ([]kernel.File, []string, error)
 	for _, n := range names {
 		want[n] = true
 	}
-	rc, err := s.e.cli.CopyFromContainer(ctx, s.cid, client.CopyFromContainerOptions{SourcePath: outputDir})
+	rc, err := s.e.Client().CopyFromContainer(ctx, s.cid, client.CopyFromContainerOptions{SourcePath: outputDir})
 	if err != nil {
 		return nil, nil, fmt.Errorf("copy from container: %w", err)
 	}
@@ -221,18 +222,18 @@ func (s *Session) afterDeath(res *kernel.Result, start time.Time, why kernel.Err
 // still say "running" for a moment after the process died (its state follows
 // conmon's exit file), so a running answer is waited out briefly.
 func (s *Session) exitState(ctx context.Context) (*container.State, error) {
-	info, err := s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
+	info, err := s.e.Client().ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
 	if err != nil || info.Container.State == nil || !info.Container.State.Running {
 		return info.Container.State, err
 	}
 	wctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
-	wait := s.e.cli.ContainerWait(wctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	wait := s.e.Client().ContainerWait(wctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
 	select {
 	case <-wait.Result:
 	case <-wait.Error:
 	}
-	info, err = s.e.cli.ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
+	info, err = s.e.Client().ContainerInspect(ctx, s.cid, client.ContainerInspectOptions{})
 	return info.Container.State, err
 }
 
@@ -303,17 +304,17 @@ func (s *Session) deathWords() string {
 func (s *Session) engineError(err error) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if _, perr := s.e.cli.Ping(ctx, client.PingOptions{}); perr != nil {
-		return fmt.Errorf("%w: the engine went away: %v", ErrNoEngine, err)
+	if _, perr := s.e.Client().Ping(ctx, client.PingOptions{}); perr != nil {
+		return fmt.Errorf("%w: the engine went away: %v", engine.ErrUnreachable, err)
 	}
 	return err
 }
 
 // exitSummary says how the container ended, for start errors.
-func (e *Engine) exitSummary(id string) string {
+func exitSummary(e *engine.Engine, id string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	info, err := e.cli.ContainerInspect(ctx, id, client.ContainerInspectOptions{})
+	info, err := e.Client().ContainerInspect(ctx, id, client.ContainerInspectOptions{})
 	if err != nil || info.Container.State == nil {
 		return "state unknown"
 	}
@@ -335,16 +336,7 @@ func isNotRunning(err error) bool {
 		return false
 	}
 	msg := err.Error()
-	return strings.Contains(msg, "is not running") || strings.Contains(msg, "container state improper") || gone(err)
-}
-
-func lastLines(s string, n int) string {
-	s = strings.ToValidUTF8(strings.TrimSpace(s), "\uFFFD")
-	lines := strings.Split(s, "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, " | ")
+	return strings.Contains(msg, "is not running") || strings.Contains(msg, "container state improper") || engine.Gone(err)
 }
 
 // validPrefix cuts s to at most n bytes on a rune boundary.

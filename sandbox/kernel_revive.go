@@ -67,7 +67,7 @@ func (s *Session) killToCheckpoint(ctx context.Context) bool {
 	if k == nil || k.dead() || len(s.ckpts) == 0 || s.ckpts[len(s.ckpts)-1].gen != s.gen {
 		return false
 	}
-	if _, err := s.e.cli.ContainerKill(ctx, s.cid, client.ContainerKillOptions{Signal: "SIGUSR2"}); err != nil {
+	if _, err := s.e.Client().ContainerKill(ctx, s.cid, client.ContainerKillOptions{Signal: "SIGUSR2"}); err != nil {
 		return false
 	}
 	timer := time.NewTimer(10 * time.Second)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -223,12 +224,12 @@ func TestRestartKeepsFiles(t *testing.T) {
 
 func TestCloseLeavesNothing(t *testing.T) {
 	e := sandboxtest.Engine(t)
-	s, err := e.Start(context.Background(), sandbox.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
+	s, err := sandbox.Start(context.Background(), e, sandbox.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cellOK(t, cell(t, s, "open('f.txt', 'w').write('x')"))
-	if c, v, _ := e.SessionObjects(context.Background(), s.ID()); c != 1 || v != 2 {
+	if c, v, _ := sandbox.SessionObjects(context.Background(), e, s.ID()); c != 1 || v != 2 {
 		t.Fatalf("before close: %d containers, %d volumes", c, v)
 	}
 	if err := s.Close(); err != nil {
@@ -237,7 +238,7 @@ func TestCloseLeavesNothing(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("second close: %v", err)
 	}
-	c, v, err := e.SessionObjects(context.Background(), s.ID())
+	c, v, err := sandbox.SessionObjects(context.Background(), e, s.ID())
 	if err != nil || c != 0 || v != 0 {
 		t.Fatalf("after close: %d containers, %d volumes, %v", c, v, err)
 	}
@@ -252,12 +253,12 @@ const helperEnv = "QUARRY_ORPHAN_HELPER"
 // starts a session and is then SIGKILLed, leaving its objects behind.
 func runOrphanHelper() {
 	ctx := context.Background()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(1)
 	}
-	s, err := e.Start(ctx, sandbox.Options{OutputDir: os.Getenv(helperEnv)})
+	s, err := sandbox.Start(ctx, e, sandbox.Options{OutputDir: os.Getenv(helperEnv)})
 	if err != nil {
 		fmt.Println("ERR", err)
 		os.Exit(1)
@@ -286,20 +287,20 @@ func TestSweepRemovesWhatAKilledProcessLeft(t *testing.T) {
 		t.Fatalf("helper: %q", line)
 	}
 	ctx := context.Background()
-	if c, v, _ := e.SessionObjects(ctx, id); c != 1 || v != 2 {
+	if c, v, _ := sandbox.SessionObjects(ctx, e, id); c != 1 || v != 2 {
 		t.Fatalf("helper left %d containers, %d volumes; want 1 and 2", c, v)
 	}
-	n, err := e.Sweep(ctx)
+	n, err := sandbox.Sweep(ctx, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if n < 3 {
 		t.Fatalf("sweep removed %d objects, want at least 3", n)
 	}
-	if c, v, _ := e.SessionObjects(ctx, id); c != 0 || v != 0 {
+	if c, v, _ := sandbox.SessionObjects(ctx, e, id); c != 0 || v != 0 {
 		t.Fatalf("after sweep: %d containers, %d volumes", c, v)
 	}
-	if c, v, _ := e.SessionObjects(ctx, live.ID()); c != 1 || v != 2 {
+	if c, v, _ := sandbox.SessionObjects(ctx, e, live.ID()); c != 1 || v != 2 {
 		t.Fatalf("sweep touched a live session: %d containers, %d volumes", c, v)
 	}
 	cellOK(t, cell(t, live, "1"))

@@ -227,7 +227,11 @@ func (s *Session) Enforcement() Enforcement { return s.enforced }
 func (s *Session) Warnings() []string {
 	w := s.enforced.Warnings(s.lim)
 	if len(w) > 0 && s.e.Rootless() && s.e.CgroupVersion() == "1" {
-		w = append(w, "rootless "+string(s.e.kind)+" on cgroup v1 cannot set cgroup limits: cgroup v2, or a rootful engine, enforces them")
+		w = append(w, "rootless "+string(s.e.Kind())+" on cgroup v1 cannot set cgroup limits: cgroup v2, or a rootful engine, enforces them")
 	}
 	return w
 }
+
+// RuntimeNote says why the sandbox runs under another runtime than the
+// engine's default, when this session chose it; empty otherwise.
+func (s *Session) RuntimeNote() string { return s.runtimeNote }

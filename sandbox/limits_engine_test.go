@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -92,7 +93,7 @@ out['keyctl'] = 'ok' if r >= 0 else errno.errorcode.get(ctypes.get_errno(), '?')
 	if !en.Syscalls || got.NewNS != "EPERM" || got.Keyctl != "EPERM" {
 		t.Errorf("filter %v: unshare(CLONE_NEWUSER) %s, keyctl %s; want EPERM for both", en.Syscalls, got.NewNS, got.Keyctl)
 	}
-	if e := sandboxtest.Engine(t); e.Kind() == sandbox.EngineDocker && !e.Rootless() &&
+	if e := sandboxtest.Engine(t); e.Kind() == engine.Docker && !e.Rootless() &&
 		(en.Memory != sandbox.LimitCgroup || en.PIDs != sandbox.LimitCgroup) {
 		t.Errorf("rootful Docker dropped a cgroup limit: %+v", en)
 	}

@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -51,18 +51,18 @@ func TestRemoteEngineOverSSH(t *testing.T) {
 		// connection, and the message says what ssh said.
 		os.WriteFile(d.knownHosts, nil, 0o600)
 		t.Setenv("DOCKER_HOST", fmt.Sprintf("ssh://root@127.0.0.1:%d%s", d.port, sock))
-		_, err := sandbox.Connect(testCtx(t))
+		_, err := engine.Connect(testCtx(t))
 		if err == nil || !strings.Contains(err.Error(), "Host key verification failed") {
 			t.Fatalf("connect with an unknown host key: %v", err)
 		}
 	})
 }
 
-func connect(t *testing.T) *sandbox.Engine {
+func connect(t *testing.T) *engine.Engine {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

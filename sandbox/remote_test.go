@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -26,7 +27,7 @@ func TestRemoteEngineOverTCP(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestRemoteEngineOverTCP(t *testing.T) {
 
 // remoteRoundTrip runs a session on an engine reached over the network:
 // a file goes in and a file and a figure come out, all over the API.
-func remoteRoundTrip(t *testing.T, e *sandbox.Engine) {
+func remoteRoundTrip(t *testing.T, e *engine.Engine) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -120,7 +121,7 @@ func (p *proxy) cut() {
 }
 
 // TestEngineGoneMidCell cuts the connection to the engine while a cell
-// runs: Exec returns an error that says so (ErrNoEngine), nothing hangs or
+// runs: Exec returns an error that says so (engine.ErrUnreachable), nothing hangs or
 // panics, and Close is safe.
 func TestEngineGoneMidCell(t *testing.T) {
 	local := sandboxtest.Engine(t)
@@ -128,19 +129,19 @@ func TestEngineGoneMidCell(t *testing.T) {
 	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	s, err := e.Start(ctx, sandbox.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
+	s, err := sandbox.Start(ctx, e, sandbox.Options{OutputDir: filepath.Join(t.TempDir(), "out")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer local.RemoveSession(context.Background(), s.ID()) // the engine is back for the test's own engine
+	defer sandbox.RemoveSession(context.Background(), local, s.ID()) // the engine is back for the test's own engine
 	time.AfterFunc(time.Second, p.cut)
 	res, err := s.Exec(ctx, "import time\ntime.sleep(30)", nil)
-	if !errors.Is(err, sandbox.ErrNoEngine) || !strings.Contains(err.Error(), "went away") {
+	if !errors.Is(err, engine.ErrUnreachable) || !strings.Contains(err.Error(), "went away") {
 		t.Fatalf("exec: %v (result %+v)", err, res)
 	}
 	if err := s.Close(); err == nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -40,7 +42,7 @@ var DefaultLimits = Limits{
 
 // Options configure one session.
 type Options struct {
-	Image     string        // image reference; empty means ImageRef()
+	Image     string        // image reference; empty means image.Ref()
 	OutputDir string        // host folder for harvested files and figures; created if missing
 	Timeout   time.Duration // per-cell wall-clock limit; 0 means 120s
 	Limits    Limits
@@ -73,7 +75,7 @@ const readyTimeout = 90 * time.Second
 // Session is one container with one live Python kernel.
 type Session struct {
 	id      string
-	e       *Engine
+	e       *engine.Engine
 	opts    Options
 	lim     Limits
 	cid     string // container id
@@ -92,6 +94,7 @@ type Session struct {
 	enforced       Enforcement   // what the guard measured at the last kernel start
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
 	startup        startupTimes  // where the last (re)start's time went
+	runtimeNote    string        // why the sandbox runs under another runtime than the engine's default
 	gen            int           // kernel starts: a restart ends every checkpoint's copy
 	ckseq          int64
 	ckpts          []*checkpointInfo // oldest first
@@ -122,14 +125,14 @@ func newSessionID() string {
 
 // Start creates and starts a container and returns once the kernel is ready
 // with pandas, numpy and matplotlib imported.
-func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
+func Start(ctx context.Context, e *engine.Engine, opts Options) (*Session, error) {
 	if opts.SessionID == "" {
 		opts.SessionID = newSessionID()
 	} else if !validID.MatchString(opts.SessionID) {
 		return nil, fmt.Errorf("sandbox start: session id %q: use letters, digits, '.', '_' or '-' (at most 64)", opts.SessionID)
 	}
 	if opts.Image == "" {
-		opts.Image = ImageRef()
+		opts.Image = image.Ref()
 	}
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
@@ -150,7 +153,7 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 	if err == nil && s.resizeOutput() {
 		// The first session on a host whose pages are not 4 KiB: its
 		// /output was sized in the wrong unit, so it is made again.
-		err = e.removeSessionObjects(ctx, s.cid, s.id)
+		err = removeSessionObjects(ctx, e, s.cid, s.id)
 		if err == nil {
 			s.cid = ""
 			err = s.create(ctx)
@@ -163,7 +166,7 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 		if k := s.getK(); k != nil {
 			k.Close()
 		}
-		return nil, errors.Join(err, e.removeSessionObjects(cleanup, s.cid, s.id))
+		return nil, fmt.Errorf("sandbox start: %w", errors.Join(err, removeSessionObjects(cleanup, e, s.cid, s.id)))
 	}
 	return s, nil
 }
@@ -172,10 +175,10 @@ func (e *Engine) Start(ctx context.Context, opts Options) (*Session, error) {
 // after teaching the engine the page size the container measured.
 func (s *Session) resizeOutput() bool {
 	page := s.enforced.PageSize
-	if s.e.kind != EnginePodman || page <= 0 || page == s.e.pageSize.Load() {
+	if s.e.Kind() != engine.Podman || page <= 0 || page == s.e.PageSize() {
 		return false
 	}
-	s.e.pageSize.Store(page)
+	s.e.SetPageSize(page)
 	if k := s.getK(); k != nil {
 		k.Close()
 		s.setK(nil)
@@ -184,16 +187,42 @@ func (s *Session) resizeOutput() bool {
 }
 
 func (s *Session) create(ctx context.Context) error {
-	t0 := time.Now()
-	if err := s.e.createVolumes(ctx, s.id, s.lim); err != nil {
+	err := s.createOnce(ctx)
+	if err == nil || ctx.Err() != nil {
 		return err
 	}
-	res, err := s.e.cli.ContainerCreate(ctx, s.e.containerOptions(s.id, s.opts.Image, s.lim))
-	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
-			return fmt.Errorf("container create: %w", err)
+	// The engine's runtime may refuse this host's cgroup layout (crun on a
+	// hybrid layout) where another runtime the engine offers does not.
+	rt, ok := s.e.Fallback(engine.Message(err))
+	if !ok {
+		return err
+	}
+	if rerr := removeSessionObjects(ctx, s.e, s.cid, s.id); rerr != nil {
+		return errors.Join(err, rerr)
+	}
+	s.cid = ""
+	if err2 := s.createOnce(ctx); err2 != nil {
+		s.e.ForgetRuntime()
+		if engine.LayoutRefusal(engine.Message(err2)) {
+			// Podman runs every container under the runtime its service
+			// was configured with, whatever a create asks for.
+			return fmt.Errorf("%w (quarry asked for %s instead; the engine kept its own runtime)", err, rt)
 		}
-		return fmt.Errorf("container create: %w (is the sandbox image %s built? run `quarry sandbox build`)", err, s.opts.Image)
+		return fmt.Errorf("%w; with the runtime %s instead: %w", err, rt, err2)
+	}
+	_, why := s.e.RuntimeChoice()
+	s.runtimeNote = "the sandbox runs under " + rt + ": " + why
+	return nil
+}
+
+func (s *Session) createOnce(ctx context.Context) error {
+	t0 := time.Now()
+	if err := createVolumes(ctx, s.e, s.id, s.lim); err != nil {
+		return err
+	}
+	res, err := s.e.Client().ContainerCreate(ctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
+	if err != nil {
+		return fmt.Errorf("container create: %w", err)
 	}
 	s.cid = res.ID
 	s.startup.Create = time.Since(t0)
@@ -204,14 +233,12 @@ func (s *Session) create(ctx context.Context) error {
 // source and waits for the kernel's ready frame.
 func (s *Session) startKernel(ctx context.Context) error {
 	t0 := time.Now()
-	hj, err := s.e.cli.ContainerAttach(ctx, s.cid, client.ContainerAttachOptions{
-		Stream: true, Stdin: true, Stdout: true, Stderr: true,
-	})
+	hj, err := s.e.Attach(ctx, s.cid)
 	if err != nil {
-		return fmt.Errorf("container attach: %w", err)
+		return err
 	}
 	k := newKconn(hj)
-	if _, err := s.e.cli.ContainerStart(ctx, s.cid, client.ContainerStartOptions{}); err != nil {
+	if _, err := s.e.Client().ContainerStart(ctx, s.cid, client.ContainerStartOptions{}); err != nil {
 		k.Close()
 		return fmt.Errorf("container start: %w", err)
 	}
@@ -240,9 +267,9 @@ func (s *Session) startKernel(ctx context.Context) error {
 			return nil
 		case <-k.done:
 			k.Close()
-			msg := s.e.exitSummary(s.cid)
+			msg := exitSummary(s.e, s.cid)
 			if se := k.stderr.String(); se != "" {
-				msg += ": " + lastLines(se, 8)
+				msg += ": " + engine.LastLines(se, 8)
 			}
 			return fmt.Errorf("kernel start: the kernel exited before it was ready (%s)", msg)
 		case <-timer.C:
@@ -262,11 +289,11 @@ func (s *Session) restartKernel(ctx context.Context) error {
 		k.Close()
 		s.setK(nil)
 	}
-	if _, err := s.e.cli.ContainerKill(ctx, s.cid, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil &&
+	if _, err := s.e.Client().ContainerKill(ctx, s.cid, client.ContainerKillOptions{Signal: "SIGKILL"}); err != nil &&
 		!isNotRunning(err) {
 		return fmt.Errorf("container kill: %w", err)
 	}
-	wait := s.e.cli.ContainerWait(ctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
+	wait := s.e.Client().ContainerWait(ctx, s.cid, client.ContainerWaitOptions{Condition: container.WaitConditionNotRunning})
 	select {
 	case <-wait.Result:
 	case err := <-wait.Error:
@@ -330,7 +357,7 @@ func (s *Session) Close() error {
 		s.closed = true
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		s.closeErr = s.e.removeSessionObjects(ctx, s.cid, s.id)
+		s.closeErr = removeSessionObjects(ctx, s.e, s.cid, s.id)
 		if s.harvest != nil {
 			s.harvest.Close()
 		}

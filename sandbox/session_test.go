@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -18,7 +19,7 @@ import (
 // suite pays for a kernel start once.
 var shared struct {
 	once sync.Once
-	e    *sandbox.Engine
+	e    *engine.Engine
 	s    *sandbox.Session
 	err  error
 }
@@ -30,14 +31,14 @@ func sharedSession(t *testing.T) *sandbox.Session {
 	shared.once.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		eng, err := sandbox.Connect(ctx)
+		eng, err := engine.Connect(ctx)
 		if err != nil {
 			shared.err = err
 			return
 		}
 		dir, _ := os.MkdirTemp("", "quarry-sandbox-test-")
 		shared.e = eng
-		shared.s, shared.err = eng.Start(ctx, sandbox.Options{OutputDir: filepath.Join(dir, "out")})
+		shared.s, shared.err = sandbox.Start(ctx, eng, sandbox.Options{OutputDir: filepath.Join(dir, "out")})
 	})
 	if shared.err != nil {
 		t.Fatalf("start shared session: %v", shared.err)

@@ -8,20 +8,22 @@ import (
 	"strconv"
 
 	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // Sweep removes containers and volumes whose owning quarry process no longer
 // exists, and returns how many objects it removed. Only objects labelled with
 // this host's name are considered, and an object is removed only when its
 // owner pid is provably gone: a live process's sandbox is never touched.
-func (e *Engine) Sweep(ctx context.Context) (int, error) {
-	host := hostName()
-	f := make(client.Filters).Add("label", labelHost+"="+host).Add("label", labelSession).Add("label", labelPID)
+func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
+	host := engine.HostName()
+	f := make(client.Filters).Add("label", engine.LabelHost+"="+host).Add("label", engine.LabelSession).Add("label", engine.LabelPID)
 	removed := 0
 	var errs []error
 	var orphans []string // session ids of the orphaned containers removed
 
-	cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	cs, err := e.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
 		return 0, fmt.Errorf("sweep: container list: %w", err)
 	}
@@ -29,17 +31,17 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 		if !orphaned(c.Labels, host) {
 			continue
 		}
-		if err := e.removeContainer(ctx, c.ID); err != nil {
+		if err := e.RemoveContainer(ctx, c.ID); err != nil {
 			errs = append(errs, fmt.Errorf("sweep: %w", err))
 			continue
 		}
 		removed++
-		if id := c.Labels[labelSession]; validID.MatchString(id) {
+		if id := c.Labels[engine.LabelSession]; validID.MatchString(id) {
 			orphans = append(orphans, id)
 		}
 	}
 
-	vs, err := e.cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	vs, err := e.Client().VolumeList(ctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
 		return removed, errors.Join(append(errs, fmt.Errorf("sweep: volume list: %w", err))...)
 	}
@@ -47,7 +49,7 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 		if !orphaned(v.Labels, host) {
 			continue
 		}
-		if err := e.removeVolume(ctx, v.Name); err != nil {
+		if err := e.RemoveVolume(ctx, v.Name); err != nil {
 			errs = append(errs, fmt.Errorf("sweep: %w", err))
 			continue
 		}
@@ -57,10 +59,10 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 	// asked for: such volumes are found through their container.
 	for _, id := range orphans {
 		for _, name := range sessionVolumes(id) {
-			if _, err := e.cli.VolumeInspect(ctx, name, client.VolumeInspectOptions{}); err != nil {
+			if _, err := e.Client().VolumeInspect(ctx, name, client.VolumeInspectOptions{}); err != nil {
 				continue
 			}
-			if err := e.removeVolume(ctx, name); err != nil {
+			if err := e.RemoveVolume(ctx, name); err != nil {
 				errs = append(errs, fmt.Errorf("sweep: %w", err))
 				continue
 			}
@@ -73,10 +75,10 @@ func (e *Engine) Sweep(ctx context.Context) (int, error) {
 // orphaned reports whether an object's owner was a process on this host
 // that has exited. Anything unparsable is left alone.
 func orphaned(l map[string]string, host string) bool {
-	if l[labelHost] != host || l[labelSession] == "" {
+	if l[engine.LabelHost] != host || l[engine.LabelSession] == "" {
 		return false
 	}
-	pid, err := strconv.Atoi(l[labelPID])
+	pid, err := strconv.Atoi(l[engine.LabelPID])
 	if err != nil || pid <= 0 || pid == os.Getpid() {
 		return false
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -18,7 +19,7 @@ func TestStartVolumesLabelledAndCapped(t *testing.T) {
 	s := sandboxtest.Session(t, e, sandbox.Options{})
 	ctx := context.Background()
 	for _, role := range []string{"data", "output"} {
-		driver, labels, opts, err := e.SessionVolume(ctx, s.ID(), role)
+		driver, labels, opts, err := sandbox.SessionVolume(ctx, e, s.ID(), role)
 		if err != nil {
 			t.Fatalf("%s volume: %v", role, err)
 		}
@@ -37,7 +38,7 @@ func TestStartVolumesLabelledAndCapped(t *testing.T) {
 			// Podman's local driver takes size= as a disk quota: its cap is
 			// in pages, so the size is checked from inside below.
 			want := "size=" + strconv.FormatInt(sandbox.DefaultLimits.OutputSize, 10)
-			if e.Kind() == sandbox.EnginePodman {
+			if e.Kind() == engine.Podman {
 				want = "nr_blocks="
 			}
 			if opts["type"] != "tmpfs" || !strings.Contains(o, want) || !strings.Contains(o, "nr_inodes=") ||
@@ -68,20 +69,20 @@ func TestSweepRemovesVolumesARacingCreateMade(t *testing.T) {
 	e := sandboxtest.Engine(t)
 	ctx := testCtx(t)
 	id := "race-" + randHex()
-	if err := e.CreateRacedContainer(ctx, id, 1<<30); err != nil { // a pid above pid_max: never alive
+	if err := sandbox.CreateRacedContainer(ctx, e, id, 1<<30); err != nil { // a pid above pid_max: never alive
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { e.RemoveSession(context.Background(), id) })
-	if left := e.SessionVolumesLeft(ctx, id); len(left) != 2 {
+	t.Cleanup(func() { sandbox.RemoveSession(context.Background(), e, id) })
+	if left := sandbox.SessionVolumesLeft(ctx, e, id); len(left) != 2 {
 		t.Fatalf("the engine made volumes %v at create, want both of the session's", left)
 	}
-	if _, err := e.Sweep(ctx); err != nil {
+	if _, err := sandbox.Sweep(ctx, e); err != nil {
 		t.Fatal(err)
 	}
-	if c, _, _ := e.SessionObjects(ctx, id); c != 0 {
+	if c, _, _ := sandbox.SessionObjects(ctx, e, id); c != 0 {
 		t.Errorf("sweep left the orphaned container")
 	}
-	if left := e.SessionVolumesLeft(ctx, id); len(left) != 0 {
+	if left := sandbox.SessionVolumesLeft(ctx, e, id); len(left) != 0 {
 		t.Errorf("sweep left the volumes %v the engine made on its own", left)
 	}
 }

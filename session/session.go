@@ -38,6 +38,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
@@ -56,7 +57,7 @@ type Options struct {
 	Events func(agent.Event)
 	// Engine, when set, is used instead of connecting; the session then does
 	// not close it. Tests and doctor share one engine this way.
-	Engine *sandbox.Engine
+	Engine *engine.Engine
 	// Agent overrides fields of the agent configuration derived from Config
 	// (HTTP client, retry limits); nil keeps AgentConfig(Config).
 	Agent func(*agent.Config)
@@ -100,7 +101,7 @@ type Session struct {
 	startErr error
 	cancel   context.CancelFunc // aborts a Start in progress
 
-	engine    *sandbox.Engine
+	engine    *engine.Engine
 	ownEngine bool
 	sb        *sandbox.Session
 	ag        *agent.Agent

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
@@ -63,7 +65,7 @@ func (s *Session) start(ctx context.Context) error {
 		s.engine = s.opts.Engine
 	} else {
 		s.progress("connecting to the container engine")
-		e, err := sandbox.Connect(ctx)
+		e, err := engine.Connect(ctx)
 		if err != nil {
 			return err
 		}
@@ -71,11 +73,11 @@ func (s *Session) start(ctx context.Context) error {
 		s.engine, s.ownEngine = e, true
 		s.mu.Unlock()
 	}
-	if n, err := s.engine.Sweep(ctx); err == nil && n > 0 {
+	if n, err := sandbox.Sweep(ctx, s.engine); err == nil && n > 0 {
 		s.progress(fmt.Sprintf("removed %d sandbox objects left by earlier runs", n))
 	}
 	if s.opts.Config.Image == "" { // a custom image is the user's to build
-		if err := s.engine.EnsureImage(ctx, &progressLines{s: s}); err != nil {
+		if err := image.Ensure(ctx, s.engine, &progressLines{s: s}); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
 		}
 	}
@@ -98,9 +100,12 @@ func (s *Session) start(ctx context.Context) error {
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()
 	}
-	sb, err := s.engine.Start(ctx, opts)
+	sb, err := sandbox.Start(ctx, s.engine, opts)
 	if err != nil {
-		return err // already says "sandbox start: ..."
+		if ctx.Err() != nil {
+			return err
+		}
+		return fmt.Errorf("%w. To fix: %s", err, engine.Fix(err))
 	}
 	s.mu.Lock()
 	s.sb = sb
@@ -108,6 +113,9 @@ func (s *Session) start(ctx context.Context) error {
 	s.mu.Unlock()
 	if err := s.openRecord(); err != nil {
 		return err
+	}
+	if note := sb.RuntimeNote(); note != "" {
+		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox: " + note})
 	}
 	for _, w := range sb.Warnings() {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox limits: " + w})

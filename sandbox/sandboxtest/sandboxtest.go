@@ -11,44 +11,46 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // Engine connects to the engine DOCKER_HOST names (Docker or Podman) and
 // checks that the sandbox image for the current recipe exists. The engine is
 // closed when the test ends.
-func Engine(t testing.TB) *sandbox.Engine {
+func Engine(t testing.TB) *engine.Engine {
 	t.Helper()
 	if testing.Short() && os.Getenv("CI") != "true" {
 		t.Skip("Docker-backed test skipped in -short mode")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	e, err := sandbox.Connect(ctx)
+	e, err := engine.Connect(ctx)
 	if err != nil {
 		unavailable(t, err.Error())
 	}
 	t.Cleanup(func() { e.Close() })
-	ok, err := e.ImagePresent(ctx)
+	ok, err := image.Present(ctx, e)
 	if err != nil {
 		t.Fatalf("sandbox image check: %v", err)
 	}
 	if !ok {
-		unavailable(t, "sandbox image "+sandbox.ImageRef()+" is missing: run `make image` (go run . sandbox build)")
+		unavailable(t, "sandbox image "+image.Ref()+" is missing: run `make image` (go run . sandbox build)")
 	}
 	return e
 }
 
 // Session starts a sandbox session with an output folder in t.TempDir and
 // closes it when the test ends.
-func Session(t testing.TB, e *sandbox.Engine, opts sandbox.Options) *sandbox.Session {
+func Session(t testing.TB, e *engine.Engine, opts sandbox.Options) *sandbox.Session {
 	t.Helper()
 	if opts.OutputDir == "" {
 		opts.OutputDir = t.TempDir()
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	s, err := e.Start(ctx, opts)
+	s, err := sandbox.Start(ctx, e, opts)
 	if err != nil {
 		t.Fatalf("sandbox start: %v", err)
 	}

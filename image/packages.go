@@ -1,9 +1,11 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
 	"bufio"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // packageManifest is written by setup.sh: every Debian package in the
@@ -33,12 +37,14 @@ var ErrNoManifest = errors.New("the image has no package manifest (" + packageMa
 // ImagePackages lists the packages of image ref, read from its manifest
 // through a container that is created, never started, and removed again:
 // nothing in the image runs.
-func (e *Engine) ImagePackages(ctx context.Context, ref string) ([]Package, error) {
-	id := "manifest-" + newSessionID()
-	res, err := e.cli.ContainerCreate(ctx, client.ContainerCreateOptions{
+func Packages(ctx context.Context, e *engine.Engine, ref string) ([]Package, error) {
+	b := make([]byte, 6)
+	rand.Read(b)
+	id := "manifest-" + hex.EncodeToString(b)
+	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: "quarry-" + id,
 		Config: &container.Config{
-			Image: ref, Entrypoint: []string{"/bin/true"}, Labels: labels(id, "manifest"),
+			Image: ref, Entrypoint: []string{"/bin/true"}, Labels: engine.Labels(id, "manifest", RecipeHash()),
 			NetworkDisabled: true,
 		},
 		HostConfig: &container.HostConfig{NetworkMode: "none", LogConfig: container.LogConfig{Type: "none"}},
@@ -49,9 +55,9 @@ func (e *Engine) ImagePackages(ctx context.Context, ref string) ([]Package, erro
 	defer func() {
 		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		e.removeSessionObjects(rm, res.ID, id)
+		e.RemoveContainer(rm, res.ID)
 	}()
-	rc, err := e.cli.CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: packageManifest})
+	rc, err := e.Client().CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: packageManifest})
 	if err != nil {
 		if strings.Contains(err.Error(), "No such") || strings.Contains(err.Error(), "not found") {
 			return nil, fmt.Errorf("image packages: %s: %w", ref, ErrNoManifest)

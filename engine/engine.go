@@ -1,4 +1,4 @@
-package sandbox
+package engine
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -20,13 +21,20 @@ type Engine struct {
 	cli      *client.Client
 	stop     func() // ends what carries the connection (an ssh tunnel)
 	host     string
-	kind     EngineKind
-	version  string // engine version, e.g. 20.10.24 or 4.3.1
-	api      string // negotiated API version
-	runtime  string // OCI runtime sandboxes run under
-	runsc    bool   // gVisor is offered and quarry asks for it
-	rootless bool   // the engine runs as an ordinary user
-	cgroup   string // "1" or "2" when the engine says
+	kind     Kind
+	version  string   // engine version, e.g. 20.10.24 or 4.3.1
+	api      string   // negotiated API version
+	runtime  string   // OCI runtime sandboxes run under
+	runsc    bool     // gVisor is offered and quarry asks for it
+	rootless bool     // the engine runs as an ordinary user
+	cgroup   string   // "1" or "2" when the engine says
+	runtimes []string // the runtimes the engine names in /info
+
+	// chosen is the runtime quarry asks for instead of the engine's
+	// default, after the default refused this host (see fallback.go).
+	chosenMu sync.Mutex
+	chosen   string
+	why      string
 
 	// pageSize is the engine host's memory page size, in which Podman's
 	// tmpfs volumes are sized; learned from the first session's /output.
@@ -36,17 +44,17 @@ type Engine struct {
 	closeOnce sync.Once
 }
 
-// EngineKind names the engine behind the Docker API.
-type EngineKind string
+// Kind names the engine behind the Docker API.
+type Kind string
 
 const (
-	EngineDocker EngineKind = "Docker"
-	EnginePodman EngineKind = "Podman"
+	Docker Kind = "Docker"
+	Podman Kind = "Podman"
 )
 
-// ErrNoEngine wraps every failure to reach the container engine, so front
+// ErrUnreachable wraps every failure to reach the container engine, so front
 // ends can tell "start the engine" apart from other failures.
-var ErrNoEngine = errors.New("container engine not reachable")
+var ErrUnreachable = errors.New("container engine not reachable")
 
 // Connect reaches the engine named by DOCKER_HOST (or the local Docker
 // socket), negotiates the API version down to what the engine speaks and
@@ -69,21 +77,21 @@ func Connect(ctx context.Context) (*Engine, error) {
 	}
 	cli, host, stop, err := newClient(client.WithHTTPResponseHook(hook))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v (check DOCKER_HOST)", ErrNoEngine, err)
+		return nil, fmt.Errorf("%w: %v (check DOCKER_HOST)", ErrUnreachable, err)
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if _, err := cli.Ping(pingCtx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
 		cli.Close()
 		stop()
-		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrNoEngine, host, err, engineHint())
+		return nil, fmt.Errorf("%w at %s: %v\n%s", ErrUnreachable, host, err, engineHint())
 	}
-	e := &Engine{cli: cli, stop: stop, host: host, api: cli.ClientVersion(), kind: EngineDocker}
+	e := &Engine{cli: cli, stop: stop, host: host, api: cli.ClientVersion(), kind: Docker}
 	e.pageSize.Store(4096)
 	mu.Lock()
 	product, version := parseServer(server)
 	if libpod || product == "Libpod" {
-		e.kind = EnginePodman
+		e.kind = Podman
 	}
 	mu.Unlock()
 	e.version = version
@@ -91,19 +99,19 @@ func Connect(ctx context.Context) (*Engine, error) {
 		v, err := cli.ServerVersion(pingCtx, client.ServerVersionOptions{})
 		if err != nil {
 			e.Close()
-			return nil, fmt.Errorf("%w: version: %v", ErrNoEngine, err)
+			return nil, fmt.Errorf("%w: version: %v", ErrUnreachable, err)
 		}
 		e.version = v.Version
 		for _, c := range v.Components {
 			if c.Name == "Podman Engine" {
-				e.kind = EnginePodman
+				e.kind = Podman
 			}
 		}
 	}
 	// Docker's /info is cheap and decides the runtime of the first
 	// container; Podman's takes ~0.2 s and decides nothing a session
 	// needs, so it waits until something asks.
-	if e.kind == EngineDocker {
+	if e.kind == Docker {
 		e.loadInfo(pingCtx)
 	}
 	return e, nil
@@ -139,13 +147,17 @@ func (e *Engine) readInfo(r client.SystemInfoResult) {
 	i := r.Info
 	e.cgroup = i.CgroupVersion
 	e.runtime = i.DefaultRuntime
+	for name := range i.Runtimes {
+		e.runtimes = append(e.runtimes, name)
+	}
+	slices.Sort(e.runtimes)
 	for _, o := range i.SecurityOptions {
 		if o == "name=rootless" {
 			e.rootless = true
 		}
 	}
 	switch e.kind {
-	case EnginePodman:
+	case Podman:
 		// Podman lists every runtime its configuration knows, installed or
 		// not: gVisor is used only when the administrator made it the
 		// default. Podman 4.3 does not say "rootless" in SecurityOptions;
@@ -191,7 +203,7 @@ func (e *Engine) Close() error {
 func (e *Engine) Host() string { return e.host }
 
 // Kind says whether the engine is Docker or Podman.
-func (e *Engine) Kind() EngineKind { return e.kind }
+func (e *Engine) Kind() Kind { return e.kind }
 
 // Version is the engine's version string.
 func (e *Engine) Version() string { return e.version }
@@ -203,6 +215,9 @@ func (e *Engine) APIVersion() string { return e.api }
 // engine's default (runc, crun).
 func (e *Engine) Runtime() string {
 	e.loadInfo(nil)
+	if r, _ := e.RuntimeChoice(); r != "" {
+		return r
+	}
 	if e.runtime != "" {
 		return e.runtime
 	}
@@ -238,6 +253,23 @@ func (e *Engine) Describe() string {
 	}
 	return s
 }
+
+// Client is the moby client for the packages that drive the engine
+// (sandbox, image); they must not close it.
+func (e *Engine) Client() *client.Client { return e.cli }
+
+// Gvisor reports that sandboxes run under gVisor (runsc).
+func (e *Engine) Gvisor() bool {
+	e.loadInfo(nil)
+	return e.runsc
+}
+
+// PageSize is the engine host's memory page size (4096 until a session has
+// measured it), in which Podman's tmpfs volumes are sized.
+func (e *Engine) PageSize() int64 { return e.pageSize.Load() }
+
+// SetPageSize records the page size a session measured on the engine host.
+func (e *Engine) SetPageSize(n int64) { e.pageSize.Store(n) }
 
 // Remote reports whether the engine is not on this machine's Unix socket, so
 // host paths cannot be bind-mounted and files must travel over the API.

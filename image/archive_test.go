@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
@@ -39,7 +39,7 @@ func header(t *testing.T, info ArchiveInfo) string {
 }
 
 func TestReadArchiveInfo(t *testing.T) {
-	good := ArchiveInfo{Format: archiveFormat, Recipe: RecipeHash(), Ref: ImageRef(), Layers: []string{"sha256:aa"}}
+	good := ArchiveInfo{Format: archiveFormat, Recipe: RecipeHash(), Ref: Ref(), Layers: []string{"sha256:aa"}}
 	plain := makeTar(t, tarEntry{archiveHeaderName, header(t, good)}, tarEntry{"manifest.json", "[]"})
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"context"
@@ -11,25 +11,26 @@ import (
 
 	cerrdefs "github.com/containerd/errdefs"
 	"github.com/moby/moby/client"
+	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
 // ImageRef is the tag of the image built from the current recipe,
 // quarry-sandbox:<recipe hash>.
-func ImageRef() string { return imageRepo + ":" + RecipeHash() }
+func Ref() string { return imageRepo + ":" + RecipeHash() }
 
 // RecipeHash identifies the image recipe (package list, Dockerfile, setup).
 func RecipeHash() string { return currentRecipe.hash() }
 
 // ImagePresent reports whether the image for the current recipe exists.
-func (e *Engine) ImagePresent(ctx context.Context) (bool, error) {
-	return e.ImageExists(ctx, ImageRef())
+func Present(ctx context.Context, e *engine.Engine) (bool, error) {
+	return Exists(ctx, e, Ref())
 }
 
 // ImageExists reports whether the engine has the image ref (a custom
 // image named in the configuration, or quarry's own).
-func (e *Engine) ImageExists(ctx context.Context, ref string) (bool, error) {
-	_, err := e.cli.ImageInspect(ctx, ref)
+func Exists(ctx context.Context, e *engine.Engine, ref string) (bool, error) {
+	_, err := e.Client().ImageInspect(ctx, ref)
 	if err == nil {
 		return true, nil
 	}
@@ -43,8 +44,8 @@ func (e *Engine) ImageExists(ctx context.Context, ref string) (bool, error) {
 // It uses the Dockerfile when its base image is already in the engine (no
 // registry is assumed), and otherwise debootstraps from the host's Debian
 // mirror, which needs root.
-func (e *Engine) BuildImage(ctx context.Context, w io.Writer) error {
-	return e.BuildImageWith(ctx, w, BuildAuto)
+func Build(ctx context.Context, e *engine.Engine, w io.Writer) error {
+	return BuildWith(ctx, e, w, BuildAuto)
 }
 
 // BuildPath selects how BuildImageWith builds the image.
@@ -57,15 +58,15 @@ const (
 )
 
 // BuildImageWith builds the image for the current recipe by the given path.
-func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath) error {
+func BuildWith(ctx context.Context, e *engine.Engine, w io.Writer, path BuildPath) error {
 	if w == nil {
 		w = io.Discard
 	}
 	start := time.Now()
-	ref := ImageRef()
+	ref := Ref()
 	if path == BuildAuto || path == "" {
 		path = BuildDebootstrap
-		if ok, err := e.ImageExists(ctx, dockerfileTag); err != nil {
+		if ok, err := Exists(ctx, e, dockerfileTag); err != nil {
 			return err
 		} else if ok {
 			path = BuildDockerfile
@@ -75,13 +76,13 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 	switch path {
 	case BuildDockerfile:
 		fmt.Fprintf(w, "building %s with the Dockerfile (FROM %s)\n", ref, dockerfileTag)
-		err = e.buildDockerfile(ctx, w, currentRecipe, ref)
+		err = buildDockerfile(ctx, e, w, currentRecipe, ref)
 	case BuildDebootstrap:
 		if err := debootstrapPreflight(); err != nil {
 			return err
 		}
 		fmt.Fprintf(w, "building %s offline with debootstrap (no %s in the engine)\n", ref, dockerfileTag)
-		err = e.buildDebootstrap(ctx, w, currentRecipe, ref, start)
+		err = buildDebootstrap(ctx, e, w, currentRecipe, ref, start)
 	default:
 		return fmt.Errorf("image build: unknown build path %q: use auto, dockerfile or debootstrap", path)
 	}
@@ -89,7 +90,7 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 		return err
 	}
 	size := ""
-	if info, err := e.cli.ImageInspect(ctx, ref); err == nil {
+	if info, err := e.Client().ImageInspect(ctx, ref); err == nil {
 		size = ", " + kernel.FormatSize(info.Size)
 	}
 	fmt.Fprintf(w, "built %s in %s%s\n", ref, time.Since(start).Round(time.Second), size)
@@ -98,20 +99,20 @@ func (e *Engine) BuildImageWith(ctx context.Context, w io.Writer, path BuildPath
 
 // EnsureImage builds the image when it is missing or its recipe changed,
 // saying so on w first; it writes nothing when the image is there.
-func (e *Engine) EnsureImage(ctx context.Context, w io.Writer) error {
-	ok, err := e.ImagePresent(ctx)
+func Ensure(ctx context.Context, e *engine.Engine, w io.Writer) error {
+	ok, err := Present(ctx, e)
 	if err != nil || ok {
 		return err
 	}
-	fmt.Fprintln(w, "building the sandbox image "+ImageRef()+" (first run only; this takes a few minutes)")
-	return e.BuildImage(ctx, w)
+	fmt.Fprintln(w, "building the sandbox image "+Ref()+" (first run only; this takes a few minutes)")
+	return Build(ctx, e, w)
 }
 
 // OlderImages lists up to three quarry-sandbox tags of other recipes, which
 // tell "the recipe changed" apart from "never built", without the prefixes
 // Podman adds (localhost/ for a load, docker.io/library/ for an import).
-func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
-	res, err := e.cli.ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", imageRepo)})
+func Older(ctx context.Context, e *engine.Engine) ([]string, error) {
+	res, err := e.Client().ImageList(ctx, client.ImageListOptions{Filters: make(client.Filters).Add("reference", imageRepo)})
 	if err != nil {
 		return nil, fmt.Errorf("image list: %w", err)
 	}
@@ -119,7 +120,7 @@ func (e *Engine) OlderImages(ctx context.Context) ([]string, error) {
 	for _, img := range res.Items {
 		for _, t := range img.RepoTags {
 			t = strings.TrimPrefix(strings.TrimPrefix(t, "localhost/"), "docker.io/library/")
-			if strings.HasPrefix(t, imageRepo+":") && t != ImageRef() && len(out) < 3 && !slices.Contains(out, t) {
+			if strings.HasPrefix(t, imageRepo+":") && t != Ref() && len(out) < 3 && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

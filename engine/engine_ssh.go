@@ -1,4 +1,4 @@
-package sandbox
+package engine
 
 import (
 	"context"
@@ -92,7 +92,7 @@ func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(
 	args = append(args, "-N", "-o", "ExitOnForwardFailure=yes", "-L", local+":"+remote, "--", host)
 	cmd := exec.Command(ssh, args...)
 	cmd.Env = sshEnv(os.Environ())
-	stderr := &limitedBuffer{max: 4 << 10}
+	stderr := &LimitedBuffer{Max: 4 << 10}
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		os.RemoveAll(dir)
@@ -113,10 +113,10 @@ func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(
 		select {
 		case <-exited:
 			os.RemoveAll(dir)
-			return nil, nil, fmt.Errorf("ssh to %s: %s", host, lastLines(stderr.String()+" (ssh exited)", 3))
+			return nil, nil, fmt.Errorf("ssh to %s: %s", host, LastLines(stderr.String()+" (ssh exited)", 3))
 		case <-deadline:
 			stop()
-			return nil, nil, fmt.Errorf("ssh to %s: no forwarded socket after 40s: %s", host, lastLines(stderr.String(), 3))
+			return nil, nil, fmt.Errorf("ssh to %s: no forwarded socket after 40s: %s", host, LastLines(stderr.String(), 3))
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
@@ -124,7 +124,7 @@ func sshForward(ssh string, args []string, host, remote string) (dialFunc, func(
 	return func(ctx context.Context, _, _ string) (net.Conn, error) {
 		select {
 		case <-exited:
-			return nil, fmt.Errorf("ssh to %s ended: %s", host, lastLines(stderr.String(), 3))
+			return nil, fmt.Errorf("ssh to %s ended: %s", host, LastLines(stderr.String(), 3))
 		default:
 		}
 		return d.DialContext(ctx, "unix", local)
@@ -144,7 +144,7 @@ func dialCommand(name string, args []string) (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cmdConn{cmd: cmd, w: stdin, r: stdout, stderr: &limitedBuffer{max: 4 << 10}}
+	c := &cmdConn{cmd: cmd, w: stdin, r: stdout, stderr: &LimitedBuffer{Max: 4 << 10}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -158,7 +158,7 @@ type cmdConn struct {
 	cmd    *exec.Cmd
 	w      io.WriteCloser
 	r      io.ReadCloser
-	stderr *limitedBuffer
+	stderr *LimitedBuffer
 	got    bool // a byte arrived: ssh connected
 	once   sync.Once
 }
@@ -170,7 +170,7 @@ func (c *cmdConn) Read(p []byte) (int, error) {
 	c.got = c.got || n > 0
 	if errors.Is(err, io.EOF) && !c.got {
 		if msg := strings.TrimSpace(c.stderr.String()); msg != "" {
-			return 0, fmt.Errorf("ssh: %s", lastLines(msg, 3))
+			return 0, fmt.Errorf("ssh: %s", LastLines(msg, 3))
 		}
 	}
 	return n, err

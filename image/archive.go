@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // A sandbox image archive carries the image from one machine to another with
@@ -47,11 +49,11 @@ var ErrArchiveRecipe = errors.New("the archive holds another recipe's image")
 
 // SaveImage writes the current recipe's image to w as a sandbox archive,
 // gzip-compressed when compress is set.
-func (e *Engine) SaveImage(ctx context.Context, w io.Writer, compress bool) (ArchiveInfo, error) {
-	ref := ImageRef()
-	img, err := e.cli.ImageInspect(ctx, ref)
+func Save(ctx context.Context, e *engine.Engine, w io.Writer, compress bool) (ArchiveInfo, error) {
+	ref := Ref()
+	img, err := e.Client().ImageInspect(ctx, ref)
 	if err != nil {
-		if ok, _ := e.ImageExists(ctx, ref); !ok {
+		if ok, _ := Exists(ctx, e, ref); !ok {
 			return ArchiveInfo{}, fmt.Errorf("image save: %s is not in the engine: build it first (quarry sandbox build)", ref)
 		}
 		return ArchiveInfo{}, fmt.Errorf("image save: %w", err)
@@ -60,11 +62,11 @@ func (e *Engine) SaveImage(ctx context.Context, w io.Writer, compress bool) (Arc
 		return ArchiveInfo{}, fmt.Errorf("image save: %s carries recipe label %q, want %s: rebuild it (quarry sandbox build --force)", ref, got, RecipeHash())
 	}
 	info := ArchiveInfo{Format: archiveFormat, Recipe: RecipeHash(), Ref: ref, ImageID: img.ID,
-		Engine: string(e.kind) + " " + e.version, Saved: time.Now().UTC().Format(time.RFC3339)}
+		Engine: string(e.Kind()) + " " + e.Version(), Saved: time.Now().UTC().Format(time.RFC3339)}
 	if img.RootFS.Layers != nil {
 		info.Layers = img.RootFS.Layers
 	}
-	rc, err := e.cli.ImageSave(ctx, []string{ref})
+	rc, err := e.Client().ImageSave(ctx, []string{ref})
 	if err != nil {
 		return info, fmt.Errorf("image save: %w", err)
 	}
@@ -130,14 +132,14 @@ func (info ArchiveInfo) CheckRecipe() error {
 		ErrArchiveRecipe, info.Recipe, info.Engine, info.Saved, RecipeHash())
 }
 
-// LoadImage loads a sandbox archive into the engine as ImageRef(). It
+// LoadImage loads a sandbox archive into the engine as Ref(). It
 // refuses an archive of another recipe (ErrArchiveRecipe) before loading,
 // and reports loaded=false when the engine already has that very image.
-func (e *Engine) LoadImage(ctx context.Context, r io.Reader, progress io.Writer) (info ArchiveInfo, loaded bool, err error) {
-	return e.loadImage(ctx, r, progress, ImageRef())
+func Load(ctx context.Context, e *engine.Engine, r io.Reader, progress io.Writer) (info ArchiveInfo, loaded bool, err error) {
+	return load(ctx, e, r, progress, Ref())
 }
 
-func (e *Engine) loadImage(ctx context.Context, r io.Reader, progress io.Writer, ref string) (info ArchiveInfo, loaded bool, err error) {
+func load(ctx context.Context, e *engine.Engine, r io.Reader, progress io.Writer, ref string) (info ArchiveInfo, loaded bool, err error) {
 	if progress == nil {
 		progress = io.Discard
 	}
@@ -148,16 +150,16 @@ func (e *Engine) loadImage(ctx context.Context, r io.Reader, progress io.Writer,
 	if err := info.CheckRecipe(); err != nil {
 		return info, false, err
 	}
-	prev, err := e.cli.ImageInspect(ctx, ref)
+	prev, err := e.Client().ImageInspect(ctx, ref)
 	if err == nil && len(info.Layers) > 0 && slices.Equal(prev.RootFS.Layers, info.Layers) && prev.Config.Labels[recipeLabel] == info.Recipe {
 		return info, false, nil
 	}
-	return info, true, e.loadImageTar(ctx, tr, info, ref, prev.ID, progress)
+	return info, true, loadTar(ctx, e, tr, info, ref, prev.ID, progress)
 }
 
 // loadImageTar streams the rest of an archive into the engine and checks
 // what arrived; a mismatch puts the previous image (if any) back under the tag.
-func (e *Engine) loadImageTar(ctx context.Context, tr *tar.Reader, info ArchiveInfo, ref, prevID string, progress io.Writer) error {
+func loadTar(ctx context.Context, e *engine.Engine, tr *tar.Reader, info ArchiveInfo, ref, prevID string, progress io.Writer) error {
 	pr, pw := io.Pipe()
 	go func() {
 		tw := tar.NewWriter(pw)
@@ -167,7 +169,7 @@ func (e *Engine) loadImageTar(ctx context.Context, tr *tar.Reader, info ArchiveI
 		}
 		pw.CloseWithError(err)
 	}()
-	res, err := e.cli.ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
+	res, err := e.Client().ImageLoad(ctx, pr, client.ImageLoadWithQuiet(true))
 	if err != nil {
 		pr.CloseWithError(err)
 		return fmt.Errorf("image load: %w", err)
@@ -178,16 +180,16 @@ func (e *Engine) loadImageTar(ctx context.Context, tr *tar.Reader, info ArchiveI
 	if streamErr != nil {
 		return fmt.Errorf("image load: %w", streamErr)
 	}
-	img, err := e.cli.ImageInspect(ctx, ref)
+	img, err := e.Client().ImageInspect(ctx, ref)
 	if err != nil {
 		return fmt.Errorf("image load: %s missing after the load: %w", ref, err)
 	}
 	if !slices.Equal(img.RootFS.Layers, info.Layers) || len(info.Layers) == 0 || img.Config.Labels[recipeLabel] != info.Recipe {
 		// The archive's content is not what its header says: take the tag back.
 		if prevID != "" {
-			_, _ = e.cli.ImageTag(ctx, client.ImageTagOptions{Source: prevID, Target: ref})
+			_, _ = e.Client().ImageTag(ctx, client.ImageTagOptions{Source: prevID, Target: ref})
 		} else {
-			_, _ = e.cli.ImageRemove(ctx, ref, client.ImageRemoveOptions{})
+			_, _ = e.Client().ImageRemove(ctx, ref, client.ImageRemoveOptions{})
 		}
 		return fmt.Errorf("image load: the image in the archive (recipe label %q, %d layers) is not the one its header names (recipe %s): the archive is damaged or was altered",
 			img.Config.Labels[recipeLabel], len(img.RootFS.Layers), info.Recipe)

@@ -1,4 +1,4 @@
-package sandbox_test
+package image_test
 
 import (
 	"archive/tar"
@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -37,7 +39,7 @@ func TestSaveLoadAcrossEngines(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	info, err := src.SaveImage(ctx, f, false)
+	info, err := image.Save(ctx, src, f, false)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -46,29 +48,29 @@ func TestSaveLoadAcrossEngines(t *testing.T) {
 	}
 	fi, _ := os.Stat(archive)
 	t.Logf("saved %s from %s: %d MB in %s", info.Ref, info.Engine, fi.Size()/1_000_000, time.Since(start).Round(100*time.Millisecond))
-	if info.Recipe != sandbox.RecipeHash() || len(info.Layers) == 0 {
+	if info.Recipe != image.RecipeHash() || len(info.Layers) == 0 {
 		t.Fatalf("archive header %+v", info)
 	}
 
 	t.Setenv("DOCKER_HOST", target)
-	dst, err := sandbox.Connect(ctx)
+	dst, err := engine.Connect(ctx)
 	if err != nil {
 		unreachable(t, err)
 	}
 	t.Cleanup(func() { dst.Close() })
-	tag := "quarry-sandbox-roundtrip:" + sandbox.RecipeHash() + "-" + randHex()
+	tag := "quarry-sandbox-roundtrip:" + image.RecipeHash() + "-" + randHex()
 	f, err = os.Open(archive)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	start = time.Now()
-	loaded, err := dst.LoadImageAs(ctx, f, tag)
+	loaded, err := image.LoadImageAs(ctx, dst, f, tag)
 	if err != nil {
 		t.Fatalf("load into %s: %v", dst.Describe(), err)
 	}
 	t.Cleanup(func() {
-		if err := dst.RemoveImageTag(context.Background(), tag); err != nil {
+		if err := image.RemoveImageTag(context.Background(), dst, tag); err != nil {
 			t.Errorf("remove tag %s: %v", tag, err)
 		}
 	})
@@ -76,13 +78,15 @@ func TestSaveLoadAcrossEngines(t *testing.T) {
 	if !loaded {
 		t.Fatalf("%s reported as already present in %s", tag, dst.Describe())
 	}
-	layers, recipe, err := dst.ImageLayers(ctx, tag)
-	if err != nil || recipe != sandbox.RecipeHash() || !slices.Equal(layers, info.Layers) {
-		t.Fatalf("loaded image: recipe %q, %d layers (%v); want %s and the saved %d layers", recipe, len(layers), err, sandbox.RecipeHash(), len(info.Layers))
+	layers, recipe, err := image.ImageLayers(ctx, dst, tag)
+	if err != nil || recipe != image.RecipeHash() || !slices.Equal(layers, info.Layers) {
+		t.Fatalf("loaded image: recipe %q, %d layers (%v); want %s and the saved %d layers", recipe, len(layers), err, image.RecipeHash(), len(info.Layers))
 	}
 	s := sandboxtest.Session(t, dst, sandbox.Options{Image: tag})
-	res := run(t, s, "import pandas as pd\nprint(pd.DataFrame({'a': [1, 2, 3]})['a'].sum())")
-	mustOK(t, res)
+	res, err := s.Exec(ctx, "import pandas as pd\nprint(pd.DataFrame({'a': [1, 2, 3]})['a'].sum())", nil)
+	if err != nil || res.Error != nil {
+		t.Fatalf("cell on the loaded image: %v %+v", err, res.Error)
+	}
 	if strings.TrimSpace(res.Stdout) != "6" {
 		t.Fatalf("cell on the loaded image printed %q", res.Stdout)
 	}
@@ -93,13 +97,13 @@ func TestLoadRefusesOtherRecipe(t *testing.T) {
 	e := sandboxtest.Engine(t)
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
-	hdr, _ := json.Marshal(sandbox.ArchiveInfo{Format: 1, Recipe: "000000000000", Engine: "Docker 20.10", Saved: "2026-01-01T00:00:00Z"})
+	hdr, _ := json.Marshal(image.ArchiveInfo{Format: 1, Recipe: "000000000000", Engine: "Docker 20.10", Saved: "2026-01-01T00:00:00Z"})
 	tw.WriteHeader(&tar.Header{Name: "quarry-sandbox.json", Mode: 0o644, Size: int64(len(hdr))})
 	tw.Write(hdr)
 	tw.Close()
-	_, loaded, err := e.LoadImage(testCtx(t), &buf, nil)
-	if !errors.Is(err, sandbox.ErrArchiveRecipe) || loaded || !strings.Contains(err.Error(), "000000000000") ||
-		!strings.Contains(err.Error(), sandbox.RecipeHash()) {
+	_, loaded, err := image.Load(testCtx(t), e, &buf, nil)
+	if !errors.Is(err, image.ErrArchiveRecipe) || loaded || !strings.Contains(err.Error(), "000000000000") ||
+		!strings.Contains(err.Error(), image.RecipeHash()) {
 		t.Fatalf("load of recipe 000000000000: loaded %v, %v", loaded, err)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"bufio"
@@ -13,7 +13,7 @@ import (
 // The recipe is three embedded files; both build paths read them, and their
 // hash names the image so a changed recipe means a new tag.
 //
-//go:embed image/packages.txt image/Dockerfile image/setup.sh
+//go:embed recipe/packages.txt recipe/Dockerfile recipe/setup.sh
 var recipeFS embed.FS
 
 // recipeFiles are hashed and shipped in this order.
@@ -34,7 +34,7 @@ type recipe map[string][]byte
 func loadRecipe() recipe {
 	r := recipe{}
 	for _, name := range recipeFiles {
-		b, err := fs.ReadFile(recipeFS, "image/"+name)
+		b, err := fs.ReadFile(recipeFS, "recipe/"+name)
 		if err != nil {
 			panic("sandbox: embedded recipe file missing: " + name) // a build defect, not a runtime condition
 		}

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // debootstrapCache keeps downloaded .debs between builds.
@@ -26,7 +28,7 @@ var chrootEnv = []string{
 
 // buildDebootstrap is build path (b): debootstrap a Debian root file system
 // from the host's own Debian mirror, run setup.sh in it, and import it.
-func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, ref string, start time.Time) error {
+func buildDebootstrap(ctx context.Context, e *engine.Engine, w io.Writer, r recipe, ref string, start time.Time) error {
 	if err := debootstrapReady(); err != nil {
 		return err
 	}
@@ -84,11 +86,11 @@ func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, re
 	}
 
 	phase(3, "packing the root file system and importing it as "+ref)
-	if err := e.importRootfs(ctx, w, rootfs, ref, r.imageChanges()); err != nil {
+	if err := importRootfs(ctx, e, w, rootfs, ref, r.imageChanges()); err != nil {
 		return err
 	}
 	phase(4, "checking the imported image")
-	if ok, err := e.ImageExists(ctx, ref); err != nil || !ok {
+	if ok, err := Exists(ctx, e, ref); err != nil || !ok {
 		return fmt.Errorf("image import: %s missing after import (%v)", ref, err)
 	}
 	return nil
@@ -136,7 +138,7 @@ func archiveKeyring() string {
 }
 
 // importRootfs streams `tar` of rootfs into the engine's image import.
-func (e *Engine) importRootfs(ctx context.Context, w io.Writer, rootfs, ref string, changes []string) error {
+func importRootfs(ctx context.Context, e *engine.Engine, w io.Writer, rootfs, ref string, changes []string) error {
 	tarCmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "--xattrs", "-C", rootfs,
 		"--exclude=./dev/*", "--exclude=./proc/*", "--exclude=./sys/*", "--exclude=./tmp/*",
 		"--exclude=./var/tmp/*", "--exclude=./debootstrap", "-cf", "-", ".")
@@ -149,7 +151,7 @@ func (e *Engine) importRootfs(ctx context.Context, w io.Writer, rootfs, ref stri
 	if err := tarCmd.Start(); err != nil {
 		return fmt.Errorf("tar: %w", err)
 	}
-	res, err := e.cli.ImageImport(ctx, client.ImageImportSource{Source: out, SourceName: "-"}, ref,
+	res, err := e.Client().ImageImport(ctx, client.ImageImportSource{Source: out, SourceName: "-"}, ref,
 		client.ImageImportOptions{Changes: changes, Message: "quarry sandbox, recipe " + RecipeHash()})
 	if err != nil {
 		_ = tarCmd.Process.Kill()

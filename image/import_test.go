@@ -1,4 +1,4 @@
-package sandbox_test
+package image_test
 
 import (
 	"io"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -22,24 +22,24 @@ func TestImportRootfsIntoEngine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(rootfs, "marker"), []byte("quarry"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref := "quarry-sandbox-importtest:" + sandbox.RecipeHash() + "-" + randHex()
-	if err := e.ImportRootfs(testCtx(t), io.Discard, rootfs, ref); err != nil {
+	ref := "quarry-sandbox-importtest:" + image.RecipeHash() + "-" + randHex()
+	if err := image.ImportRootfs(testCtx(t), e, io.Discard, rootfs, ref); err != nil {
 		t.Fatalf("import into %s: %v", e.Describe(), err)
 	}
 	t.Cleanup(func() {
-		if err := e.RemoveImageTag(testCtx(t), ref); err != nil {
+		if err := image.RemoveImageTag(testCtx(t), e, ref); err != nil {
 			t.Errorf("remove %s: %v", ref, err)
 		}
 	})
-	ok, err := e.ImageExists(testCtx(t), ref)
+	ok, err := image.Exists(testCtx(t), e, ref)
 	if err != nil || !ok {
 		t.Fatalf("%s not found by its short name after the import: %v", ref, err)
 	}
-	layers, recipe, err := e.ImageLayers(testCtx(t), ref)
-	if err != nil || recipe != sandbox.RecipeHash() || len(layers) != 1 {
+	layers, recipe, err := image.ImageLayers(testCtx(t), e, ref)
+	if err != nil || recipe != image.RecipeHash() || len(layers) != 1 {
 		t.Fatalf("imported image: recipe label %q, %d layers, %v", recipe, len(layers), err)
 	}
-	if got, _ := e.OlderImages(testCtx(t)); strings.Contains(strings.Join(got, " "), "/") {
+	if got, _ := image.Older(testCtx(t), e); strings.Contains(strings.Join(got, " "), "/") {
 		t.Errorf("other sandbox images %q keep a registry prefix", got)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"os"
@@ -17,8 +17,8 @@ func TestRecipeHashIsStableAndShort(t *testing.T) {
 	if h != loadRecipe().hash() {
 		t.Fatalf("hash differs between loads of the same recipe")
 	}
-	if ImageRef() != "quarry-sandbox:"+h {
-		t.Fatalf("ImageRef() = %q", ImageRef())
+	if Ref() != "quarry-sandbox:"+h {
+		t.Fatalf("Ref() = %q", Ref())
 	}
 }
 
@@ -121,8 +121,8 @@ func TestDebianMirrorNoneFound(t *testing.T) {
 
 func TestNoMirrorHostHardCoded(t *testing.T) {
 	// The mirror always comes from the host; guard against a fallback creeping in.
-	files, _ := filepath.Glob("image*.go")
-	files = append(files, "image/Dockerfile", "image/setup.sh")
+	files, _ := filepath.Glob("*.go")
+	files = append(files, "recipe/Dockerfile", "recipe/setup.sh")
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue

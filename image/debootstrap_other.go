@@ -1,12 +1,14 @@
 //go:build !linux
 
-package sandbox
+package image
 
 import (
 	"context"
 	"errors"
 	"io"
 	"time"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 var errNotLinux = errors.New("the offline image build (debootstrap) runs only on Linux: build the image on a Linux host, or load debian:forky-slim into the engine so the Dockerfile path runs")
@@ -14,6 +16,6 @@ var errNotLinux = errors.New("the offline image build (debootstrap) runs only on
 func debootstrapPreflight() error { return errNotLinux }
 
 // buildDebootstrap needs a Linux host (debootstrap, chroot).
-func (e *Engine) buildDebootstrap(ctx context.Context, w io.Writer, r recipe, ref string, start time.Time) error {
+func buildDebootstrap(ctx context.Context, e *engine.Engine, w io.Writer, r recipe, ref string, start time.Time) error {
 	return errNotLinux
 }

@@ -1,4 +1,4 @@
-package sandbox_test
+package image_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/moby/moby/client"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -21,11 +21,11 @@ func TestImagePackages(t *testing.T) {
 	e := sandboxtest.Engine(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	all, err := e.ImagePackages(ctx, sandbox.ImageRef())
+	all, err := image.Packages(ctx, e, image.Ref())
 	if err != nil {
 		t.Fatal(err)
 	}
-	recipe := sandbox.RecipePackages(all)
+	recipe := image.RecipePackages(all)
 	versions := map[string]string{}
 	for _, p := range recipe {
 		versions[p.Name] = p.Version
@@ -54,17 +54,17 @@ func TestImagePackages(t *testing.T) {
 		t.Errorf("manifest containers left: %d (%v)", len(cs.Items), err)
 	}
 
-	if _, err := e.ImagePackages(ctx, "quarry-sandbox:no-such-tag-for-test"); err == nil {
+	if _, err := image.Packages(ctx, e, "quarry-sandbox:no-such-tag-for-test"); err == nil {
 		t.Error("a missing image gave packages")
 	}
 }
 
 func TestParsePackages(t *testing.T) {
-	pkgs, err := sandbox.ParsePackages(strings.NewReader("python3\t3.14.8-1\nbroken line\n\tnoname\nlibduckdb2.0\t2.0.0+dfsg2-1\n"))
+	pkgs, err := image.ParsePackages(strings.NewReader("python3\t3.14.8-1\nbroken line\n\tnoname\nlibduckdb2.0\t2.0.0+dfsg2-1\n"))
 	if err != nil || len(pkgs) != 2 || pkgs[1].String() != "libduckdb2.0 2.0.0+dfsg2-1" {
 		t.Fatalf("%v %v", pkgs, err)
 	}
-	if _, err := sandbox.ParsePackages(strings.NewReader("<html>not a manifest</html>")); !errors.Is(err, sandbox.ErrNoManifest) {
+	if _, err := image.ParsePackages(strings.NewReader("<html>not a manifest</html>")); !errors.Is(err, image.ErrNoManifest) {
 		t.Errorf("garbage: %v, want ErrNoManifest", err)
 	}
 }

@@ -1,4 +1,4 @@
-package sandbox_test
+package image_test
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
-	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -70,17 +70,17 @@ func TestImageHasNoCompilerOrPip(t *testing.T) {
 
 func TestImageCarriesRecipeLabel(t *testing.T) {
 	cli := engineClient(t)
-	info, err := cli.ImageInspect(context.Background(), sandbox.ImageRef())
+	info, err := cli.ImageInspect(context.Background(), image.Ref())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := info.Config.Labels["io.quarry.recipe"]; got != sandbox.RecipeHash() {
-		t.Errorf("label io.quarry.recipe = %q, want %q", got, sandbox.RecipeHash())
+	if got := info.Config.Labels["io.quarry.recipe"]; got != image.RecipeHash() {
+		t.Errorf("label io.quarry.recipe = %q, want %q", got, image.RecipeHash())
 	}
 	if info.Config.User != "sandbox" || info.Config.WorkingDir != "/output" {
 		t.Errorf("user %q workdir %q, want sandbox and /output", info.Config.User, info.Config.WorkingDir)
 	}
-	t.Logf("%s: %d MB", sandbox.ImageRef(), info.Size/1_000_000)
+	t.Logf("%s: %d MB", image.Ref(), info.Size/1_000_000)
 }
 
 func TestImageWorksWithReadOnlyRoot(t *testing.T) {
@@ -99,7 +99,7 @@ func TestImageWorksWithReadOnlyRoot(t *testing.T) {
 func TestEnsureImageIsQuietWhenPresent(t *testing.T) {
 	e := sandboxtest.Engine(t)
 	var w strings.Builder
-	if err := e.EnsureImage(context.Background(), &w); err != nil || w.Len() != 0 {
+	if err := image.Ensure(context.Background(), e, &w); err != nil || w.Len() != 0 {
 		t.Fatalf("EnsureImage with the image present: err %v, output %q; want nothing", err, w.String())
 	}
 }
@@ -151,7 +151,7 @@ func runInImageWith(t testing.TB, tweak func(*container.HostConfig), user string
 		tweak(hc)
 	}
 	created, err := cli.ContainerCreate(ctx, client.ContainerCreateOptions{
-		Config: &container.Config{Image: sandbox.ImageRef(), Cmd: cmd, User: user,
+		Config: &container.Config{Image: image.Ref(), Cmd: cmd, User: user,
 			Labels: map[string]string{"io.quarry.test": "image"}},
 		HostConfig: hc,
 	})

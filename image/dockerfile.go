@@ -1,4 +1,4 @@
-package sandbox
+package image
 
 import (
 	"archive/tar"
@@ -8,16 +8,18 @@ import (
 	"io"
 
 	"github.com/moby/moby/client"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // buildDockerfile is build path (a): docker build of the embedded Dockerfile
 // with packages.txt and setup.sh as its context.
-func (e *Engine) buildDockerfile(ctx context.Context, w io.Writer, r recipe, ref string) error {
+func buildDockerfile(ctx context.Context, e *engine.Engine, w io.Writer, r recipe, ref string) error {
 	buildCtx, err := r.tarball()
 	if err != nil {
 		return fmt.Errorf("image build: %w", err)
 	}
-	res, err := e.cli.ImageBuild(ctx, buildCtx, client.ImageBuildOptions{
+	res, err := e.Client().ImageBuild(ctx, buildCtx, client.ImageBuildOptions{
 		Tags:        []string{ref},
 		Labels:      map[string]string{recipeLabel: r.hash()},
 		Dockerfile:  "Dockerfile",

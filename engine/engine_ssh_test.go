@@ -1,4 +1,4 @@
-package sandbox
+package engine
 
 import (
 	"os"
