@@ -39,27 +39,17 @@ command -v fuse-overlayfs >/dev/null 2>&1 || pkgs+=(fuse-overlayfs)
 [[ -x /usr/bin/catatonit || -x /usr/libexec/podman/catatonit ]] || pkgs+=(catatonit)
 command -v crun >/dev/null 2>&1 || pkgs+=(crun)
 command -v curl >/dev/null 2>&1 || pkgs+=(curl)
-# crun refuses a hybrid cgroup layout whose v2 hierarchy has controllers
-# enabled ("cgroups in hybrid mode not supported"); runc, which Podman also
-# drives, does not: make it Podman's runtime on such hosts.
-dropin=/etc/containers/containers.conf.d/50-quarry-runc.conf
-hybrid=""
-if [[ -s /sys/fs/cgroup/unified/cgroup.controllers && ! -e $dropin ]]; then
-	hybrid=1
-	command -v runc >/dev/null 2>&1 || pkgs+=(runc)
-fi
+# runc: what podman-runtime.sh turns to when crun refuses the host.
+command -v runc >/dev/null 2>&1 || pkgs+=(runc)
 if ((${#pkgs[@]} > 0)); then
 	command -v apt-get >/dev/null 2>&1 || { log "missing ${pkgs[*]}, and this is not Debian/Ubuntu: install them with your package manager"; exit 1; }
 	log "installing ${pkgs[*]} (Debian packages)"
 	apt_install "${pkgs[@]}"
 fi
 
-if [[ -n $hybrid ]]; then
-	log "hybrid cgroups with v2 controllers ($(cat /sys/fs/cgroup/unified/cgroup.controllers)): Podman runs containers with runc ($dropin)"
-	"${ROOT[@]}" mkdir -p "$(dirname "$dropin")"
-	printf '# crun refuses a hybrid cgroup layout whose v2 hierarchy has controllers\n[engine]\nruntime = "runc"\n' |
-		"${ROOT[@]}" tee "$dropin" >/dev/null
-fi
+# Whether Podman's runtime can run a container here is decided by trying
+# one, before the service reads its configuration.
+"${ROOT[@]}" "$(dirname "$0")/podman-runtime.sh"
 
 log "starting podman system service on $sock"
 if [[ $sock == /run/podman/podman.sock && $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
