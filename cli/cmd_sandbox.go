@@ -77,14 +77,14 @@ func (a *app) sandboxBuild(via image.BuildPath, force bool) error {
 	defer stop()
 	e, err := engine.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("sandbox build: %w", err)
+		return engineFailure("sandbox build", err)
 	}
 	defer e.Close()
 	ref := image.Ref()
 	if !force {
 		ok, err := image.Present(ctx, e)
 		if err != nil {
-			return fmt.Errorf("sandbox build: %w", err)
+			return engineFailure("sandbox build", err)
 		}
 		if ok {
 			fmt.Fprintf(a.stderr, "%s is already built (--force rebuilds it)\n", ref)
@@ -97,7 +97,7 @@ func (a *app) sandboxBuild(via image.BuildPath, force bool) error {
 		if ctx.Err() != nil {
 			return interrupted{fmt.Sprintf("sandbox build: interrupted after %s", time.Since(start).Round(time.Second))}
 		}
-		return fmt.Errorf("sandbox build: %w", err)
+		return engineFailure("sandbox build", err)
 	}
 	fmt.Fprintln(a.stdout, ref)
 	return nil
@@ -109,12 +109,12 @@ func (a *app) sandboxStatus() error {
 	ref := image.Ref()
 	e, err := engine.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("sandbox status: %w", err)
+		return engineFailure("sandbox status", err)
 	}
 	defer e.Close()
 	ok, err := image.Present(ctx, e)
 	if err != nil {
-		return fmt.Errorf("sandbox status: %w", err)
+		return engineFailure("sandbox status", err)
 	}
 	state := "built"
 	if !ok {
@@ -126,7 +126,7 @@ func (a *app) sandboxStatus() error {
 	}
 	pkgs, err := image.Packages(ctx, e, ref)
 	if err != nil {
-		return fmt.Errorf("sandbox status: %w", err)
+		return engineFailure("sandbox status", err)
 	}
 	fmt.Fprintf(a.stdout, "packages (%d in all; the recipe's):\n", len(pkgs))
 	for _, p := range image.RecipePackages(pkgs) {

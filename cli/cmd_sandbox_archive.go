@@ -50,7 +50,7 @@ func (a *app) sandboxSave(name string, compress bool) error {
 	defer stop()
 	e, err := engine.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("sandbox save: %w", err)
+		return engineFailure("sandbox save", err)
 	}
 	defer e.Close()
 	start := time.Now()
@@ -68,7 +68,7 @@ func (a *app) sandboxSave(name string, compress bool) error {
 		if ctx.Err() != nil {
 			return interrupted{"sandbox save: interrupted; nothing was written"}
 		}
-		return fmt.Errorf("sandbox save: %w", err)
+		return engineFailure("sandbox save", err)
 	}
 	fmt.Fprintf(a.stderr, "saved %s (recipe %s): %s in %s\n", name, info.Recipe, kernel.FormatSize(size), time.Since(start).Round(100*time.Millisecond))
 	return nil
@@ -132,7 +132,7 @@ func (a *app) sandboxLoad(name string) error {
 	defer stop()
 	e, err := engine.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("sandbox load: %w", err)
+		return engineFailure("sandbox load", err)
 	}
 	defer e.Close()
 	start := time.Now()
@@ -143,7 +143,7 @@ func (a *app) sandboxLoad(name string) error {
 	case err != nil && ctx.Err() != nil:
 		return interrupted{"sandbox load: interrupted"}
 	case err != nil:
-		return fmt.Errorf("sandbox load: %s: %w", name, err)
+		return engineFailure("sandbox load: "+name, err)
 	case !loaded:
 		fmt.Fprintf(a.stderr, "%s: the engine (%s) has this very image already; nothing loaded\n", image.Ref(), e.Describe())
 	default:

@@ -43,20 +43,28 @@ var causes = []cause{
 // Fix says what to do about err from the engine, chosen by what the engine
 // said; a refusal of no known kind gets the general advice.
 func Fix(err error) string {
+	if fix, ok := KnownFix(err); ok {
+		return fix
+	}
+	return "the engine's own words are above; docker info or podman info, and the engine's log, say more (see docs/install.md)"
+}
+
+// KnownFix is Fix for the causes it knows; false for any other error.
+func KnownFix(err error) (string, bool) {
 	if err == nil {
-		return ""
+		return "", false
 	}
 	if errors.Is(err, ErrUnreachable) {
-		return "start the engine (sudo systemctl start docker, or Podman's service), or point DOCKER_HOST at a running one"
+		return "start the engine (sudo systemctl start docker, or Podman's service), or point DOCKER_HOST at a running one", true
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return "the engine did not answer in time: check that it is healthy (docker info or podman info), then try again"
+		return "the engine did not answer in time: check that it is healthy (docker info or podman info), then try again", true
 	}
 	msg := Message(err)
 	for _, c := range causes {
 		if c.words.MatchString(msg) {
-			return c.fix
+			return c.fix, true
 		}
 	}
-	return "the engine's own words are above; docker info or podman info, and the engine's log, say more (see docs/install.md)"
+	return "", false
 }

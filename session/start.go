@@ -105,7 +105,10 @@ func (s *Session) start(ctx context.Context) error {
 		if ctx.Err() != nil {
 			return err
 		}
-		return fmt.Errorf("%w. To fix: %s", err, engine.Fix(err))
+		if fix, ok := engine.KnownFix(err); ok {
+			return fmt.Errorf("%w. To fix: %s", err, fix)
+		}
+		return err
 	}
 	s.mu.Lock()
 	s.sb = sb
