@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,4 +152,28 @@ func sessionFromRecord(t *testing.T, dir string) string {
 		t.Fatalf("session record header %q: %v", sc.Text(), err)
 	}
 	return h.ID
+}
+
+// An engine that refuses the sandbox: `quarry -p` says so in the engine's
+// own words, with the fix for that cause, and fails (exit 1).
+func TestHeadlessShowsTheEnginesReason(t *testing.T) {
+	sandboxtest.Engine(t)
+	isolateConfig(t)
+	srv := openaitest.New(t, openaitest.ToolCalls("print(1)"))
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", testKey)
+	const why = "preparing container for attach: mkdir /var/lib/containers/storage/overlay/l: no space left on device"
+	t.Setenv("DOCKER_HOST", sandboxtest.FaultProxy(t, func(r *http.Request) (int, string, bool) {
+		return http.StatusInternalServerError, why, r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/attach")
+	}, nil))
+	code, stdout, stderr := runCmd(t, "-p", "sum it", "--output-dir", filepath.Join(t.TempDir(), "out"))
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, why) || !strings.Contains(stderr, "To fix: free space") {
+		t.Fatalf("stderr lacks the engine's words or the fix:\n%s", stderr)
+	}
+	if strings.Contains(stderr, "unable to upgrade") {
+		t.Errorf("stderr has the client's bare upgrade error:\n%s", stderr)
+	}
 }
