@@ -93,7 +93,7 @@ func (a *app) execute(args []string) (code int) {
 // rootCommand is `quarry [FILE...]` with every sub-command.
 func (a *app) rootCommand() *cobra.Command {
 	root := a.mainCommand()
-	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.versionCmd(), a.manCmd())
+	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.versionCmd(), a.manCmd())
 	root.SetVersionTemplate("quarry {{.Version}}\n")
 	// Sub-commands inherit it: a bad flag anywhere is a usage error.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cmd: c.CommandPath(), err: err} })

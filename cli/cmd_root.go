@@ -21,6 +21,7 @@ type rootFlags struct {
 	files     []string // positional arguments: after "--" even ones that start with a dash
 	resume    string   // --resume: a session id, or session.Latest
 	maps      []string // --map OLD=NEW, for a resumed session's inputs
+	demo      *demoRun // quarry demo: a scripted model on the shipped files
 }
 
 const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
