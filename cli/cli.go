@@ -1,6 +1,7 @@
 // Package cli is quarry's command line on cobra, styled by fang: the root
 // command (the chat, or a headless run with --prompt), its sub-commands
-// (sessions, config, sandbox, doctor, version, completion, man), the flags they
+// (sessions, export, rerun, config, sandbox, doctor, demo, version,
+// completion, man), the flags they
 // share, the one launch path both front ends take and the exit statuses.
 // Only cli knows exit statuses: the packages below return errors.
 //
