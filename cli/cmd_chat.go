@@ -28,6 +28,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	in, inOK := a.stdin.(*os.File)
 	out, outOK := a.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		if f.demo != nil {
+			return inputError{fmt.Errorf("the demo's chat needs a terminal; for pipes and scripts use quarry demo -p")}
+		}
 		return inputError{fmt.Errorf("the chat needs a terminal; for pipes and scripts use quarry -p PROMPT [FILE...]")}
 	}
 	ctx, cancel := context.WithCancel(ctx)

@@ -31,6 +31,10 @@ func TestDemoRoutesToTheFrontEnds(t *testing.T) {
 			t.Errorf("%q: exit %d: %s", args, code, stderr)
 		}
 	}
+	// Without a terminal the chat points at the demo's headless mode.
+	if code, _, stderr := runCmd(t, "demo"); code != exitUsage || !strings.Contains(stderr, "quarry demo -p") {
+		t.Errorf("quarry demo piped: exit %d: %s", code, stderr)
+	}
 }
 
 // With no model set up, the chat's refusal offers the demo, and config

@@ -2,12 +2,14 @@ package headless_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/demo/demotest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -19,7 +21,8 @@ func TestDemoHeadless(t *testing.T) {
 	sandboxtest.Engine(t)
 	watch, connections := demotest.Watch(t)
 	out := filepath.Join(t.TempDir(), "demo")
-	r := newRun(t, "", "demo", "-p", "--output-dir", out).withoutModel()
+	home := t.TempDir()
+	r := newRun(t, "", "demo", "-p", "--output-dir", out).withoutModel().inHome(home)
 	r.env = append(r.env, demotest.NoNetworkEnv(watch)...)
 	if code := r.exec(3 * time.Minute); code != 0 {
 		t.Fatalf("exit %d, want 0; stdout:\n%s", code, r.stdout.String())
@@ -41,6 +44,28 @@ func TestDemoHeadless(t *testing.T) {
 	rec, err := os.ReadFile(filepath.Join(out, "session.jsonl"))
 	if err != nil || !strings.Contains(string(rec), `"scripted-demo"`) {
 		t.Errorf("the session record does not name the scripted model (%v):\n%.400s", err, rec)
+	}
+	requireNoContainers(t, r.cmd.Process.Pid)
+
+	// Listed for what it is, and resumed with the configured model, not
+	// the script: the demo's cells are replayed, so its variables answer.
+	list := sessionsJSON(t, home)
+	if len(list) != 1 || list[0].Model != "scripted-demo" || !strings.HasPrefix(list[0].Title, "Variance report: budget Q2") {
+		t.Fatalf("quarry sessions --json = %+v", list)
+	}
+	srv := openaitest.New(t, openaitest.ToolCalls(`print("BY", by.change.to_dict())`))
+	srv.Handle(func(req openaitest.Request) openaitest.Reply {
+		return openaitest.Text("From the demo: " + req.LastToolResult())
+	})
+	r = newRun(t, srv.URL, "-p", "and by department?", "--resume", list[0].ID).inHome(home)
+	q1, q2, _, _ := demotest.Budgets(t, filepath.Join(out, "data"))
+	if code := r.exec(3 * time.Minute); code != 0 || !strings.Contains(r.stdout.String(), fmt.Sprintf("'Engineering': %d", q2["Engineering"]-q1["Engineering"])) {
+		t.Errorf("resuming the demo: exit %d:\n%s", code, r.stdout.String())
+	}
+	for _, req := range srv.ChatRequests() {
+		if req.Chat.Model != "gpt-fake" {
+			t.Errorf("the resumed demo asked model %q, want the configured gpt-fake", req.Chat.Model)
+		}
 	}
 	requireNoContainers(t, r.cmd.Process.Pid)
 

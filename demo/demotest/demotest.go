@@ -17,13 +17,14 @@ import (
 	"testing"
 )
 
-// Rows are lines the report must hold, computed here from the files
-// the demo wrote: the total line and a Markdown row per department.
-func Rows(t *testing.T, dir string) []string {
+// Budgets are the budgets of each department in the two files the demo
+// wrote into dir, and the files' totals.
+func Budgets(t *testing.T, dir string) (q1, q2 map[string]int, total1, total2 int) {
 	t.Helper()
-	sums := [2]map[string]int{{}, {}}
+	var sums [2]map[string]int
 	var totals [2]int
 	for i, name := range []string{"budget_q1.csv", "budget_q2.csv"} {
+		sums[i] = map[string]int{}
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatalf("the demo's file: %v", err)
@@ -42,14 +43,22 @@ func Rows(t *testing.T, dir string) []string {
 			totals[i] += n
 		}
 	}
-	want := []string{fmt.Sprintf("Total: Q1 %s to Q2 %s", grouped(totals[0]), grouped(totals[1]))}
+	return sums[0], sums[1], totals[0], totals[1]
+}
+
+// Rows are lines the report must hold, computed here from the files the
+// demo wrote into dir: the total line and a Markdown row per department.
+func Rows(t *testing.T, dir string) []string {
+	t.Helper()
+	q1, q2, t1, t2 := Budgets(t, dir)
+	want := []string{fmt.Sprintf("Total: Q1 %s to Q2 %s", grouped(t1), grouped(t2))}
 	var depts []string
-	for d := range sums[0] {
+	for d := range q1 {
 		depts = append(depts, d)
 	}
 	sort.Strings(depts)
 	for _, d := range depts {
-		want = append(want, fmt.Sprintf("| %s | %s | %s | %s |", d, grouped(sums[0][d]), grouped(sums[1][d]), grouped(sums[1][d]-sums[0][d])))
+		want = append(want, fmt.Sprintf("| %s | %s | %s | %s |", d, grouped(q1[d]), grouped(q2[d]), grouped(q2[d]-q1[d])))
 	}
 	return want
 }
