@@ -38,8 +38,15 @@ deps: docker
 image: build docker
 	@$(BIN) sandbox status >/dev/null 2>&1 || { scripts/install-deps.sh image && $(SUDO) $(BIN) sandbox build; }
 
+# With no model set up (quarry config check resolves the configuration as
+# the chat would, Ollama probe included), a bare `make run` shows the
+# scripted demo instead of ending in "no model is set up".
 run: build image
-	$(BIN) $(ARGS)
+	@if [ -n "$(ARGS)" ] || $(BIN) config check >/dev/null 2>&1; then \
+		echo "$(strip $(BIN) $(ARGS))"; exec $(BIN) $(ARGS); \
+	else \
+		echo "make run: no model is set up ($(BIN) config check says what to set): running $(BIN) demo"; exec $(BIN) demo; \
+	fi
 
 fmt-check:
 	@out="$$(gofmt -l .)"; if [ -n "$$out" ]; then echo "gofmt -l: these files need gofmt -w:"; echo "$$out"; exit 1; fi

@@ -220,6 +220,13 @@ func startChat(t *testing.T, dir, modelURL string, files ...string) chat {
 // HOME, so chats started in one dir share their saved sessions.
 func startChatArgs(t *testing.T, dir, modelURL string, args []string) chat {
 	t.Helper()
+	return startChatEnv(t, dir, []string{"OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + modelURL, "QUARRY_MODEL=gpt-4o-mini"}, args)
+}
+
+// startChatEnv runs quarry with args in tmux with nothing of the
+// environment but the terminal's, the engine's and model (the model's).
+func startChatEnv(t *testing.T, dir string, model, args []string) chat {
+	t.Helper()
 	bin := filepath.Join(dir, "quarry")
 	build := exec.Command("go", "build", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {
@@ -236,8 +243,8 @@ func startChatArgs(t *testing.T, dir, modelURL string, args []string) chat {
 		return string(out)
 	}
 	env := []string{"env", "-i", "PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8",
-		"OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + modelURL, "QUARRY_MODEL=gpt-4o-mini"}
+		"TERM=xterm-256color", "COLORTERM=truecolor", "LANG=C.UTF-8"}
+	env = append(env, model...)
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
 		env = append(env, "DOCKER_HOST="+h)
 	}

@@ -60,6 +60,9 @@ type Config struct {
 	// KeySource names where the key came from (e.g. "OPENAI_API_KEY" or
 	// "api_key_cmd"), for the message when the key is rejected.
 	KeySource string
+	// Script, when set, plays the model instead of a server (quarry demo):
+	// BaseURL, APIKey and HTTPClient are then not used.
+	Script Script
 }
 
 // What the model is shown of attached files.
@@ -133,6 +136,9 @@ func New(cfg Config, k Kernel) (*Agent, error) {
 		a.mode = modeMarkdown
 	}
 	a.wire = newOpenAIWire(cfg, a.streamIdle())
+	if cfg.Script != nil {
+		a.wire = scriptWire{cfg.Script}
+	}
 	return a, nil
 }
 

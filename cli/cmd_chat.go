@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/session"
 	"github.com/quarry-cli/quarry/ui"
@@ -27,6 +28,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	in, inOK := a.stdin.(*os.File)
 	out, outOK := a.stdout.(*os.File)
 	if !inOK || !outOK || !term.IsTerminal(in.Fd()) || !term.IsTerminal(out.Fd()) {
+		if f.demo != nil {
+			return inputError{fmt.Errorf("the demo's chat needs a terminal; for pipes and scripts use quarry demo -p")}
+		}
 		return inputError{fmt.Errorf("the chat needs a terminal; for pipes and scripts use quarry -p PROMPT [FILE...]")}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -36,6 +40,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	if f.overrides.Confirm {
 		// Each cell waits for the user's y, n or e in the chat.
 		opts.agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }
+	}
+	if f.demo != nil {
+		f.demo.launchOptions(&opts)
 	}
 	l, err := launch(ctx, f, opts)
 	if err != nil {
@@ -66,6 +73,12 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	uopts.Export = func(_ context.Context, path string) ([]string, error) { return exportChat(l.sess.OutputDir(), path) }
 	if l.resumed != nil {
 		uopts.Resume = chatResume(l)
+	}
+	if f.demo != nil {
+		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}
+		uopts.Files = f.demo.opened(l.sess)
+		uopts.Label, uopts.Ask = demo.Label, demo.Question
+		uopts.Notices = append(uopts.Notices, demoNotice)
 	}
 	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox
 	// is still removed; Bubble Tea itself handles SIGTERM.

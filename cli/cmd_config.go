@@ -13,7 +13,8 @@ import (
 	"github.com/quarry-cli/quarry/config"
 )
 
-// configCmd is `quarry config [-v]` and `quarry config init`.
+// configCmd is `quarry config [-v]`, `quarry config init` and `quarry
+// config check`.
 func (a *app) configCmd() *cobra.Command {
 	var o config.Overrides
 	var verbose bool
@@ -45,7 +46,43 @@ func (a *app) configCmd() *cobra.Command {
 		},
 	}
 	initCmd.Flags().StringVar(&io.ConfigPath, "config", "", "where to write it (default $XDG_CONFIG_HOME/quarry/config.toml)")
-	c.AddCommand(initCmd)
+	c.AddCommand(initCmd, a.configCheckCmd())
+	return c
+}
+
+// configCheckCmd is `quarry config check`: whether the chat would find a
+// model, by resolving the configuration as the launch does (the key, the
+// Ollama probe). make run tries it to choose between the chat and the demo.
+func (a *app) configCheckCmd() *cobra.Command {
+	var o config.Overrides
+	c := &cobra.Command{
+		Use:   "check",
+		Short: "Say whether a model is set up (exit 0) or not (exit 2), as the chat would find it",
+		Long: `Resolves the configuration as quarry does before a chat: the key (running
+api_key_cmd when set) and, with no key, the probe for a local Ollama. It
+prints the model and endpoint a chat would use and exits 0, or says what is
+missing and how to set it up and exits 2. Nothing is sent to the model.`,
+		Args: noArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			cfg, err := config.Load(o)
+			if err != nil {
+				return inputError{err}
+			}
+			mask := cfg.Masker()
+			ctx, cancel := context.WithTimeout(c.Context(), 20*time.Second)
+			defer cancel()
+			cfg, notice, err := config.Resolve(ctx, cfg)
+			if err != nil {
+				return inputError{maskedErr(mask, err)}
+			}
+			fmt.Fprintf(a.stdout, "model %s at %s (%s)\n", cfg.Model, cfg.Endpoint(), cfg.Source("model"))
+			if notice != "" {
+				fmt.Fprintf(a.stdout, "note: %s\n", cfg.Masker().MaskError(notice))
+			}
+			return nil
+		},
+	}
+	addConfigFlags(c.Flags(), &o)
 	return c
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -63,7 +64,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 			os.RemoveAll(tmp)
 		}
 	}()
-	l, err := launch(ctx, f, launchOptions{
+	opts := launchOptions{
 		inputs: func(ctx context.Context) ([]string, error) {
 			given := strings.TrimSpace(f.prompt)
 			p, err := headless.Prompt(ctx, given, a.stdin)
@@ -86,7 +87,14 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		events: r.Event,
 		agent:  agentHook,
 		build:  a.build.Version,
-	})
+	}
+	if f.demo != nil {
+		// The question is the demo's: standard input is neither prompt nor data.
+		prompt, opts.inputs = f.prompt, nil
+		f.demo.launchOptions(&opts)
+		r.Note(demo.Label)
+	}
+	l, err := launch(ctx, f, opts)
 	if err != nil {
 		r.Stop()
 		return err
@@ -100,6 +108,16 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		}
 	})
 	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs}
+	if f.demo != nil {
+		q.Files = f.demo.opened(l.sess)
+		// Started here so the files are in the folder before Run attaches
+		// them; a start that fails is reported by Run, which waits for it.
+		if l.sess.Start(ctx) == nil {
+			if err := f.demo.ready(l.sess); err != nil {
+				return err
+			}
+		}
+	}
 	if err := r.Run(ctx, l.sess, q); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{err.Error()}

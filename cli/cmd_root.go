@@ -21,6 +21,7 @@ type rootFlags struct {
 	files     []string // positional arguments: after "--" even ones that start with a dash
 	resume    string   // --resume: a session id, or session.Latest
 	maps      []string // --map OLD=NEW, for a resumed session's inputs
+	demo      *demoRun // quarry demo: a scripted model on the shipped files
 }
 
 const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
@@ -35,7 +36,9 @@ Environment: OPENAI_API_KEY, OPENAI_BASE_URL, QUARRY_MODEL and QUARRY_*
 (quarry config --help lists them). Flags win over the environment, the
 environment over the config file.`
 
-const rootExample = `# open the chat with files attached
+const rootExample = `# see quarry work before any model is set up: a scripted demo, real sandbox
+quarry demo
+# open the chat with files attached
 quarry q1.csv q2.csv
 # answer one prompt, print the answer and exit: quarry -p PROMPT [FILE...]
 quarry -p "variance by department, Q1 vs Q2" q1.csv q2.csv
@@ -55,9 +58,10 @@ quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
 quarry sandbox build|status|ref
 # carry the image to a machine with no registry or mirror
 quarry sandbox save|load FILE
-# show the effective settings; write a commented config file
+# show the effective settings; write a commented config file; is a model set up?
 quarry config -v
 quarry config init
+quarry config check
 # check the engine, the image, a sandbox and its limits, the model, the terminal
 quarry doctor
 # print version, commit and build date (also --version)

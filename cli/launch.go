@@ -9,6 +9,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/secret"
 	"github.com/quarry-cli/quarry/session"
@@ -41,6 +42,9 @@ type launchOptions struct {
 	// unless --map names their files.
 	askChanged bool
 	build      string
+	// scripted: agent sets a Script that plays the model (quarry demo), so
+	// no key is read or command run and no endpoint is resolved or probed.
+	scripted bool
 }
 
 // launched is a session ready for its front end.
@@ -64,15 +68,24 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		if rs, err = findResumption(f, o.askChanged); err != nil {
 			return nil, inputError{err}
 		}
-		if f.overrides.Model == "" {
-			f.overrides.Model = rs.rec.Model // the session's model, unless --model says otherwise
+		// The session's model, unless --model says otherwise; the demo's
+		// scripted one is no server's, so a resumed demo takes the configured.
+		if f.overrides.Model == "" && rs.rec.Model != demo.Model {
+			f.overrides.Model = rs.rec.Model
 		}
 	}
-	cfg, err := config.Load(f.overrides)
+	load := config.Load
+	if o.scripted {
+		load = config.Merge
+	}
+	cfg, err := load(f.overrides)
 	if err != nil {
 		return nil, inputError{err}
 	}
 	mask := cfg.Masker()
+	if o.scripted {
+		cfg.APIKey = "" // never near a session without a model server
+	}
 	files := append([]string(nil), f.files...)
 	if err := checkInputs(files, f.overrides, cfg); err != nil {
 		return nil, inputError{err}
@@ -96,14 +109,17 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 			}
 		}
 	}
-	cfg, notice, err := config.Resolve(ctx, cfg)
+	notice := ""
+	if !o.scripted {
+		cfg, notice, err = config.Resolve(ctx, cfg)
+		mask = cfg.Masker() // the key is known now
+	}
 	if ctx.Err() != nil {
 		return nil, interrupted{"interrupted"}
 	}
 	if err != nil {
 		return nil, inputError{maskedErr(mask, err)}
 	}
-	mask = cfg.Masker() // the key is known now
 	so := session.Options{
 		Config:    cfg,
 		OutputDir: f.overrides.OutputDir,

@@ -43,8 +43,8 @@ func Resolve(ctx context.Context, c Config) (Config, string, error) {
 		return c, "", setupError(c, host)
 	}
 	if len(models) == 0 {
-		return c, "", fmt.Errorf("%w: Ollama answers at %s but has no models, and %s is not set.\n  fix: ollama pull qwen2.5-coder:7b   (or export %s=sk-... to use OpenAI)",
-			ErrNoModel, host, displayEnvName(c.APIKeyEnv), displayEnvName(c.APIKeyEnv))
+		return c, "", fmt.Errorf("%w: Ollama answers at %s but has no models, and %s is not set.\n  fix: ollama pull qwen2.5-coder:7b   (or export %s=sk-... to use OpenAI)\n%s",
+			ErrNoModel, host, displayEnvName(c.APIKeyEnv), displayEnvName(c.APIKeyEnv), demoHint)
 	}
 	model, note := pickOllamaModel(c, models)
 	c.Provider, c.BaseURL, c.Model = ProviderOllama, host+"/v1", model
@@ -66,8 +66,12 @@ Set up one of the two:
   • OpenAI (or a compatible service): export %s=sk-...
       other services: set base_url and the key in a profile (quarry config init writes examples)
   • a local model with Ollama: install it from https://ollama.com, then
-      ollama pull qwen2.5-coder:7b   (and keep "ollama serve" running)`, ErrNoModel, env, host, env)
+      ollama pull qwen2.5-coder:7b   (and keep "ollama serve" running)
+%s`, ErrNoModel, env, host, env, demoHint)
 }
+
+// demoHint offers a first look that needs no model.
+const demoHint = "Meanwhile, quarry demo shows quarry at work with a scripted model and the real sandbox."
 
 func ollamaHost() string {
 	h := strings.TrimRight(strings.TrimSpace(os.Getenv("QUARRY_OLLAMA_HOST")), "/")

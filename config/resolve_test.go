@@ -81,7 +81,7 @@ func TestResolveNeitherKeyNorOllama(t *testing.T) {
 	if !errors.Is(err, ErrNoModel) {
 		t.Fatalf("err %v", err)
 	}
-	for _, want := range []string{"export OPENAI_API_KEY=", "ollama pull", "https://ollama.com", srv.URL} {
+	for _, want := range []string{"export OPENAI_API_KEY=", "ollama pull", "https://ollama.com", srv.URL, "quarry demo"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("message lacks %q:\n%v", want, err)
 		}
@@ -91,7 +91,7 @@ func TestResolveNeitherKeyNorOllama(t *testing.T) {
 func TestResolveOllamaWithoutModels(t *testing.T) {
 	t.Setenv("QUARRY_OLLAMA_HOST", fakeOllama(t))
 	_, _, err := Resolve(context.Background(), noKeyConfig(t))
-	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "ollama pull") {
+	if !errors.Is(err, ErrNoModel) || !strings.Contains(err.Error(), "ollama pull") || !strings.Contains(err.Error(), "quarry demo") {
 		t.Fatalf("err %v", err)
 	}
 }

@@ -61,6 +61,12 @@ type Options struct {
 	// Export writes the session for /export [PATH] and returns the files
 	// written; nil when the chat cannot.
 	Export func(ctx context.Context, path string) ([]string, error)
+	// Label is shown first in the status bar for the whole chat (the
+	// demo's "scripted model, real sandbox").
+	Label string
+	// Ask is a question the chat asks by itself once the sandbox has
+	// started and the launch files are attached (quarry demo).
+	Ask string
 }
 
 // Model is the chat: the one tea.Model of the package.
@@ -125,6 +131,7 @@ type Model struct {
 	cellTick   bool // an elapsed-time tick is scheduled
 	quitting   bool
 
+	asked    bool      // Options.Ask was sent
 	res      *resuming // a resumed session, until its kernel is rebuilt
 	pastCmds []tea.Cmd // decode the resumed session's figures
 }
@@ -152,7 +159,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m.chooseImages()
 	m.kittyID = newKittyIDs()
 	m.inline = map[int]*inlineImage{}
-	m.st = status{model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
+	m.st = status{label: opts.Label, model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}

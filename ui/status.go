@@ -15,6 +15,7 @@ func lipglossWidth(s string) int { return lipgloss.Width(s) }
 
 // status is what the bottom bar shows.
 type status struct {
+	label    string // always shown first (the demo's)
 	model    string
 	share    string // values or schema: what the model sees of the files
 	sandbox  string // starting, ready, busy, restarting, failed
@@ -32,6 +33,9 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 	// background through the bar.
 	seg := th.status.Render
 	parts := []string{th.statusKey.Render(" " + sanitizeLine(s.model))}
+	if s.label != "" {
+		parts = append([]string{th.statusKey.Render(" " + sanitizeLine(s.label))}, seg(sanitizeLine(s.model)))
+	}
 	sb := "sandbox " + s.sandbox
 	if (s.sandbox == "starting" || s.sandbox == "busy") && s.progress != "" {
 		sb += ": " + sanitizeLine(s.progress)

@@ -70,9 +70,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
 			m.res = nil
+			m.asked = true // nothing to ask without a sandbox
 			return m, m.flushPending()
 		}
-		return m, tea.Batch(m.afterStart(), m.flushPending())
+		return m, tea.Batch(m.afterStart(), m.flushPending(), m.askOpening())
 	case remapCheckedMsg:
 		return m, m.remapChecked(msg)
 	case restoredMsg:
@@ -87,7 +88,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.notice(levelError, msg.err.Error())
 		}
-		return m, nil
+		return m, m.askOpening()
 	case resetMsg:
 		if msg.err != nil {
 			m.notice(levelError, "Reset failed: "+msg.err.Error())

@@ -1,0 +1,19 @@
+package ui
+
+import tea "charm.land/bubbletea/v2"
+
+// askOpening sends Options.Ask once, when the sandbox has started and no
+// launch file is still being attached, as if the user had typed it. A
+// sandbox that did not start asks nothing (startedMsg): its error is on
+// screen.
+func (m *Model) askOpening() tea.Cmd {
+	q := m.opts.Ask
+	if q == "" || m.asked || !m.started || m.attaching > 0 || m.running || m.res != nil {
+		return nil
+	}
+	m.asked = true
+	m.tr.toBottom()
+	b := m.tr.add(&block{kind: kindUser, text: q})
+	m.spans = append(m.spans, turnSpan{first: b, last: b})
+	return m.ask(q)
+}
