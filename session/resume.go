@@ -166,7 +166,7 @@ func (s *Session) replay(ctx context.Context, cells []Cell) error {
 	t0 := time.Now()
 	for i, c := range cells {
 		s.progress(fmt.Sprintf("rebuilding the kernel: cell %d of %d", i+1, len(cells)))
-		res, err := sb.Replay(ctx, c.Code)
+		res, err := sb.Replay(ctx, c.Num, c.Code)
 		if err != nil {
 			return fmt.Errorf("rebuilding the kernel at cell %d: %w", c.Num, err)
 		}
