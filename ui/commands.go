@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/suggest"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -110,6 +111,9 @@ Keys:
   Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
   Esc or Ctrl+C cancel a running answer`
 
+// slashCommands are the names slash knows, for "did you mean".
+var slashCommands = []string{"/attach", "/files", "/undo", "/reset", "/clear", "/model", "/export", "/tokens", "/help", "/quit", "/exit"}
+
 // slash runs a /command.
 func (m *Model) slash(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(text, " ")
@@ -167,6 +171,10 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	default:
+		if p := suggest.Phrase(suggest.Nearest(name, slashCommands, 0), nil); p != "" {
+			m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
+			return nil
+		}
 		m.notice(levelError, fmt.Sprintf("Unknown command %s: try /help.", name))
 	}
 	return nil
