@@ -111,7 +111,8 @@ type Model struct {
 	cur           *block
 	think         *block // the thinking being streamed
 	cells         map[int]*block
-	spans         []turnSpan // each question's blocks, for /undo
+	spans         []turnSpan       // each question's blocks, for /undo
+	savedTables   map[int][]string // cell number -> tables the viewer saved of it, which /undo of the cell removes
 	undoing       bool
 	lastTable     *kernel.Table
 	lastTableCell int
