@@ -1,0 +1,74 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// goldenWidths are the window widths every view of TestViewAtWidths is
+// checked at: narrow, the usual 80, wide and very wide.
+var goldenWidths = []int{60, 80, 120, 200}
+
+// TestViewAtWidths checks views as plain text (the words and the layout
+// matter here; TestViewGolden has the colours) at each width.
+func TestViewAtWidths(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		height int
+		setup  func(m *Model)
+	}{
+		{"wording", 40, wording},
+	} {
+		for _, w := range goldenWidths {
+			t.Run(fmt.Sprintf("%s_%d", c.name, w), func(t *testing.T) {
+				m, _ := newTestModel(t, w, c.height, true)
+				c.setup(m)
+				golden.RequireEqual(t, trimRight(plain(m)))
+			})
+		}
+	}
+}
+
+// trimRight drops the padding at line ends, so a golden file shows the
+// layout and not the window's width in spaces.
+func trimRight(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+// run types a line into the input and sends it.
+func run(t *testing.T, m *Model, s string) {
+	typeText(m, s)
+	_, cmd := m.Update(press("enter"))
+	drain(t, m, cmd)
+}
+
+// wording: an attached file, an output one line longer than is shown, a
+// model without a price; then /files and /tokens.
+func wording(m *Model) {
+	m.chips.adding("/tmp/sales.csv")
+	m.Update(attachedMsg{path: "/tmp/sales.csv", profile: (&fakeBackend{}).mustProfile()})
+	typeText(m, "Count the rows per region")
+	m.Update(press("enter"))
+	out := "North 10\nSouth 12\nEast 9\nWest 7\nCentral 3\nIslands 1\ntotal 42\n"
+	feed(m,
+		agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "for r, n in df.region.value_counts().items(): print(r, n)", Time: fixedNow.Add(-time.Second)},
+		agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Stdout: out, Duration: 200 * time.Millisecond}},
+		agent.Event{Kind: agent.EventUsage, Usage: &agent.Usage{Turn: agent.Tokens{Prompt: 1200, Completion: 80}, Total: agent.Tokens{Prompt: 1200, Completion: 80}}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "Six regions, 42 rows."},
+	)
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+	typeText(m, "/files")
+	m.Update(press("enter"))
+	typeText(m, "/tokens")
+	m.Update(press("enter"))
+}
