@@ -287,7 +287,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 			out = append(out, figureLines(f, rc)...)
 		}
 		for _, f := range c.result.Files {
-			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f), rc.width))
+			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f, rc.width-7), rc.width))
 		}
 		for _, n := range c.result.Notes {
 			out = append(out, truncate("  "+th.dim.Render(sanitizeLine(n)), rc.width))

@@ -315,11 +315,12 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 		foot += " · " + tv.note
 	}
 	out = append(out, th.dim.Render(truncate(foot, width)))
-	help := "↑↓ pgup/pgdn scroll · ←→ column · s sort · / search · c copy · C copy column · w save CSV · q close"
+	help := fitHints(width, hint{"↑↓ pgup/pgdn scroll", 1}, hint{"←→ column", 2}, hint{"s sort", 2}, hint{"/ search", 3},
+		hint{"c copy", 3}, hint{"C copy column", 4}, hint{"w save CSV", 1}, hint{"q close", 0})
 	if tv.searching {
-		help = "search: " + tv.query + "▏ (enter find · esc cancel)"
+		help = truncate("search: "+tv.query+"▏ (enter find · esc cancel)", width)
 	}
-	out = append(out, th.help.Render(truncate(help, width)))
+	out = append(out, th.help.Render(help))
 	return strings.Join(out, "\n")
 }
 

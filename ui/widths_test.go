@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
@@ -24,12 +25,15 @@ func TestViewAtWidths(t *testing.T) {
 		setup  func(m *Model)
 	}{
 		{"wording", 40, wording},
+		{"hints_paths", 30, hintsAndPaths},
+		{"hints_busy", 12, func(m *Model) { typeText(m, "Long question"); m.Update(press("enter")) }},
+		{"viewer", 14, func(m *Model) { m.lastTable = sampleTable(); m.Update(press("ctrl+t")) }},
 	} {
 		for _, w := range goldenWidths {
 			t.Run(fmt.Sprintf("%s_%d", c.name, w), func(t *testing.T) {
 				m, _ := newTestModel(t, w, c.height, true)
 				c.setup(m)
-				golden.RequireEqual(t, trimRight(plain(m)))
+				golden.RequireEqual(t, trimRight(ansi.Strip(m.View().Content)))
 			})
 		}
 	}
@@ -71,4 +75,21 @@ func wording(m *Model) {
 	m.Update(press("enter"))
 	typeText(m, "/tokens")
 	m.Update(press("enter"))
+}
+
+// hintsAndPaths: a cell that drew a figure and saved a file, both deep in
+// the session folder, and the idle key hints under them.
+func hintsAndPaths(m *Model) {
+	typeText(m, "Plot the variance")
+	m.Update(press("enter"))
+	dir := "/home/analyst/quarry-output/20261129-173235-3761b5"
+	fig := kernel.File{Name: "figures/variance_by_department_and_quarter.png", Path: dir + "/figures/variance_by_department_and_quarter.png", Size: 2048, Width: 40, Height: 20}
+	feed(m,
+		agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "v.plot.bar(); v.to_csv('variance_by_department.csv')", Time: fixedNow.Add(-time.Second)},
+		agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Duration: 200 * time.Millisecond, Figures: []kernel.File{fig},
+			Files: []kernel.File{{Name: "variance_by_department.csv", Path: dir + "/variance_by_department.csv", Size: 300}}}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "Done."},
+	)
+	m.Update(figureMsg{cell: 1, fig: &figure{file: fig, img: gradient(40, 20)}})
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 }
