@@ -159,6 +159,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	if opts.Resume != nil {
 		m.res = &resuming{r: opts.Resume}
+		for _, p := range opts.Resume.Inputs {
+			m.chips.adding(p)
+		}
 		m.pastCmds = m.showPast(opts.Resume.Turns)
 	}
 	for _, n := range opts.Notices {

@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // Resume is a saved session the chat continues (quarry --resume).
@@ -18,9 +19,20 @@ type Resume struct {
 	// Changed are the inputs whose files changed or vanished since: the
 	// chat asks about each before anything runs.
 	Changed []ChangedInput
+	// Inputs are the host files of the session's inputs as recorded: their
+	// chips show as uploading until the restore ends.
+	Inputs []string
 	// Restore brings back the inputs, the conversation and the kernel;
-	// paths names the file chosen for each changed input.
-	Restore func(ctx context.Context, paths map[string]string) error
+	// paths names the file chosen for each changed input. It returns the
+	// inputs it attached, also when it failed after them.
+	Restore func(ctx context.Context, paths map[string]string) ([]RestoredInput, error)
+}
+
+// RestoredInput is an input the restore attached again.
+type RestoredInput struct {
+	Path    string // the host file it was read from now
+	Profile kernel.Profile
+	Changed bool // other data than the earlier turns used
 }
 
 // ChangedInput is an input whose file is not as the session left it.
@@ -46,7 +58,10 @@ type (
 		name, path string
 		err        error
 	}
-	restoredMsg struct{ err error }
+	restoredMsg struct {
+		inputs []RestoredInput
+		err    error
+	}
 )
 
 // showPast puts the earlier turns on screen, as they were shown then; the
@@ -104,7 +119,10 @@ func (m *Model) afterStart() tea.Cmd {
 	}
 	rs.done = true
 	restore, ctx, paths := rs.r.Restore, m.ctx, rs.paths
-	return func() tea.Msg { return restoredMsg{err: restore(ctx, paths)} }
+	return func() tea.Msg {
+		in, err := restore(ctx, paths)
+		return restoredMsg{inputs: in, err: err}
+	}
 }
 
 // askingInput tells whether the input line answers a changed-input
@@ -169,6 +187,12 @@ func (m *Model) remapChecked(msg remapCheckedMsg) tea.Cmd {
 
 func (m *Model) restored(msg restoredMsg) {
 	m.st.progress = ""
+	m.dropResumeChips()
+	for _, in := range msg.inputs {
+		m.chips.adding(in.Path)
+		m.chips.done(in.Path, in.Profile, nil)
+		m.chips.changed(in.Path, in.Changed)
+	}
 	m.res = nil
 	if msg.err != nil {
 		m.notice(levelError, msg.err.Error()+". The chat goes on: the model is told what is missing.")
@@ -207,4 +231,15 @@ func (m *Model) exported(msg exportedMsg) {
 		return
 	}
 	m.notice(levelInfo, "Exported:\n"+strings.Join(msg.files, "\n"))
+}
+
+// dropResumeChips removes the chips of the resumed inputs still uploading:
+// the restore says which it attached (or it never ran).
+func (m *Model) dropResumeChips() {
+	if m.res == nil {
+		return
+	}
+	for _, p := range m.res.r.Inputs {
+		m.chips.drop(p)
+	}
 }

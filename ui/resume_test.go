@@ -16,16 +16,17 @@ import (
 )
 
 type restoreLog struct {
-	mu    sync.Mutex
-	calls []map[string]string
-	err   error
+	mu     sync.Mutex
+	calls  []map[string]string
+	inputs []RestoredInput
+	err    error
 }
 
-func (r *restoreLog) restore(_ context.Context, paths map[string]string) error {
+func (r *restoreLog) restore(_ context.Context, paths map[string]string) ([]RestoredInput, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, paths)
-	return r.err
+	return r.inputs, r.err
 }
 
 func (r *restoreLog) n() int {
@@ -171,5 +172,41 @@ func TestExportCommand(t *testing.T) {
 	s := plain(m)
 	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") {
 		t.Errorf("screen:\n%s", s)
+	}
+}
+
+// The resumed inputs are chips like attached ones: uploading while the
+// restore runs, then with their shape, a changed one marked, and /files
+// lists them.
+func TestResumeShowsItsFiles(t *testing.T) {
+	q1 := kernel.Profile{Name: "budget_q1.csv", Path: "/data/budget_q1.csv", Kind: "CSV", Size: 1740, Rows: 49, Columns: make([]kernel.Column, 4)}
+	q2 := kernel.Profile{Name: "budget_q2.csv", Path: "/data/budget_q2.csv", Kind: "CSV", Size: 1700, Rows: 48, Columns: make([]kernel.Column, 4)}
+	log := &restoreLog{inputs: []RestoredInput{{Path: "/srv/budget_q1.csv", Profile: q1, Changed: true}, {Path: "/srv/budget_q2.csv", Profile: q2}}}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore,
+		Inputs: []string{"/srv/budget_q1.csv", "/srv/budget_q2.csv"}})
+	if s := plain(m); !strings.Contains(s, "budget_q1.csv …") || !strings.Contains(s, "budget_q2.csv …") {
+		t.Errorf("no uploading chips while the restore runs:\n%s", s)
+	}
+	drain(t, m, cmd)
+	run(t, m, "/files")
+	s := plain(m)
+	for _, want := range []string{"budget_q1.csv 1.7 KiB · 49 × 4 · changed", "budget_q2.csv 1.7 KiB · 48 × 4",
+		"Attached files:", "budget_q1.csv 1.7 KiB · 49 × 4 · changed — /data/budget_q1.csv (CSV)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "No files attached") || strings.Contains(s, "budget_q2.csv 1.7 KiB · 48 × 4 · changed") {
+		t.Errorf("screen:\n%s", s)
+	}
+}
+
+// A restore that attached nothing leaves no chip uploading forever.
+func TestResumeDropsChipsItDidNotAttach(t *testing.T) {
+	log := &restoreLog{err: errors.New("rebuilding the kernel stopped")}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore, Inputs: []string{"/srv/gone.csv"}})
+	drain(t, m, cmd)
+	if s := plain(m); strings.Contains(s, "gone.csv") {
+		t.Errorf("a chip of an input the restore did not attach:\n%s", s)
 	}
 }

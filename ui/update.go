@@ -69,6 +69,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.started, m.st.progress = true, ""
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
+			m.dropResumeChips()
 			m.res = nil
 			return m, m.flushPending()
 		}
