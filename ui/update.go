@@ -292,6 +292,7 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		m.in.remember(text)
 		m.in.reset()
+		m.tr.toBottom() // its output shows, as a question's does
 		return m.slash(text)
 	}
 	if m.running {
