@@ -26,7 +26,7 @@ func fitHints(width int, hs ...hint) string {
 	join := func() string {
 		var parts []string
 		for i, h := range hs {
-			if keep[i] {
+			if keep[i] && h.text != "" {
 				parts = append(parts, h.text)
 			}
 		}

@@ -28,6 +28,14 @@ func TestViewAtWidths(t *testing.T) {
 		{"hints_paths", 30, hintsAndPaths},
 		{"hints_busy", 12, func(m *Model) { typeText(m, "Long question"); m.Update(press("enter")) }},
 		{"viewer", 14, func(m *Model) { m.lastTable = sampleTable(); m.Update(press("ctrl+t")) }},
+		// A long table: the kernel sent its first 10 and last 5 rows.
+		{"viewer_long", 24, func(m *Model) { m.lastTable = longTable(48); m.Update(press("ctrl+t")) }},
+		{"viewer_long_sort", 24, func(m *Model) {
+			m.lastTable = longTable(48)
+			m.Update(press("ctrl+t"))
+			m.Update(press("right"))
+			m.Update(press("s"))
+		}},
 	} {
 		for _, w := range goldenWidths {
 			t.Run(fmt.Sprintf("%s_%d", c.name, w), func(t *testing.T) {
@@ -92,4 +100,29 @@ func hintsAndPaths(m *Model) {
 	)
 	m.Update(figureMsg{cell: 1, fig: &figure{file: fig, img: gradient(40, 20)}})
 	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+}
+
+// longTable is an n-row budget frame as the kernel sends it: the first 10
+// and the last 5 rows.
+func longTable(n int) *kernel.Table {
+	t := &kernel.Table{Columns: []string{"department", "plan", "actual", "variance", "pct", "owner", "note"},
+		Dtypes: []string{"object", "int64", "int64", "int64", "float64", "object", "object"}, Rows: n, Cols: 7}
+	row := func(i int) []string {
+		v := (i*37)%100 - 50
+		return []string{fmt.Sprintf("Dept %02d", i), "1000", fmt.Sprint(1000 + v), fmt.Sprint(v), fmt.Sprintf("%.1f", float64(v)/10), "Ana", "ok"}
+	}
+	for i := range n {
+		if i >= 10 && i < n-5 {
+			continue
+		}
+		t.Index = append(t.Index, fmt.Sprint(i))
+		t.IndexDisplay = append(t.IndexDisplay, fmt.Sprint(i))
+		if i < 10 {
+			t.Head = append(t.Head, row(i))
+		} else {
+			t.Tail = append(t.Tail, row(i))
+		}
+		t.Display = append(t.Display, row(i))
+	}
+	return t
 }
