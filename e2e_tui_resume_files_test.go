@@ -51,9 +51,20 @@ func TestChatTUIResumeShowsItsFiles(t *testing.T) {
 
 	os.WriteFile(q1, []byte(budgetCSV(49)), 0o644)
 	c = startChatArgs(t, dir, srv.URL, []string{"--resume"})
-	c.waitFor("the question about budget_q1.csv", 3*time.Minute, c.has("budget_q1.csv:", "has changed since the session"))
+	s := c.waitFor("the question about budget_q1.csv", 3*time.Minute, c.has("budget_q1.csv:", "has changed since the session"))
+	// What changed, and what the keys do, where the eye is.
+	flat := strings.Join(strings.Fields(s), " ")
+	for _, want := range []string{"size 845 B then, 862 B now", "SHA-256 ", "modified ", "after the session read it at", "it had 48 rows × 4 columns",
+		"enter: use budget_q1.csv as it is now · or type a path, then enter", "› Enter uses budget_q1.csv as it is now"} {
+		if !strings.Contains(flat, want) {
+			t.Errorf("the question lacks %q:\n%s", want, s)
+		}
+	}
 	c.tmux("send-keys", "-t", "q", "Enter")
-	s := c.waitFor("the rebuilt kernel", 2*time.Minute, c.has("Kernel rebuilt"))
+	s = c.waitFor("the rebuilt kernel", 2*time.Minute, c.has("Kernel rebuilt"))
+	if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, "budget_q1.csv now 49 × 4 (48 × 4 in the earlier turns), read from "+q1) {
+		t.Errorf("the new shape is not confirmed:\n%s", s)
+	}
 	for _, want := range []string{"budget_q1.csv 862 B · 49 × 4 · changed", "budget_q2.csv 845 B · 48 × 4"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the chips lack %q:\n%s", want, s)

@@ -117,7 +117,7 @@ func chatResume(l *launched) *ui.Resume {
 			for _, in := range inputs {
 				if in.Name == p.Name {
 					_, other := paths[in.Name]
-					out = append(out, ui.RestoredInput{Path: inputHost(in, paths), Profile: p, Changed: other || changed[in.Name]})
+					out = append(out, ui.RestoredInput{Path: inputHost(in, paths), Profile: p, Changed: other || changed[in.Name], Before: in.Profile})
 				}
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // Resume is a saved session the chat continues (quarry --resume).
@@ -32,7 +33,8 @@ type Resume struct {
 type RestoredInput struct {
 	Path    string // the host file it was read from now
 	Profile kernel.Profile
-	Changed bool // other data than the earlier turns used
+	Changed bool            // other data than the earlier turns used
+	Before  *kernel.Profile // as the earlier turns read it, when recorded
 }
 
 // ChangedInput is an input whose file is not as the session left it.
@@ -109,14 +111,18 @@ func (m *Model) afterStart() tea.Cmd {
 	}
 	if rs.asked < len(rs.r.Changed) {
 		c := rs.r.Changed[rs.asked]
-		text := fmt.Sprintf("%s: %s %s. Press Enter to use it as it is now, or type the path of another file.", c.Name, c.Path, c.Problem)
+		text := fmt.Sprintf("%s: %s %s.\nPress Enter to use it as it is now, or type the path of another file and press Enter.", c.Name, c.Path, c.Problem)
+		m.st.hint = "enter: use " + c.Name + " as it is now · or type a path, then enter"
+		m.in.ta.Placeholder = "Enter uses " + c.Name + " as it is now; or type the path of another file"
 		if c.Gone {
-			text = fmt.Sprintf("%s: %s %s. Type the path of the file to use instead.", c.Name, c.Path, c.Problem)
+			text = fmt.Sprintf("%s: %s %s.\nType the path of the file to use instead and press Enter.", c.Name, c.Path, c.Problem)
+			m.st.hint = "type the path of the file to use for " + c.Name + ", then enter"
+			m.in.ta.Placeholder = "The path of the file to use for " + c.Name
 		}
 		m.notice(levelWarn, text)
-		m.st.hint = "Answer about " + c.Name + " first: Enter, or a path."
 		return nil
 	}
+	m.in.ta.Placeholder = askPlaceholder
 	rs.done = true
 	restore, ctx, paths := rs.r.Restore, m.ctx, rs.paths
 	return func() tea.Msg {
@@ -192,6 +198,9 @@ func (m *Model) restored(msg restoredMsg) {
 		m.chips.adding(in.Path)
 		m.chips.done(in.Path, in.Profile, nil)
 		m.chips.changed(in.Path, in.Changed)
+		if in.Changed {
+			m.notice(levelInfo, changedShape(in))
+		}
 	}
 	m.res = nil
 	if msg.err != nil {
@@ -242,4 +251,19 @@ func (m *Model) dropResumeChips() {
 	for _, p := range m.res.r.Inputs {
 		m.chips.drop(p)
 	}
+}
+
+// changedShape confirms what a changed input is now: "budget_q1.csv now 49
+// × 4 (48 × 4 in the earlier turns), from /srv/budget_q1.csv".
+func changedShape(in RestoredInput) string {
+	p := in.Profile
+	s := fmt.Sprintf("%s now %s × %d", sanitizeLine(p.Name), render.GroupInt(p.Rows), len(p.Columns))
+	if b := in.Before; b != nil {
+		if b.Rows == p.Rows && len(b.Columns) == len(p.Columns) {
+			s += " (the same shape as in the earlier turns)"
+		} else {
+			s += fmt.Sprintf(" (%s × %d in the earlier turns)", render.GroupInt(b.Rows), len(b.Columns))
+		}
+	}
+	return s + ", read from " + sanitizeLine(in.Path) + "."
 }
