@@ -375,19 +375,20 @@ func (s *Session) Exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if s.closed {
 		return kernel.Result{}, ErrClosed
 	}
-	return s.exec(ctx, code, onChunk, true)
+	return s.exec(ctx, 0, code, onChunk, true)
 }
 
 // Replay runs a cell again to rebuild the kernel's state: like Exec, but
 // nothing reaches the host (figures and files were harvested when the cell
-// first ran) and the cell does not count for figure numbers.
-func (s *Session) Replay(ctx context.Context, code string) (kernel.Result, error) {
+// first ran) and the cell does not count for figure numbers. num is the
+// cell's number in the session, for its tracebacks.
+func (s *Session) Replay(ctx context.Context, num int, code string) (kernel.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return kernel.Result{}, ErrClosed
 	}
-	return s.exec(ctx, code, nil, false)
+	return s.exec(ctx, num, code, nil, false)
 }
 
 func (s *Session) getK() *kconn {

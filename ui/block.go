@@ -240,7 +240,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 	code := splitLines(rc.codeBlock(c.code, w), w)
 	if !rc.expanded && len(code) > foldCode {
 		more := len(code) - foldCode + 1
-		code = append(code[:foldCode-1], th.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o expands)", more)))
+		code = append(code[:foldCode-1], th.dim.Render("… "+plural(more, "more line")+" (ctrl+o expands)"))
 	}
 	for _, l := range code {
 		out = append(out, gut+l)
@@ -271,7 +271,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 			ol = ol[len(ol)-foldLines:] // the end of output is what matters most
 		}
 		if hidden > 0 {
-			out = append(out, "  "+th.dim.Render(fmt.Sprintf("… %d earlier lines (ctrl+o expands)", hidden)))
+			out = append(out, "  "+th.dim.Render("… "+plural(hidden, "earlier line")+" (ctrl+o expands)"))
 		}
 		for _, l := range ol {
 			out = append(out, truncate("  "+l, rc.width))
@@ -287,7 +287,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 			out = append(out, figureLines(f, rc)...)
 		}
 		for _, f := range c.result.Files {
-			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f), rc.width))
+			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f, rc.width-7), rc.width))
 		}
 		for _, n := range c.result.Notes {
 			out = append(out, truncate("  "+th.dim.Render(sanitizeLine(n)), rc.width))

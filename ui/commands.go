@@ -7,8 +7,9 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/suggest"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -110,6 +111,9 @@ Keys:
   Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
   Esc or Ctrl+C cancel a running answer`
 
+// slashCommands are the names slash knows, for "did you mean".
+var slashCommands = []string{"/attach", "/files", "/undo", "/reset", "/clear", "/model", "/export", "/tokens", "/help", "/quit", "/exit"}
+
 // slash runs a /command.
 func (m *Model) slash(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(text, " ")
@@ -154,19 +158,16 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/export":
 		return m.exportCmd(arg)
 	case "/tokens":
-		u := m.st.usage
-		text := fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",
-			render.GroupInt(u.Turn.Prompt), render.GroupInt(u.Turn.Completion), u.Turn.CostUSD,
-			render.GroupInt(u.Total.Prompt), render.GroupInt(u.Total.Completion), u.Total.CostUSD)
-		if u.Total.Reasoning > 0 {
-			text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", render.GroupInt(u.Total.Reasoning))
-		}
-		m.notice(levelInfo, text)
+		m.notice(levelInfo, tokensText(m.st.usage, m.st.model))
 	case "/help":
 		m.notice(levelInfo, helpText)
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	default:
+		if p := suggest.Phrase(suggest.Nearest(name, slashCommands, 0), nil); p != "" {
+			m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
+			return nil
+		}
 		m.notice(levelError, fmt.Sprintf("Unknown command %s: try /help.", name))
 	}
 	return nil
@@ -184,10 +185,30 @@ func (m *Model) filesText() string {
 		case c.profile != nil:
 			b.WriteString(" — " + c.profile.Path)
 			if c.profile.Kind != "" {
-				b.WriteString(" (" + c.profile.Kind + ")")
+				b.WriteString(" (" + c.profile.Kind + ")") // the size is in the label already
 			}
-			b.WriteString(", " + kernel.FormatSize(c.profile.Size))
 		}
 	}
 	return b.String()
+}
+
+// tokensText is /tokens: the counts, and the cost only when the model has a
+// price (a model without one costs "unknown", not $0).
+func tokensText(u agent.Usage, model string) string {
+	cost := func(t agent.Tokens) string {
+		if !u.Priced {
+			return ""
+		}
+		return fmt.Sprintf(" ($%.4f)", t.CostUSD)
+	}
+	text := fmt.Sprintf("This answer: %s prompt + %s completion tokens%s. Session: %s + %s%s.",
+		render.GroupInt(u.Turn.Prompt), render.GroupInt(u.Turn.Completion), cost(u.Turn),
+		render.GroupInt(u.Total.Prompt), render.GroupInt(u.Total.Completion), cost(u.Total))
+	if u.Total.Reasoning > 0 {
+		text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", render.GroupInt(u.Total.Reasoning))
+	}
+	if !u.Priced && u.Total.Prompt+u.Total.Completion > 0 {
+		text += fmt.Sprintf(" Cost unknown: quarry has no price for %s ([prices] in the config file adds one).", sanitizeLine(model))
+	}
+	return text
 }

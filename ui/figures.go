@@ -81,12 +81,16 @@ func figureLines(f *figure, rc renderCtx) []string {
 	if f.err != nil {
 		label = "figure (" + sanitizeLine(f.err.Error()) + ") "
 	}
-	out = append(out, truncate("  "+rc.th.dim.Render(label)+fileLink(f.file), rc.width))
+	label = truncate(label, max(rc.width/2, 8))
+	out = append(out, truncate("  "+rc.th.dim.Render(label)+fileLink(f.file, rc.width-2-ansi.StringWidth(label)), rc.width))
 	return out
 }
 
-// fileLink shows a host path as an OSC 8 hyperlink.
-func fileLink(f kernel.File) string { return render.Hyperlink(f.Path, f.Path) }
+// fileLink shows a host path as an OSC 8 hyperlink to it, in width
+// columns: a long path loses its start, never its file name.
+func fileLink(f kernel.File, width int) string {
+	return render.Hyperlink(f.Path, shortenPath(sanitizeLine(f.Path), max(width, 1)))
+}
 
 // prepareFigure makes a decoded figure ready for the overlay at the size the
 // window gives it, when the overlay paints figures and it is not ready yet.

@@ -223,11 +223,19 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	if m.tr.anchor == nil {
 		t.Fatal("pgup did not scroll")
 	}
-	top := plain(m)
-	// New output below does not move a scrolled view.
+	above := func() string { s, _, _ := strings.Cut(plain(m), "↓"); return s }
+	top := above()
+	if !strings.Contains(plain(m), "↓ more below · ctrl+end") {
+		t.Fatalf("no sign of the view being scrolled up:\n%s", plain(m))
+	}
+	// New output below does not move a scrolled view; the separator says
+	// it came.
 	m.tr.add(&block{kind: kindUser, text: "newest"})
-	if plain(m) != top {
+	if above() != top {
 		t.Fatal("view moved while scrolled up")
+	}
+	if !strings.Contains(plain(m), "↓ new output below · ctrl+end") {
+		t.Fatalf("no sign of the new output:\n%s", plain(m))
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
 	m.Update(press("ctrl+home"))
@@ -237,8 +245,14 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.Update(press("pgdown"))
 	}
-	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") || strings.Contains(plain(m), "↓") {
 		t.Fatalf("pgdown to the end did not resume following:\n%s", plain(m))
+	}
+	// A /command's output shows: the view jumps to it, as for a question.
+	m.Update(press("pgup"))
+	run(t, m, "/files")
+	if m.tr.anchor != nil || !strings.Contains(plain(m), "No files attached") {
+		t.Fatalf("/files printed out of sight:\n%s", plain(m))
 	}
 }
 

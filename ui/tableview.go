@@ -22,7 +22,9 @@ type tableView struct {
 	numeric []bool
 	rows    []viewRow
 	widths  []int
-	total   string // "1,234 rows × 12 columns (first and last 15 shown)"
+	total   string // "48 rows × 7 columns · the viewer has the first 10 and the last 5"
+	gapAt   int    // rows before the gap of rows the kernel did not send; -1 for none
+	gap     string // what the gap line says
 	top     int    // first row shown
 	left    int    // first data column shown (the index column stays)
 	sel     int    // selected column
@@ -73,9 +75,17 @@ func newTableView(t *kernel.Table, thousands bool) *tableView {
 		}
 		tv.widths[c] = min(max(w, 1), maxColWidth)
 	}
-	tv.total = render.TableShape(t)
-	if len(tv.rows) < t.Rows {
-		tv.total += fmt.Sprintf(" (first and last %d shown)", len(tv.rows))
+	tv.total, tv.gapAt = render.TableShape(t), -1
+	if missing := t.Rows - len(tv.rows); missing > 0 {
+		// The kernel sends a long table's first and last rows only: say
+		// which the viewer has, and mark where the others are.
+		tv.gapAt = len(t.Head)
+		tv.gap = fmt.Sprintf("⋯ %s not in the viewer ⋯", render.GroupInt(missing)+" "+pluralWord(missing, "row"))
+		if len(t.Tail) > 0 {
+			tv.total += fmt.Sprintf(" · the viewer has the first %d and the last %d", len(t.Head), len(t.Tail))
+		} else {
+			tv.total += fmt.Sprintf(" · the viewer has the first %d", len(t.Head))
+		}
 	}
 	if len(tv.cols) > 1 {
 		tv.sel = 1
@@ -126,12 +136,16 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 		case "home", "g":
 			tv.top = 0
 		case "end", "G":
-			tv.top = len(tv.rows)
+			tv.top = tv.lineCount()
 		case "left", "h":
 			tv.sel = max(tv.sel-1, 0)
 		case "right", "l":
 			tv.sel = min(tv.sel+1, len(tv.cols)-1)
 		case "s", "enter":
+			if tv.partial() {
+				tv.note = fmt.Sprintf("no sort: only %d of %s rows here; ask for it sorted", len(tv.rows), render.GroupInt(tv.t.Rows))
+				break
+			}
 			if tv.sortBy == tv.sel {
 				tv.desc = !tv.desc
 			} else {
@@ -163,8 +177,34 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 			tv.sel = min(tv.sel+1, len(tv.cols)-1)
 		}
 	}
-	tv.top = max(min(tv.top, len(tv.rows)-page), 0)
+	tv.top = max(min(tv.top, tv.lineCount()-page), 0)
 	return tableNone
+}
+
+// partial tells whether the viewer has only some of the table's rows.
+func (tv *tableView) partial() bool { return tv.gapAt >= 0 }
+
+// lineCount is the rows the viewer draws: the table's and the gap line.
+func (tv *tableView) lineCount() int {
+	if tv.partial() {
+		return len(tv.rows) + 1
+	}
+	return len(tv.rows)
+}
+
+// lineOf is the line row i is drawn on, below the gap when after it.
+func (tv *tableView) lineOf(i int) int {
+	if tv.partial() && i >= tv.gapAt {
+		return i + 1
+	}
+	return i
+}
+
+func pluralWord(n int, what string) string {
+	if n == 1 {
+		return what
+	}
+	return what + "s"
 }
 
 // searchKey edits the search typed after "/"; Enter looks for it.
@@ -200,10 +240,13 @@ func (tv *tableView) find(from, dir, page int) {
 		for _, c := range tv.rows[i].cells {
 			if strings.Contains(strings.ToLower(c), q) {
 				tv.hit = i
-				if page <= 0 || i < tv.top || i >= tv.top+page {
-					tv.top = max(i-1, 0)
+				if l := tv.lineOf(i); page <= 0 || l < tv.top || l >= tv.top+page {
+					tv.top = max(l-1, 0)
 				}
 				tv.note = fmt.Sprintf("%q: row %d of %d", tv.query, i+1, n)
+				if tv.partial() {
+					tv.note = fmt.Sprintf("%q: row %d of the %d the viewer has", tv.query, i+1, n)
+				}
 				return
 			}
 		}
@@ -304,7 +347,15 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 	}
 	out := []string{line(hdr, true, false), th.dim.Render(strings.Repeat("─", min(used, width)))}
 	body := max(height-4, 1)
-	for i := tv.top; i < len(tv.rows) && i < tv.top+body; i++ {
+	for l := tv.top; l < tv.lineCount() && l < tv.top+body; l++ {
+		i := l
+		if tv.partial() && l >= tv.gapAt {
+			if l == tv.gapAt {
+				out = append(out, th.dim.Render(truncate(tv.gap, width)))
+				continue
+			}
+			i = l - 1
+		}
 		out = append(out, line(tv.rows[i].cells, false, i == tv.hit))
 	}
 	for len(out) < height-2 {
@@ -313,13 +364,21 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 	foot := tv.total
 	if tv.note != "" {
 		foot += " · " + tv.note
+		if ansi.StringWidth(foot) > width {
+			foot = tv.note // the latest news first
+		}
 	}
 	out = append(out, th.dim.Render(truncate(foot, width)))
-	help := "↑↓ pgup/pgdn scroll · ←→ column · s sort · / search · c copy · C copy column · w save CSV · q close"
-	if tv.searching {
-		help = "search: " + tv.query + "▏ (enter find · esc cancel)"
+	sortHint := hint{"s sort", 2}
+	if tv.partial() {
+		sortHint = hint{} // not offered: it would sort some of the rows only
 	}
-	out = append(out, th.help.Render(truncate(help, width)))
+	help := fitHints(width, hint{"↑↓ pgup/pgdn scroll", 1}, hint{"←→ column", 2}, sortHint, hint{"/ search", 3},
+		hint{"c copy", 3}, hint{"C copy column", 4}, hint{"w save CSV", 1}, hint{"q close", 0})
+	if tv.searching {
+		help = truncate("search: "+tv.query+"▏ (enter find · esc cancel)", width)
+	}
+	out = append(out, th.help.Render(help))
 	return strings.Join(out, "\n")
 }
 

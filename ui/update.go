@@ -69,6 +69,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.started, m.st.progress = true, ""
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
+			m.dropResumeChips()
 			m.res = nil
 			m.asked = true // nothing to ask without a sandbox
 			return m, m.flushPending()
@@ -292,6 +293,7 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		m.in.remember(text)
 		m.in.reset()
+		m.tr.toBottom() // its output shows, as a question's does
 		return m.slash(text)
 	}
 	if m.running {

@@ -113,6 +113,7 @@ def error_of(exc):
 def run_cell(msg):
     cid = msg['id']
     code = msg['code']
+    num = msg.get('cell') or cid  # the user's cell number names the code in tracebacks
     quiet = bool(msg.get('quiet'))  # a replay: the host has the figures and files already
     out_cap.reset(cid)
     err_cap.reset(cid)
@@ -128,7 +129,7 @@ def run_cell(msg):
     try:
         state.running = True
         try:
-            value = execute(code, cid)
+            value = execute(code, num)
         finally:
             state.running = False
     except BaseException as e:  # SystemExit and KeyboardInterrupt included
