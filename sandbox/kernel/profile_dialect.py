@@ -113,25 +113,33 @@ def _preference(ch):
 
 
 def sniff(text):
-    """(delimiter, quote, skipinitialspace) for the text of a CSV file."""
+    """(delimiter, quote, skipinitialspace) for the text of a CSV file.
+    Each delimiter is scored as it would be read, so a ', '-separated file
+    with quoted fields is scored with skipinitialspace: read without it, its
+    quotes stay inside cells and a character inside one column's values
+    (the '-' of ISO dates) would look more consistent."""
     sample = sample_lines(text)
     best, best_score = (',', '"', False), -1.0
     for d in candidates(sample):
+        spacings = (False, True) if _spaced(sample, d) else (False,)
         for q in QUOTES:
             if q == "'" and "'" not in sample:
                 continue
-            rows = parse(sample, d, q, limit=SNIFF_ROWS)
-            if rows is None:
-                continue
-            score = consistency(rows)
-            if q == "'":
-                score *= 0.99  # apostrophes are mostly just apostrophes
-            if d not in USUAL_DELIMITERS:
-                score *= 0.9  # '.', '-', ':' and '/' also occur inside values
-            if score > best_score * 1.001:
-                best, best_score = (d, q, False), score
-    d, q, _ = best
-    if _spaced(sample, d):
+            for spaced in spacings:
+                rows = parse(sample, d, q, spaced, limit=SNIFF_ROWS)
+                if rows is None:
+                    continue
+                score = consistency(rows)
+                if q == "'":
+                    score *= 0.99  # apostrophes are mostly just apostrophes
+                if d not in USUAL_DELIMITERS:
+                    score *= 0.9  # '.', '-', ':' and '/' also occur inside values
+                if spaced:
+                    score *= 0.999  # plain reading first when both read alike
+                if score > best_score * 1.001:
+                    best, best_score = (d, q, spaced), score
+    d, q, spaced = best
+    if not spaced and _spaced(sample, d):
         rows = parse(sample, d, q, True, limit=SNIFF_ROWS)
         if rows is not None and consistency(rows) >= best_score * 0.999:
             best = (d, q, True)

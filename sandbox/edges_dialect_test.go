@@ -1,0 +1,86 @@
+package sandbox_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// profileText attaches text as a file named name and returns its profile.
+func profileText(t *testing.T, name, text string) kernel.Profile {
+	t.Helper()
+	s := sharedSession(t)
+	host := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(host, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := s.AddFile(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.Read.Python(p.Path) == "" {
+		t.Fatalf("%s: profile error %q, read %+v", name, p.Error, p.Read)
+	}
+	return p
+}
+
+// readBack runs the profile's read call and then probe on _df.
+func readBack(t *testing.T, p kernel.Profile, probe string) string {
+	t.Helper()
+	res := cell(t, sharedSession(t), "_df = "+p.Read.Python(p.Path)+"\n"+probe)
+	cellOK(t, res)
+	return res.Value.Repr
+}
+
+// Values full of '-', '/', ':' and '.' (dates, times, IDs, versions, IP
+// addresses) must not be taken for the delimiter: the one that separates
+// fields consistently, once quotes and skipinitialspace are respected, wins.
+func TestProfileDialectPunctuationInsideValues(t *testing.T) {
+	gen := func(header string, row func(i int) string) string {
+		var b strings.Builder
+		b.WriteString(header + "\n")
+		for i := 0; i < 40; i++ {
+			b.WriteString(row(i) + "\n")
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, text, delim string
+		cols              int
+		probe, want       string
+	}{
+		{"iso-dates-comma-space.csv", gen(`"Date", "Account", "Description", "Amount", "Currency"`, func(i int) string {
+			return fmt.Sprintf(`2024-03-%02d, %d, "Sales, domestic", "12,%03d.00", EUR`, i%28+1, 4400+i%3, i)
+		}), ",", 5, "(_df.iloc[3, 2], float(_df['Amount'].sum()), str(_df['Currency'].iloc[0]))",
+			fmt.Sprintf("('Sales, domestic', %.1f, 'EUR')", 40*12000.0+780)},
+		{"slashed-dates-times.csv", gen(`"When", "At", "Host", "Value"`, func(i int) string {
+			return fmt.Sprintf(`03/%02d/2024, 12:%02d:33, "srv-%d.example.org", "1,%03d.5"`, i%28+1, i, i, i)
+		}), ",", 4, "(_df.iloc[1, 2], float(_df['Value'].sum()))", fmt.Sprintf("('srv-1.example.org', %.1f)", 40*1000.5+780)},
+		{"ids-and-times.txt", gen("id;started;version;ip;ms", func(i int) string {
+			return fmt.Sprintf("AB-%d-%03d/7;2024-01-01T10:%02d:00.250;1.%d.3;10.0.%d.%d;%d", i, i, i, i, i%7, i, i*10)
+		}), ";", 5, "(_df.iloc[2, 0], int(_df['ms'].sum()))", "('AB-2-002/7', 7800)"},
+		{"times-tab.tsv", gen("from\tto\tlabel", func(i int) string {
+			return fmt.Sprintf("08:%02d:00\t17:%02d:30\tshift-%d/a", i, i, i)
+		}), "\t", 3, "(_df.iloc[5, 2], _df.shape)", "('shift-5/a', (40, 3))"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := profileText(t, c.name, c.text)
+			if p.Delimiter != c.delim || len(p.Columns) != c.cols || p.Rows != 40 {
+				t.Fatalf("delimiter %q (want %q), %d columns (want %d), %d rows; read %s", p.Delimiter, c.delim,
+					len(p.Columns), c.cols, p.Rows, p.Read.Python(p.Path))
+			}
+			if got := readBack(t, p, c.probe); got != c.want {
+				t.Errorf("%s\n got  %s\n want %s", p.Read.Python(p.Path), got, c.want)
+			}
+		})
+	}
+}
