@@ -84,3 +84,41 @@ func TestProfileDialectPunctuationInsideValues(t *testing.T) {
 		})
 	}
 }
+
+// '#' comment lines above the header and between groups of rows, some
+// holding the delimiter: the header is the real one and no row is lost.
+func TestProfileCommentLines(t *testing.T) {
+	rows := func(from, n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			fmt.Fprintf(&b, "%d,Region %c,%d.5,2024-01-%02d\n", from+i, 'A'+i%3, i*10, i+1)
+		}
+		return b.String()
+	}
+	cases := []struct {
+		name, text string
+		rows       int
+		probe      string
+		want       string
+	}{
+		{"comments-with-commas.csv", "# exported by LedgerTool 4.2, build 17\n# period: 2024-01-01 to 2024-01-31, all, regions, here\n#\n" +
+			"id,region,amount,day\n" + rows(0, 10) + "# group B, second half, of, the, month\n" + rows(100, 10) + "\n# group C\n" + rows(200, 5),
+			25, "(list(_df.columns), int(_df['id'].sum()), _df['amount'].dtype.name)",
+			"(['id', 'region', 'amount', 'day'], 2100, 'float64')"}, // ids 0-9, 100-109, 200-204
+		{"hash-codes-in-data.csv", "id;tag;v\n" + strings.Repeat("1;#7;2\n", 10) + "# a comment; with; semicolons\n" + strings.Repeat("3;#9;4\n", 10),
+			20, "(list(_df.columns), int(_df['v'].sum()), _df['tag'].iloc[0])", "(['id', 'tag', 'v'], 60, '#7')"},
+		{"commented-header.csv", "#id,region,amount,day\n" + rows(0, 12), 12,
+			"(list(_df.columns), int(_df['#id'].sum()))", "(['#id', 'region', 'amount', 'day'], 66)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := profileText(t, c.name, c.text)
+			if p.Rows != c.rows {
+				t.Errorf("profile rows %d, want %d", p.Rows, c.rows)
+			}
+			if got := readBack(t, p, c.probe); got != c.want {
+				t.Errorf("%s\n got  %s\n want %s\n notes %q", p.Read.Python(p.Path), got, c.want, p.Notes)
+			}
+		})
+	}
+}

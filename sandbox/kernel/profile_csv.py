@@ -57,10 +57,13 @@ def profile_csv(path, size, out, lim, compression=None):
     skip = set(table.comments)
     notes += ragged(rows, table, kw, skip, line_of, src.whole)
     body = [rows[i] for i in table.body() if i not in skip]
+    hashes = sum(''.join(rows[i]).count('#') for i in table.hashed)
+    if table.hashed and text.count('#') == hashes and not skip - set(table.comments):
+        # '#' starts comment lines only: read_csv skips them wherever they
+        # are, also past the sample.
+        kw['comment'] = '#'
+        skip = set()
     if table.comments:
-        if text.count('#') == len(table.comments) and not skip - set(table.comments):
-            kw['comment'] = '#'
-            skip = set()
         notes.append(plural(len(table.comments), 'comment line') + ' (starting with #) inside the table '
                      + ('is' if len(table.comments) == 1 else 'are') + ' skipped')
     skipped = sorted(set(range(table.start)) | skip)

@@ -33,6 +33,7 @@ class Table:
     def __init__(self, start, header, end, width, comments=(), notes=(), totals=None):
         self.start, self.header, self.end, self.width = start, header, end, width
         self.comments = list(comments)  # record indices of comment lines inside the table
+        self.hashed = []  # record indices of every comment line, above the table too
         self.notes = list(notes)
         self.totals = totals  # index of a totals row kept as data, or None
 
@@ -46,6 +47,9 @@ def find_table(rows, kind_of, partial=False):
     longer file, so the end of the rows is not the end of the table."""
     n = len(rows)
     ne = [nonempty(r) for r in rows]
+    hashed = comment_rows(rows, ne)
+    for i in hashed:
+        ne[i] = 0  # a comment holding the delimiter is neither a header nor a row
     multi = [i for i in range(n) if ne[i] >= 2]
     if not multi:
         cells = [i for i in range(n) if ne[i]]
@@ -62,13 +66,29 @@ def find_table(rows, kind_of, partial=False):
     last = max(i for i in range(n) if dense[i])
     end, notes = _end(rows, kind_of, ne, last, width, partial)
     header = _is_header(rows, kind_of, start, end, width)
+    if not header and start - 1 in hashed and width <= 2 * len(rows[start - 1]) <= 4 * width and \
+            nonempty(rows[start - 1]) > 1:
+        # '#id,name,...': a header written as a comment (VCF's #CHROM).
+        hashed.discard(start - 1)
+        start, header = start - 1, True
     body0 = start + (1 if header else 0)
-    comments = [i for i in range(body0, end) if rows[i] and rows[i][0].lstrip().startswith('#') and ne[i] <= 1]
+    comments = [i for i in range(body0, end) if i in hashed]
     totals = None
     if end > body0 and not partial:
         end, totals, tnotes = _totals(rows, kind_of, body0, end)
         notes += tnotes
-    return Table(start, header, end, width, comments, notes, totals)
+    t = Table(start, header, end, width, comments, notes, totals)
+    t.hashed = sorted(hashed)
+    return t
+
+
+def comment_rows(rows, ne):
+    """Rows that are '#' comments: a lone '#' cell, or any row starting with
+    '#' when such rows are few (a first column of '#12' codes is data)."""
+    hashed = [i for i in range(len(rows)) if rows[i] and rows[i][0].lstrip().startswith('#')]
+    if len(hashed) * 2 < sum(1 for x in ne if x):
+        return set(hashed)
+    return {i for i in hashed if ne[i] <= 1}
 
 
 def _mode(values):
