@@ -90,8 +90,12 @@ func profileText(p kernel.Profile, examples bool) string {
 	if len(p.Sheets) == 0 {
 		writeColumns(&b, "  ", p.Columns, p.Head, examples)
 	}
+	part := "sheet"
+	if p.Kind == "sqlite" {
+		part = "table" // a database's tables are profiled as a workbook's sheets
+	}
 	for _, s := range p.Sheets[:min(len(p.Sheets), maxPromptSheets)] {
-		fmt.Fprintf(&b, "\n  sheet %s: %d rows", kernel.PyString(s.Name), s.Rows)
+		fmt.Fprintf(&b, "\n  %s %s: %d rows", part, kernel.PyString(s.Name), s.Rows)
 		if s.State != "" {
 			fmt.Fprintf(&b, " (%s)", oneLine(s.State, 16))
 		}
@@ -104,7 +108,11 @@ func profileText(p kernel.Profile, examples bool) string {
 		writeColumns(&b, "    ", s.Columns, s.Head, examples)
 	}
 	if len(p.Sheets) > maxPromptSheets {
-		fmt.Fprintf(&b, "\n  … and %d more sheets (pd.ExcelFile(path).sheet_names lists them)", len(p.Sheets)-maxPromptSheets)
+		list := "pd.ExcelFile(path).sheet_names lists them"
+		if part == "table" {
+			list = "sqlite_master lists them"
+		}
+		fmt.Fprintf(&b, "\n  … and %d more %ss (%s)", len(p.Sheets)-maxPromptSheets, part, list)
 	}
 	return b.String()
 }

@@ -148,7 +148,7 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, other
+	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, other
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`
@@ -162,7 +162,7 @@ type Profile struct {
 	Rows      int        `json:"rows"`
 	Columns   []Column   `json:"columns,omitempty"`
 	Head      [][]string `json:"head,omitempty"`
-	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks
+	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks; an SQLite database's tables
 	Error     string     `json:"error,omitempty"`  // profiling failed; the file is still attached
 	// Read is the call that loaded the file in the profile (for a workbook,
 	// its main sheet's): loading it the same way gives the same table.

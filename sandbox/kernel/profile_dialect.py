@@ -61,6 +61,12 @@ def parse(text, delim, quote, skipinitialspace=False, limit=None, ends=None):
     """Rows of text under one dialect (blank lines kept as []), or None
     when the dialect cannot parse it. ends, when given, receives the line
     number each row ends on."""
+    if delim == WHITESPACE:
+        rows = [l.split() for l in text.splitlines()]
+        rows = rows[:limit] if limit else rows
+        if ends is not None:
+            ends.extend(range(1, len(rows) + 1))
+        return rows
     rows = []
     try:
         r = csv.reader(io.StringIO(text, newline=''), delimiter=delim, quotechar=quote,
@@ -112,6 +118,90 @@ def _preference(ch):
     return i if i >= 0 else len(USUAL_DELIMITERS) + ord(ch)
 
 
+WHITESPACE = r'\s+'  # columns aligned with spaces: read_csv(sep=r'\s+') or read_fwf
+
+
+def aligned(sample):
+    """Whether the text is a table aligned with runs of spaces (popcon, ps,
+    fixed-width reports): no usual delimiter on most lines, and at least
+    two columns of blanks through nearly all lines with text either side."""
+    lines = [l.rstrip('\r\n') for l in sample.splitlines()]
+    lines = [l for l in lines if l.strip() and not l.lstrip().startswith('#')][:SNIFF_ROWS]
+    if len(lines) < 3:
+        return False
+    for d in USUAL_DELIMITERS:
+        if sum(1 for l in lines if d in l) * 2 > len(lines):
+            return False
+    return len(blank_columns(lines)) >= 2
+
+
+def blank_columns(lines):
+    """Start positions of the runs of columns that are blank in at least
+    19 of 20 lines (a line ending before counts as blank) and hold text
+    further right."""
+    width = max(len(l) for l in lines)
+    filled = [0] * (width + 1)
+    for l in lines:
+        for i, ch in enumerate(l):
+            if not ch.isspace():
+                filled[i] += 1
+    need = len(lines) / 20
+    gaps, prev = [], False
+    for i in range(width):
+        gap = filled[i] <= need
+        if gap and not prev and i > 0 and any(filled[j] > need for j in range(i + 1, width)):
+            gaps.append(i)
+        prev = gap
+    return gaps
+
+
+def column_spans(lines, header=None):
+    """read_fwf's colspecs for aligned lines: [start, end) of each column,
+    widened to hold the header's names when given."""
+    width = max([len(l) for l in lines] + [len(header or '')])
+    filled = [0] * width
+    for l in lines:
+        for i, ch in enumerate(l):
+            if not ch.isspace():
+                filled[i] += 1
+    need = len(lines) / 20
+    for i, ch in enumerate(header or ''):
+        if not ch.isspace():
+            filled[i] = len(lines)
+    spans, start = [], None
+    for i in range(width + 1):
+        on = i < width and filled[i] > need
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            spans.append([start, i])
+            start = None
+    # One blank between words is a column break only when the column after
+    # it holds text on most lines: "(Debian Install System Team)" is one value.
+    merged = []
+    for sp in spans:
+        if merged and sp[0] - merged[-1][1] == 1 and not header_starts(header, sp[0]) and \
+                sum(1 for l in lines if l[sp[0]:sp[1]].strip()) * 2 < len(lines):
+            merged[-1][1] = sp[1]
+        else:
+            merged.append(sp)
+    spans = merged
+    # Values longer than the sample's grow into the blanks beside them
+    # (left for numbers, right for text): each column reaches the middle of
+    # its gaps, the last one to the end of the line.
+    for a, b in zip(spans, spans[1:]):
+        a[1] = b[0] = (a[1] + b[0] + 1) // 2
+    if spans:
+        spans[0][0] = 0
+        spans[-1][1] = max(spans[-1][1], width) + 4096
+    return spans
+
+
+def header_starts(header, i):
+    """Whether a name of the header starts at column i."""
+    return bool(header) and i < len(header) and not header[i].isspace() and (i == 0 or header[i - 1].isspace())
+
+
 def sniff(text):
     """(delimiter, quote, skipinitialspace) for the text of a CSV file.
     Each delimiter is scored as it would be read, so a ', '-separated file
@@ -119,6 +209,8 @@ def sniff(text):
     quotes stay inside cells and a character inside one column's values
     (the '-' of ISO dates) would look more consistent."""
     sample = sample_lines(text)
+    if aligned(sample):
+        return WHITESPACE, '"', False
     best, best_score = (',', '"', False), -1.0
     for d in candidates(sample):
         spacings = (False, True) if _spaced(sample, d) else (False,)
