@@ -48,7 +48,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	if p.Compression != "" {
 		kind += " (" + oneLine(p.Compression, 8) + ")"
 	}
-	facts := []string{kind, kernel.FormatSize(p.Size)}
+	size := kernel.FormatSize(p.Size)
+	if p.Unpacked > 0 {
+		size += ", about " + kernel.FormatSize(p.Unpacked) + " unpacked"
+	}
+	facts := []string{kind, size}
 	if p.Rows > 0 {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
@@ -88,7 +92,7 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	writeNotes(&b, "  ", p.Notes)
 	if len(p.Sheets) == 0 {
-		writeColumns(&b, "  ", p.Columns, p.Head, examples)
+		writeColumns(&b, "  ", p.Columns, p.ColumnCount, p.Head, examples)
 	}
 	part := "sheet"
 	if p.Kind == "sqlite" {
@@ -105,7 +109,7 @@ func profileText(p kernel.Profile, examples bool) string {
 			}
 		}
 		writeNotes(&b, "    ", s.Notes)
-		writeColumns(&b, "    ", s.Columns, s.Head, examples)
+		writeColumns(&b, "    ", s.Columns, 0, s.Head, examples)
 	}
 	if len(p.Sheets) > maxPromptSheets {
 		list := "pd.ExcelFile(path).sheet_names lists them"
@@ -143,7 +147,7 @@ const maxPromptColumns = 60
 // writeColumns lists the columns and the first rows. Names, examples and
 // cells are values from the file: each is folded onto one line, so a cell
 // holding line breaks cannot break the layout.
-func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head [][]string, examples bool) {
+func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, total int, head [][]string, examples bool) {
 	if len(cols) == 0 {
 		return
 	}
@@ -165,10 +169,15 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head 
 		}
 		parts = append(parts, s)
 	}
-	if len(cols) > maxPromptColumns {
-		parts = append(parts, fmt.Sprintf("… and %d more (list them with df.columns)", len(cols)-maxPromptColumns))
+	// total is the file's count: a very wide file's profile lists only its
+	// first columns, and the prompt fewer still.
+	total = max(total, len(cols))
+	count := fmt.Sprintf("%d", total)
+	if shown := len(parts); total > shown {
+		parts = append(parts, fmt.Sprintf("… and %d more (list them with df.columns)", total-shown))
+		count = fmt.Sprintf("%d, the first %d listed", total, shown)
 	}
-	fmt.Fprintf(b, "\n%scolumns (%d): %s", indent, len(cols), strings.Join(parts, " · "))
+	fmt.Fprintf(b, "\n%scolumns (%s): %s", indent, count, strings.Join(parts, " · "))
 	if !examples || len(head) == 0 {
 		return
 	}

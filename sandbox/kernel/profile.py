@@ -138,7 +138,8 @@ def columns_of(df):
 
 
 def head_of(df):
-    return [[short(v) for v in row] for row in df.head(HEAD_ROWS).itertuples(index=False, name=None)]
+    part = df.iloc[:HEAD_ROWS, :MAX_COLUMNS]
+    return [[short(v) for v in row] for row in part.itertuples(index=False, name=None)]
 
 
 # The order keyword arguments are reported in, most telling first.
@@ -184,9 +185,10 @@ def memory_limit(lim):
     return 0
 
 
-def judge_memory(out, df, rows_total, lim):
+def judge_memory(out, df, rows_total, lim, col_scale=1.0):
     """memory_estimate: bytes a DataFrame of the whole file takes, scaled
-    from the rows read; large when that is over LARGE_SHARE of the limit."""
+    from the rows (and, for a very wide table, the columns) read; large when
+    that is over LARGE_SHARE of the limit."""
     if df is None or not len(df):
         return
     try:
@@ -194,7 +196,7 @@ def judge_memory(out, df, rows_total, lim):
         per_row = part.memory_usage(deep=True, index=False).sum() / len(part)
     except Exception:
         return
-    est = int(per_row * max(rows_total, len(df)))
+    est = int(per_row * max(rows_total, len(df)) * col_scale)
     out['memory_estimate'] = est
     limit = memory_limit(lim)
     if limit:
@@ -202,8 +204,24 @@ def judge_memory(out, df, rows_total, lim):
     if limit and est > LARGE_SHARE * limit:
         out['large'] = True
         out.setdefault('notes', []).insert(0, 'large: a DataFrame of all of it needs about %s, more than half of the '
-                                           'sandbox\'s %s memory; read only the columns you need (usecols=) or '
-                                           'process it in chunks' % (size_text(est), size_text(limit)))
+                                           'sandbox\'s %s memory; %s' % (size_text(est), size_text(limit),
+                                                                          large_advice(out)))
+
+
+def large_advice(out):
+    """What to do with a file too large for pandas: sql() where DuckDB
+    reads the file as it is, else columns or chunks."""
+    kind, comp = out.get('kind'), out.get('compression')
+    pieces = 'read only the columns you need (usecols=) or process it in chunks (chunksize=)'
+    if kind == 'csv' and comp in (None, 'gzip'):
+        opt = ", compression='gzip'" if comp and not out['path'].lower().endswith('.gz') else ''
+        return "aggregate it with sql(), which reads it in pieces%s (read_csv('%s'%s)), or %s" % (
+            ' and unpacks gzip itself' if comp else '', out['path'], opt, pieces)
+    if kind in ('parquet', 'json') and not comp:
+        return 'aggregate it with sql(), which reads it in pieces, or ' + pieces
+    if comp:
+        return '%s; sql() cannot read %s-compressed files' % (pieces, comp)
+    return pieces
 
 
 def profile(path, limits=None):

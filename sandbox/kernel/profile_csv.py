@@ -56,6 +56,7 @@ def profile_csv(path, size, out, lim, compression=None):
     out.update(encoding=enc, delimiter=delim, header_row=table.start if table.header else -1)
     if compression:
         out['compression'] = compression
+        out['unpacked'] = int(src.unpacked)
     kw = {}
     if compression and not compression_inferred(path, compression):
         kw['compression'] = compression  # pandas infers it from the name only
@@ -101,8 +102,11 @@ def profile_csv(path, size, out, lim, compression=None):
     elif not src.whole and src.tail:
         footer = tail_footer(src.tail.decode(enc, errors='replace'), WHITESPACE if spans else delim, quote, spaced,
                             table.width)
-    width = max(table.width, 1)
-    columns = [[r[j].strip() if j < len(r) else '' for r in body[:2000]] for j in range(min(width, 500))]
+    width = max(table.width, len(rows[table.start]) if table.header and table.start < len(rows) else 0, 1)
+    # A very wide table is profiled from its first MAX_COLUMNS columns (read
+    # with usecols), so the time does not grow with the width.
+    usecols = list(range(MAX_COLUMNS)) if width > MAX_COLUMNS else None
+    columns = [[r[j].strip() if j < len(r) else '' for r in body[:2000]] for j in range(min(width, MAX_COLUMNS))]
     decimal, thousands = number_format(columns)
     out['decimal'] = decimal
     if decimal != '.':
@@ -113,7 +117,8 @@ def profile_csv(path, size, out, lim, compression=None):
     if na:
         kw['na_values'] = na
         notes.append('%s mark%s missing values' % (', '.join(repr(t) for t in na), 's' if len(na) == 1 else ''))
-    names = kw.get('names') or (header_names(pd, reader, path, kw) if table.header else list(range(width)))
+    names = kw.get('names') or (header_names(pd, reader, path, kw, usecols) if table.header else list(range(width)))
+    names = names[:len(columns)]
     if len(names) == len(columns):
         dates = date_formats(names, columns)
         if table.header or 'names' in kw:
@@ -125,11 +130,11 @@ def profile_csv(path, size, out, lim, compression=None):
         if dates:
             kw['parse_dates'] = list(dates)
             kw['date_format'] = dates if table.header or 'names' in kw else next(iter(dates.values()))
-    df, more = run_read(pd, reader, path, kw, src.sampled and lim['sample_rows'])
+    df, more = run_read(pd, reader, path, kw, src.sampled and lim['sample_rows'], usecols)
     notes += more
     if footer and not src.whole and not src.sampled and len(df) > footer:
         kw['nrows'] = len(df) - footer
-        df, more = run_read(pd, reader, path, kw, False)
+        df, more = run_read(pd, reader, path, kw, False, usecols)
         notes += more
         footer = 0
     rows_total = len(df)
@@ -137,7 +142,7 @@ def profile_csv(path, size, out, lim, compression=None):
         rows_total = max(src.lines - table.start - (1 if table.header else 0) - footer, len(df))
         notes.insert(0, 'sampled: the file is %s, so dtypes, missing counts and examples come from its first %d '
                      'rows only; the row count %d is an estimate from counting lines' % (
-                         size_text(size), len(df), rows_total))
+                         file_size_text(size, compression, src), len(df), rows_total))
     if footer and src.sampled:
         notes.append('the file ends with %s that %s not part of the table (a footer): drop %s after reading '
                      '(df.iloc[:-%d])' % (plural(footer, 'line'), 'is' if footer == 1 else 'are',
@@ -154,7 +159,14 @@ def profile_csv(path, size, out, lim, compression=None):
     out['head'] = head_of(df)
     out['notes'] = notes
     out['read'] = read_spec(reader, kw)
-    judge_memory(out, df, rows_total, lim)
+    if usecols:
+        out['column_count'] = width
+        notes.insert(0, 'wide: the table has %d columns; the profile read and lists the first %d (add '
+                     'usecols= to the read call to load only the columns you need; '
+                     '%s(path, nrows=0%s).columns names them all)' % (
+                         width, len(usecols), reader, ''.join(', %s=%r' % a for a in kw.items()
+                                                               if a[0] in ('sep', 'skiprows', 'encoding'))))
+    judge_memory(out, df, rows_total, lim, width / max(len(df.columns), 1))
 
 
 def fixed_width(text, rows):
@@ -167,6 +179,13 @@ def fixed_width(text, rows):
         return None
     spans = column_spans([lines[i] for i in data])
     return spans if len(spans) >= 2 else None
+
+
+def file_size_text(size, compression, src):
+    if not compression:
+        return size_text(size)
+    return '%s (%s, %s unpacked)' % (size_text(size), compression,
+                                    size_text(src.unpacked) if src.unpacked_exact else 'about ' + size_text(src.unpacked))
 
 
 def fixed_cells(line, spans):
@@ -192,17 +211,19 @@ def plural(n, word):
     return '%d %s%s' % (n, word, '' if n == 1 else 's')
 
 
-def header_names(pd, reader, path, kw):
+def header_names(pd, reader, path, kw, usecols=None):
     """The column names read_csv gives the header (deduplicated, blanks as
     'Unnamed: n'), from the header line alone."""
     try:
         probe = {k: v for k, v in kw.items() if k not in ('dtype', 'parse_dates', 'date_format', 'nrows')}
+        if usecols:
+            probe['usecols'] = usecols
         return list(reader_of(pd, reader)(path, nrows=0, **probe).columns)
     except Exception:
         return []
 
 
-def run_read(pd, reader, path, kw, sample_rows):
+def run_read(pd, reader, path, kw, sample_rows, usecols=None):
     """Runs read_csv as it will be reported (plus nrows for a sample); a
     failure with a known cause is fixed in the call, and a note says so."""
     notes = []
@@ -210,6 +231,8 @@ def run_read(pd, reader, path, kw, sample_rows):
         call = dict(kw)
         if sample_rows:
             call['nrows'] = min(call.get('nrows', sample_rows), sample_rows)
+        if usecols:
+            call['usecols'] = usecols
         try:
             if reader == 'pd.read_fwf':
                 return pd.read_fwf(path, **call), notes

@@ -14,11 +14,14 @@ _TOTALS = re.compile(r'^\W*(grand[ -]?total|sub-?totals?|totals?|summe|zwischens
 _NOTE = re.compile(r'^\s*(\*|†|‡|\(?\d{1,2}\)|¹|²|³|※|注|出典|出所|来源|資料來源|资料来源|'
                    r'notes?\b|source[sn]?\b|fuente|quelle|hinweis|anmerkung|stand\b|remarques?\b|'
                    r'nota\b|footnote|legend|erl[äa]uterung|abk[üu]rzung)', re.I)
+# The columns a header or totals row is judged by: the time stays bounded
+# for a table of any width.
+JUDGED_COLUMNS = 200
 _YEAR = re.compile(r'^(1[89]|2[01])\d\d(\.0)?$')
 
 
 def nonempty(row):
-    return sum(1 for c in row if c.strip())
+    return sum(map(bool, map(str.strip, row)))
 
 
 def pandas_blank(row):
@@ -145,7 +148,7 @@ def _totals(rows, kind_of, body0, end):
     i = end - 1
     while i > body0 and not nonempty(rows[i]):
         i -= 1
-    row = rows[i]
+    row = rows[i][:JUDGED_COLUMNS]
     label = next((j for j, c in enumerate(row) if _TOTALS.match(c.strip())), None)
     if label is None:
         return end, None, []
@@ -172,7 +175,7 @@ def _is_header(rows, kind_of, start, end, width):
     distinct and do not recur below."""
     if start + 1 >= end:
         return any(kind_of(start, j) == 't' for j in range(len(rows[start])))
-    row = rows[start]
+    row = rows[start][:JUDGED_COLUMNS]
     below = [k for k in range(start + 1, end) if nonempty(rows[k])][:50]
     labels = _year_labels(row)
     votes = 0
