@@ -58,7 +58,7 @@ def profile_sheet(pd, path, name, grid, multi, nrows):
         sheet['notes'] = ['empty']
         return sheet
     partial = len(grid) >= nrows
-    table = find_table(rows, lambda i, j: kinds[i][j] if j < len(kinds[i]) else 'e', partial=partial)
+    table = find_table(rows, lambda i, j: kinds[i][j] if j < len(kinds[i]) else 'e', partial=partial, grid=True)
     kw = {}
     if multi:
         kw['sheet_name'] = name

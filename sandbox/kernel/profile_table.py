@@ -44,10 +44,12 @@ class Table:
         return range(self.start + (1 if self.header else 0), self.end)
 
 
-def find_table(rows, kind_of, partial=False):
+def find_table(rows, kind_of, partial=False, grid=False):
     """The table in rows (lists of cell text); kind_of(i, j) is the kind
     ('e','n','d','t') of cell j of row i. partial: rows are the start of a
-    longer file, so the end of the rows is not the end of the table."""
+    longer file, so the end of the rows is not the end of the table. grid:
+    the rows are a sheet's, all as wide as the sheet, so a row's width says
+    nothing and a title block is told by the blank row under it."""
     n = len(rows)
     ne = [nonempty(r) for r in rows]
     hashed = comment_rows(rows, ne)
@@ -65,7 +67,7 @@ def find_table(rows, kind_of, partial=False):
     usual = [ne[i] for i in multi if len(rows[i]) == width] or [ne[i] for i in multi]
     dense_min = max(2, statistics.median(usual) / 2)
     dense = [ne[i] >= dense_min for i in range(n)]
-    start = _start(rows, dense, ne, width)
+    start = _start(rows, dense, ne, width, grid)
     last = max(i for i in range(n) if dense[i])
     end, notes = _end(rows, kind_of, ne, last, width, partial)
     header = _is_header(rows, kind_of, start, end, width)
@@ -101,19 +103,51 @@ def _mode(values):
     return max(counts, key=lambda v: (counts[v], v))
 
 
-def _start(rows, dense, ne, width):
+def _start(rows, dense, ne, width, grid=False):
     """The first dense row as wide as the table that holds about as many
-    values as the rows after it (a title with two cells is not a header)."""
+    values as the rows after it (a title with two cells is not a header).
+    In a sheet, rows set apart from the table by a blank row below them
+    ("Period: 2024-03", "Account DE12 3456 Currency EUR") are a title block."""
     n = len(rows)
     for i in range(n):
         if not dense[i] or len(rows[i]) < width:
             continue
+        if grid and _title_block(dense, ne, i):
+            continue
         nxt = [j for j in range(i + 1, n) if ne[j]][:10]
         if not nxt:
             return i
+        if grid and not _covers(rows, i, nxt):
+            continue
         if sum(dense[j] for j in nxt) * 2 >= len(nxt) and ne[i] * 2 >= statistics.median(ne[j] for j in nxt):
             return i
     return next(i for i in range(n) if dense[i])
+
+
+def _covers(rows, i, nxt):
+    """Whether row i of a sheet has a value over every column the rows
+    after it mostly fill, but one (a header leaves the row labels' blank; a
+    title's "Period: 2024-03" covers two columns of a table of four)."""
+    used = [j for j in range(len(rows[i])) if sum(1 for k in nxt if j < len(rows[k]) and rows[k][j].strip()) * 2 > len(nxt)]
+    return sum(1 for j in used if not rows[i][j].strip()) <= 1
+
+
+def _title_block(dense, ne, i):
+    """Whether rows i.. are a block of at most three rows ended by a blank
+    row with a longer run of dense rows after it."""
+    for j in range(i + 1, min(i + 4, len(ne))):
+        if not ne[j]:
+            after = 0
+            for k in range(j + 1, len(ne)):
+                if not ne[k]:
+                    if after:
+                        break
+                    continue
+                if not dense[k]:
+                    break
+                after += 1
+            return after > j - i
+    return False
 
 
 def _end(rows, kind_of, ne, last, width, partial):
