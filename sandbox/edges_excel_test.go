@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -90,5 +91,34 @@ func TestProfileExcelTitleBlocksAndOffsets(t *testing.T) {
 				t.Errorf("%s\n got  %s\n want %s", call, res.Value.Repr, c.want)
 			}
 		})
+	}
+}
+
+// A workbook whose first sheet summarises the second: the profile's read
+// call loads the 60-row table, says which sheet holds which table, and each
+// sheet's own read call loads that sheet's table.
+func TestProfileExcelSummaryFirst(t *testing.T) {
+	s := sharedSession(t)
+	files := makeInSandbox(t, s, workbooks)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := s.AddFile(ctx, files["books/summary_first.xlsx"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.Rows != 60 || len(p.Sheets) != 2 || !hasNote(p, "'Summary' 3 × 2, 'Transactions' 60 × 4") {
+		t.Fatalf("rows %d, sheets %d, notes %q, error %q", p.Rows, len(p.Sheets), p.Notes, p.Error)
+	}
+	want := map[string]string{"": "(60, 4)", "Summary": "(3, 2)", "Transactions": "(60, 4)"}
+	calls := map[string]string{"": p.Read.Python(p.Path)}
+	for _, sh := range p.Sheets {
+		calls[sh.Name] = sh.Read.Python(p.Path)
+	}
+	for name, call := range calls {
+		res := cell(t, s, fmt.Sprintf("%s.shape", call))
+		cellOK(t, res)
+		if res.Value.Repr != want[name] {
+			t.Errorf("sheet %q: %s gives %s, want %s", name, call, res.Value.Repr, want[name])
+		}
 	}
 }
