@@ -15,7 +15,7 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// packedSensors writes a sparse sensor log (ts, sensor, value, four empty
+// packedSensors writes a sparse sensor log (ts, sensor, value, three empty
 // fields, state; one value in 50 set) of unpacked bytes, as gzip (one
 // stream), zip (one deflate stream), bzip2 and xz (concatenated streams of
 // one 8 MiB block, which gzip's trailer and xz's index do not describe),
@@ -28,7 +28,7 @@ while n < 8 << 20:
     l = '2024-01-%%02d,sensor-%%02d,%%d,,,,ok\n' %% (1 + i // 2000000 %% 28, i %% 64, r.randint(0, 99999) if i %% 50 == 0 else 0)
     lines.append(l); n += len(l); i += 1
 block = ''.join(lines).encode()
-head = b'ts,sensor,value,a,b,c,d,state\n'
+head = b'ts,sensor,value,a,b,c,state\n'
 reps = %d // len(block)
 unpacked, nlines = len(head) + reps * len(block), 1 + reps * len(lines)
 o = '/output/packed/sensors.csv'
@@ -96,7 +96,7 @@ func TestProfileCompressedFilesByUnpackedSize(t *testing.T) {
 			t.Logf("attached in %s: unpacked %d (truth %d), rows %d (truth %d)", time.Since(t0).Round(time.Millisecond),
 				p.Unpacked, unpacked, p.Rows, lines-1)
 			if p.Error != "" || p.Kind != "csv" || !p.Large || !near(p.Unpacked, unpacked) || !near(int64(p.Rows), int64(lines-1)) ||
-				len(p.Columns) != 8 || p.Read.Python(p.Path) == "" {
+				len(p.Columns) != 7 || p.Read.Python(p.Path) == "" {
 				t.Fatalf("profile: error %q, large %v, unpacked %d (truth %d), rows %d (truth %d), %d columns, read %v",
 					p.Error, p.Large, p.Unpacked, unpacked, p.Rows, lines-1, len(p.Columns), p.Read)
 			}

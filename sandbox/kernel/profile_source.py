@@ -6,6 +6,7 @@ import re
 import time
 
 SCAN_SECONDS = 1.0   # a compressed file's line count and size are extrapolated after this
+PACKED_COST = 8      # a compressed file is sampled from full_bytes / PACKED_COST unpacked
 TAIL_BYTES = 64 << 10
 EXTRA_BYTES = 64 << 10
 HEAD_LINES = 3       # the head is read on until it holds this many lines (very wide tables) ...
@@ -52,7 +53,9 @@ class TextSource:
                 else:
                     self.lines, extra, self.tail = sparse_scan(f, size)
         self.chunks = [self.head] + extra
-        self.sampled = (self.unpacked if compression else size) > lim['full_bytes']
+        # Unpacking costs time on top of parsing (bzip2 the most): a
+        # compressed file is read whole only when small unpacked.
+        self.sampled = (self.unpacked * PACKED_COST if compression else size) > lim['full_bytes']
 
 
 def reconcile_unpacked(path, compression, estimate):
