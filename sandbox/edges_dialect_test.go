@@ -70,11 +70,23 @@ func TestProfileDialectPunctuationInsideValues(t *testing.T) {
 		{"times-tab.tsv", gen("from\tto\tlabel", func(i int) string {
 			return fmt.Sprintf("08:%02d:00\t17:%02d:30\tshift-%d/a", i, i, i)
 		}), "\t", 3, "(_df.iloc[5, 2], _df.shape)", "('shift-5/a', (40, 3))"},
+		// No header to tell the widths apart: '-', ':' and '.' split every
+		// line into as many fields as ',' does.
+		{"headerless-dates.csv", gen("2024-02-29,7", func(i int) string { return fmt.Sprintf("2024-03-%02d,%d", i%28+1, i) }),
+			",", 2, "(_df.shape, int(_df[1].sum()))", "((41, 2), 787)"}, // 7 + 0 + … + 39
+		{"headerless-times.csv", gen("11:59:00,7", func(i int) string { return fmt.Sprintf("12:%02d:00,%d", i, i) }),
+			",", 2, "(_df.shape, int(_df[1].sum()))", "((41, 2), 787)"},
+		{"headerless-dotted-dates.csv", gen("29.02.2024,7", func(i int) string { return fmt.Sprintf("%02d.03.2024,%d", i%28+1, i) }),
+			",", 2, "(_df.shape, int(_df[1].sum()))", "((41, 2), 787)"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			p := profileText(t, c.name, c.text)
-			if p.Delimiter != c.delim || len(p.Columns) != c.cols || p.Rows != 40 {
+			rows := 40
+			if strings.HasPrefix(c.name, "headerless") {
+				rows = 41
+			}
+			if p.Delimiter != c.delim || len(p.Columns) != c.cols || p.Rows != rows {
 				t.Fatalf("delimiter %q (want %q), %d columns (want %d), %d rows; read %s", p.Delimiter, c.delim,
 					len(p.Columns), c.cols, p.Rows, p.Read.Python(p.Path))
 			}

@@ -212,6 +212,7 @@ def sniff(text):
     if aligned(sample):
         return WHITESPACE, '"', False
     best, best_score = (',', '"', False), -1.0
+    usual = []  # rows under each usual delimiter that splits lines in two or more
     for d in candidates(sample):
         spacings = (False, True) if _spaced(sample, d) else (False,)
         for q in QUOTES:
@@ -224,8 +225,13 @@ def sniff(text):
                 score = consistency(rows)
                 if q == "'":
                     score *= 0.99  # apostrophes are mostly just apostrophes
-                if d not in USUAL_DELIMITERS:
+                if d in USUAL_DELIMITERS:
+                    if score > 0 and collections.Counter(len(r) for r in rows if r).most_common(1)[0][0] > 1:
+                        usual.append(rows)
+                else:
                     score *= 0.9  # '.', '-', ':' and '/' also occur inside values
+                    if any(inside_dates(d, r) for r in usual):
+                        score *= 0.25  # the '-' of '2024-03-01' split by ',' into its own column
                 if spaced:
                     score *= 0.999  # plain reading first when both read alike
                 if score > best_score * 1.001:
@@ -236,6 +242,19 @@ def sniff(text):
         if rows is not None and consistency(rows) >= best_score * 0.999:
             best = (d, q, True)
     return best
+
+
+def inside_dates(d, rows):
+    """Whether d occurs, in rows read with another delimiter, only inside
+    cells that are dates or times: it is part of the values, not between them."""
+    seen = False
+    for r in rows:
+        for c in r:
+            if d in c:
+                if kind(c) != 'd':
+                    return False
+                seen = True
+    return seen
 
 
 def _spaced(sample, delim):
