@@ -166,10 +166,11 @@ def sheet_states(path):
             return states, []
         if magic.startswith(b'PK') and not path.lower().endswith('.ods'):
             import openpyxl
-            wb = openpyxl.load_workbook(path, read_only=True)
-            states = {ws.title: ws.sheet_state for ws in wb.worksheets}
-            charts = [c.title for c in getattr(wb, 'chartsheets', [])]
-            wb.close()
+            with open(path, 'rb') as fh:  # a handle: openpyxl refuses a name without .xlsx
+                wb = openpyxl.load_workbook(fh, read_only=True)
+                states = {ws.title: ws.sheet_state for ws in wb.worksheets}
+                charts = [c.title for c in getattr(wb, 'chartsheets', [])]
+                wb.close()
             return states, charts
     except Exception:
         pass

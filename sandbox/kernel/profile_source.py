@@ -83,15 +83,23 @@ def reconcile_unpacked(path, compression, estimate):
 
 
 def open_text(path, compression):
+    # Each reader closes the SmallReads it was given, as it would a file it
+    # opened itself.
     if compression == 'gzip':
         import gzip
-        return gzip.GzipFile(fileobj=SmallReads(path), mode='rb')
+        f = gzip.GzipFile(fileobj=SmallReads(path), mode='rb')
+        f.myfileobj = f.fileobj
+        return f
     if compression == 'bz2':
         import bz2
-        return bz2.BZ2File(SmallReads(path), 'rb')
+        f = bz2.BZ2File(SmallReads(path), 'rb')
+        f._closefp = True
+        return f
     if compression == 'xz':
         import lzma
-        return lzma.LZMAFile(SmallReads(path), 'rb')
+        f = lzma.LZMAFile(SmallReads(path), 'rb')
+        f._closefp = True
+        return f
     if compression == 'zip':
         import zipfile
         z = zipfile.ZipFile(path)
