@@ -54,3 +54,39 @@ func TestConcurrentAttachSameName(t *testing.T) {
 		t.Errorf("%d files listed, want 1", n)
 	}
 }
+
+// A file whose profile fails keeps its real size in the record and the
+// profile: here the profile outlives a cell time limit of a millisecond.
+func TestAttachKeepsSizeWhenProfilingFails(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	cfg := testConfig(srv.URL, t.TempDir())
+	cfg.Timeout = time.Millisecond
+	s := New(Options{Config: cfg, Engine: e})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(strings.Repeat("2024-01-01 00:00:00,sensor-1,0\n", 20000))
+	path := filepath.Join(t.TempDir(), "sensors.csv")
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Attach(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Error, "longer than") || p.Size != int64(len(body)) {
+		t.Fatalf("profile error %q, size %d (want a timeout and %d)", p.Error, p.Size, len(body))
+	}
+	rec, err := LoadRecord(s.OutputDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rec.Inputs()
+	if len(in) != 1 || in[0].Size != int64(len(body)) || in[0].Profile == nil || in[0].Profile.Size != int64(len(body)) {
+		t.Fatalf("record inputs %+v", in)
+	}
+}
