@@ -1,6 +1,6 @@
 # quarry's Python kernel. The host sends this source (after output.py,
-# values.py, sql_duckdb.py, sql.py, checkpoint.py and supervisor.py, as one
-# program) over the container's stdin right after start (see bootstrap in
+# values.py, sql_duckdb.py, sql.py, checkpoint.py, supervisor.py and
+# imports.py, as one program) over the container's stdin right after start (see bootstrap in
 # kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
@@ -123,11 +123,15 @@ def run_cell(msg):
     signal.signal(signal.SIGINT, on_sigint)
     sys.stdout, sys.stderr = out_stream, err_stream  # a previous cell may have swapped them
     value = err = None
+    notes = []
     t0 = time.monotonic()
     state.cell = cid
     try:
         state.running = True
         try:
+            notes += wait_imports(user_ns)  # interruptible, like the cell
+            send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
+            t0 = time.monotonic()
             value = execute(code, cid)
         finally:
             state.running = False
@@ -135,7 +139,6 @@ def run_cell(msg):
         state.running = False
         err = error_of(e)
     duration = time.monotonic() - t0
-    notes = []
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
@@ -181,6 +184,8 @@ def run_profile(msg):
     try:
         state.running = True
         try:
+            wait_tabular()
+            send({'t': 'running', 'id': msg['id']})
             prof = profile_mod.profile(msg['path'], msg.get('limits'))
         finally:
             state.running = False
@@ -240,30 +245,20 @@ def main():
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
     user_ns.update(sql=sql, DuckDBError=DuckDBError)
-    ready = {'t': 'ready', 'python': sys.version.split()[0]}
-    t0 = time.monotonic()
-    try:
-        import warnings
-        warnings.filterwarnings('ignore', message='.*non-interactive.*')
-        import numpy as np
-        import pandas as pd
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-        plt.show = lambda *a, **k: None  # figures are collected at cell end
-        user_ns.update(np=np, pd=pd, plt=plt, matplotlib=matplotlib)
-        ready.update(pandas=pd.__version__, numpy=np.__version__, matplotlib=matplotlib.__version__)
-    except ImportError as e:
-        ready['warning'] = 'import failed: %s' % e
-    try:
-        import pyreadstat  # the profile's read call for SAS and SPSS portable files
-        user_ns['pyreadstat'] = pyreadstat
-    except ImportError:
-        pass
-    ready['import_seconds'] = round(time.monotonic() - t0, 3)
+    import warnings
+    warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
+    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    t0 = time.monotonic()
+    start_imports(EAGER_IMPORTS)  # imports.py: in the background unless eager
+    if EAGER_IMPORTS:
+        wait_imports(user_ns)
+        ready.update(imports.versions)
+        if imports.errors:
+            ready['warning'] = '; '.join(imports.errors)
+    ready['import_seconds'] = round(time.monotonic() - t0, 3)
     send(ready)
     while True:
         msg = rt.q.get()  # rt.q is new after a restore
