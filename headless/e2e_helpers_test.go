@@ -38,7 +38,7 @@ func TestMain(m *testing.M) {
 
 // quarryBin builds the binary once per test run. QUARRY_TEST_BINARY names a
 // prebuilt one instead, for runs as a user without Go (the rootless CI run).
-func quarryBin(t *testing.T) string {
+func quarryBin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		if p := os.Getenv("QUARRY_TEST_BINARY"); p != "" {
@@ -63,7 +63,7 @@ func quarryBin(t *testing.T) string {
 
 // run is one invocation of the binary.
 type run struct {
-	t      *testing.T
+	t      testing.TB
 	args   []string
 	env    []string
 	stdin  io.Reader
@@ -73,7 +73,7 @@ type run struct {
 	stderr syncBuffer
 }
 
-func newRun(t *testing.T, baseURL string, args ...string) *run {
+func newRun(t testing.TB, baseURL string, args ...string) *run {
 	t.Helper()
 	home := t.TempDir()
 	env := []string{

@@ -66,7 +66,7 @@ func answerFromTool(req openaitest.Request) openaitest.Reply {
 	return openaitest.Text(b.String())
 }
 
-func writeQuarters(t *testing.T, dir string) (q1, q2 string) {
+func writeQuarters(t testing.TB, dir string) (q1, q2 string) {
 	t.Helper()
 	q1, q2 = filepath.Join(dir, "q1.csv"), filepath.Join(dir, "q2.csv")
 	for p, data := range map[string]string{q1: q1CSV, q2: q2CSV} {
