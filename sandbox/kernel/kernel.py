@@ -262,6 +262,7 @@ def main():
     send(ready)
     while True:
         msg = rt.q.get()  # rt.q is new after a restore
+        operation_begins()
         try:
             op = msg.get('op')
             if op == 'exec':
@@ -279,6 +280,8 @@ def main():
             # result anyway so it never waits on a lost reply.
             state.running = False
             send({'t': 'result', 'id': msg.get('id'), 'error': {'type': 'KeyboardInterrupt', 'message': ''}})
+        finally:
+            operation_ends()
 
 
 main()
