@@ -82,6 +82,7 @@ def import_libraries():
 
 def start_imports(eager):
     if eager:
+        imports.wanted.set()  # all at once, as before
         import_libraries()
     else:
         imports.thread = threading.Thread(target=import_libraries, name='quarry-imports', daemon=True)
