@@ -110,34 +110,50 @@ def error_of(exc):
     return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text}
 
 
+def imports_for_cell(cid):
+    """Waits for the background imports (imports.py) before a cell: the host
+    interrupts the wait as it would the cell, and what the imports print is
+    not the cell's output (its streams are not open yet). Returns the
+    cell's notes and, when it was interrupted, its error."""
+    state.cell = cid
+    try:
+        state.running = True
+        try:
+            return wait_imports(user_ns), None
+        finally:
+            state.running = False
+    except KeyboardInterrupt as e:
+        return [], error_of(e)
+
+
 def run_cell(msg):
     cid = msg['id']
     code = msg['code']
     quiet = bool(msg.get('quiet'))  # a replay: the host has the figures and files already
+    signal.signal(signal.SIGINT, on_sigint)
+    notes, err = imports_for_cell(cid)
+    if err is None:
+        send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
     out_cap.reset(cid)
     err_cap.reset(cid)
     try:
         before = {} if quiet else scan_output()
     except Exception:
         before = {}
-    signal.signal(signal.SIGINT, on_sigint)
     sys.stdout, sys.stderr = out_stream, err_stream  # a previous cell may have swapped them
-    value = err = None
-    notes = []
+    value = None
     t0 = time.monotonic()
     state.cell = cid
-    try:
-        state.running = True
+    if err is None:
         try:
-            notes += wait_imports(user_ns)  # interruptible, like the cell
-            send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
-            t0 = time.monotonic()
-            value = execute(code, cid)
-        finally:
+            state.running = True
+            try:
+                value = execute(code, cid)
+            finally:
+                state.running = False
+        except BaseException as e:  # SystemExit and KeyboardInterrupt included
             state.running = False
-    except BaseException as e:  # SystemExit and KeyboardInterrupt included
-        state.running = False
-        err = error_of(e)
+            err = error_of(e)
     duration = time.monotonic() - t0
     if state.interrupted:
         state.interrupted = False
