@@ -50,8 +50,8 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 
 	var out, errs outputBuf
 	died := -1 // the status of a kernel the supervisor is bringing back
-	timer := time.NewTimer(s.opts.Timeout)
-	defer timer.Stop()
+	clock := newOpClock(s.opts.Timeout)
+	defer clock.stop()
 	ctxDone := ctx.Done()
 	var grace <-chan time.Time
 	var why kernel.ErrorKind
@@ -77,6 +77,8 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 				continue // a stale frame of an earlier cell (a forged result leaves the real one queued)
 			}
 			switch f.T {
+			case "running":
+				clock.begin()
 			case "stream":
 				buf, stream := &out, kernel.Stdout
 				if f.Name == "stderr" {
@@ -96,7 +98,7 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 		case <-k.done:
 			res.Stdout, res.Stderr = string(out.b), string(errs.b)
 			return s.afterDeath(&res, start, why)
-		case <-timer.C:
+		case <-clock.timer.C:
 			interrupt(kernel.ErrTimeout)
 		case <-ctxDone:
 			ctxDone = nil

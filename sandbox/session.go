@@ -123,8 +123,9 @@ func newSessionID() string {
 	return hex.EncodeToString(b)
 }
 
-// Start creates and starts a container and returns once the kernel is ready
-// with pandas, numpy and matplotlib imported.
+// Start creates and starts a container and returns once the kernel is
+// ready; it imports pandas, numpy and matplotlib after that, and what needs
+// them waits (kernel/imports.py; ImportsEnv keeps the old order).
 func Start(ctx context.Context, e *engine.Engine, opts Options) (*Session, error) {
 	if opts.SessionID == "" {
 		opts.SessionID = newSessionID()
@@ -313,7 +314,8 @@ func (s *Session) ContainerID() string { return s.cid }
 // OutputDir is the host folder harvested files and figures are written to.
 func (s *Session) OutputDir() string { return s.harvest.Dir() }
 
-// PythonVersion reports the kernel's Python and pandas versions.
+// PythonVersion reports the kernel's Python and pandas versions; pandas is
+// empty unless it was imported before ready (ImportsEnv).
 func (s *Session) PythonVersion() (python, pandas string) { return s.info.Python, s.info.Pandas }
 
 // Interrupt sends KeyboardInterrupt to the running cell, if any.

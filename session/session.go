@@ -112,6 +112,9 @@ type Session struct {
 	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore, Replay, Undo)
 	mask      *secret.Masker
 	box       kernel.FigureBox // how the front end shows figures inline
+	// checkpointing is closed when the running question's checkpoint is
+	// taken; its cells wait for it. Nil between questions.
+	checkpointing chan struct{}
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -307,6 +310,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if sb == nil {
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
+	s.checkpointed()
 	return sb.Exec(ctx, code, onChunk)
 }
 
