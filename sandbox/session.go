@@ -221,11 +221,19 @@ func (s *Session) createOnce(ctx context.Context) error {
 	if err := createVolumes(ctx, s.e, s.id, s.lim); err != nil {
 		return err
 	}
-	res, err := s.e.Client().ContainerCreate(ctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
+	// The create is not cut short by an interrupt: an engine that has the
+	// request creates the container all the same, and only its id lets the
+	// caller remove it for certain; the interrupt is seen right after.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	res, err := s.e.Client().ContainerCreate(cctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
+	cancel()
 	if err != nil {
 		return fmt.Errorf("container create: %w", err)
 	}
 	s.cid = res.ID
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("container create: %w", err)
+	}
 	s.startup.Create = time.Since(t0)
 	return s.startKernel(ctx)
 }
