@@ -21,7 +21,10 @@ o = '/output/noext/'
 df.to_parquet(o + 'parquet')
 df.to_feather(o + 'arrow')
 df.to_stata(o + 'stata', write_index=False)
-df.to_excel(o + 'workbook', index=False, engine='openpyxl')
+with pd.ExcelWriter(o + 'workbook', engine='openpyxl') as w:
+    df.to_excel(w, sheet_name='data', index=False)
+    df.head(1).to_excel(w, sheet_name='old', index=False)
+    w.book['old'].sheet_state = 'hidden'
 with gzip.open(o + 'gzipped', 'wt') as f:
     f.write(df.to_csv(index=False, sep=';'))
 with gzip.open(o + 'events', 'wt') as f:
@@ -38,6 +41,9 @@ with open(o + 'export.2024', 'w') as f:
 			p, got := loadWithProfile(t, s, files[c.name], c.kind, "amount")
 			if got != "(5, 3, 1234.5)" || p.Rows != 5 {
 				t.Errorf("read call %s gives %s, profile rows %d", p.Read.Python(p.Path), got, p.Rows)
+			}
+			if c.kind == "excel" && (len(p.Sheets) != 2 || p.Sheets[1].State != "hidden") {
+				t.Errorf("sheets %+v: want the hidden one flagged", p.Sheets)
 			}
 		})
 	}
