@@ -202,11 +202,14 @@ type Column struct {
 type Sheet struct {
 	Name string `json:"name"`
 	// State is "hidden" or "very hidden" for a sheet Excel does not show.
-	State     string     `json:"state,omitempty"`
-	HeaderRow int        `json:"header_row"` // 0-based row of the sheet; -1 when there is none
-	Rows      int        `json:"rows"`
-	Columns   []Column   `json:"columns,omitempty"`
-	Head      [][]string `json:"head,omitempty"`
-	Read      *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
-	Notes     []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
+	State     string   `json:"state,omitempty"`
+	HeaderRow int      `json:"header_row"` // 0-based row of the sheet; -1 when there is none
+	Rows      int      `json:"rows"`
+	Columns   []Column `json:"columns,omitempty"`
+	// ColumnCount is as in Profile: the sheet's columns when Columns lists
+	// only the first of them.
+	ColumnCount int        `json:"column_count,omitempty"`
+	Head        [][]string `json:"head,omitempty"`
+	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
+	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
 }

@@ -179,3 +179,28 @@ func TestProfileWideTables(t *testing.T) {
 		})
 	}
 }
+
+// Wide Parquet files and sheets state their column count as well.
+func TestProfileWideBinaryAndSheets(t *testing.T) {
+	s := sharedSession(t)
+	files := makeInSandbox(t, s, `import os, pandas as pd
+os.makedirs('/output/wide', exist_ok=True)
+df = pd.DataFrame({'c%d' % j: [j, j + 1] for j in range(500)})
+df.to_parquet('/output/wide/matrix.parquet')
+df.to_excel('/output/wide/matrix.xlsx', index=False)
+`)
+	for _, name := range []string{"wide/matrix.parquet", "wide/matrix.xlsx"} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p, err := s.AddFile(ctx, files[name])
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Error != "" || p.ColumnCount != 500 || len(p.Columns) != 200 {
+			t.Errorf("%s: error %q, column count %d, %d listed", name, p.Error, p.ColumnCount, len(p.Columns))
+		}
+		if len(p.Sheets) > 0 && p.Sheets[0].ColumnCount != 500 {
+			t.Errorf("%s: sheet column count %d", name, p.Sheets[0].ColumnCount)
+		}
+	}
+}
