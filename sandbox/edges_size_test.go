@@ -83,11 +83,18 @@ func TestProfileCompressedFilesByUnpackedSize(t *testing.T) {
 	}
 
 	s := sandboxtest.Session(t, e, sandbox.Options{Limits: sandbox.Limits{Memory: 1 << 30}, Timeout: time.Minute})
-	near := func(got, want int64) bool { return got > want*3/4 && got < want*5/4 }
-	for _, c := range []struct{ name, sql string }{
-		{"packed/sensors.csv.gz", "sql()"}, {"packed/sensors.zip", "cannot read zip"},
-		{"packed/sensors.csv.bz2", "cannot read bz2"}, {"packed/sensors.csv.xz", "cannot read xz"},
+	// bzip2 hands out its output a 900 kB block at a time, so its estimate
+	// is the coarsest, the more so on a loaded machine.
+	for _, c := range []struct {
+		name, sql string
+		within    float64
+	}{
+		{"packed/sensors.csv.gz", "sql()", 0.25}, {"packed/sensors.zip", "cannot read zip", 0.25},
+		{"packed/sensors.csv.bz2", "cannot read bz2", 0.4}, {"packed/sensors.csv.xz", "cannot read xz", 0.25},
 	} {
+		near := func(got, want int64) bool {
+			return float64(got) > float64(want)*(1-c.within) && float64(got) < float64(want)*(1+c.within)
+		}
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
