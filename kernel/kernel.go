@@ -187,6 +187,12 @@ type Profile struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// Width is the number of columns the file has: ColumnCount when the
+// profile lists only the first of them, else the columns listed.
+func (p *Profile) Width() int {
+	return max(p.ColumnCount, len(p.Columns))
+}
+
 // Column is one column of a profiled file.
 type Column struct {
 	Name     string   `json:"name"`
