@@ -109,7 +109,7 @@ func profileText(p kernel.Profile, examples bool) string {
 			}
 		}
 		writeNotes(&b, "    ", s.Notes)
-		writeColumns(&b, "    ", s.Columns, 0, s.Head, examples)
+		writeColumns(&b, "    ", s.Columns, s.ColumnCount, s.Head, examples)
 	}
 	if len(p.Sheets) > maxPromptSheets {
 		list := "pd.ExcelFile(path).sheet_names lists them"

@@ -253,3 +253,14 @@ func TestProfileTextWideAndCompressed(t *testing.T) {
 		t.Errorf("a narrow file: %s", text)
 	}
 }
+
+// An SQLite database lists its tables as tables, not sheets.
+func TestProfileTextSQLiteTables(t *testing.T) {
+	p := kernel.Profile{Name: "shop", Kind: "sqlite", Rows: 40, HeaderRow: 0,
+		Notes:  []string{"an SQLite database: import sqlite3; con = sqlite3.connect('file:/data/shop?immutable=1', uri=True)"},
+		Sheets: []kernel.Sheet{{Name: "items", Rows: 40, Columns: []kernel.Column{{Name: "sku", Dtype: "int64"}}}}}
+	text := profileText(p, false)
+	if !strings.Contains(text, "\n  table 'items': 40 rows") || strings.Contains(text, "sheet") {
+		t.Errorf("tables:\n%s", text)
+	}
+}

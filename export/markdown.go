@@ -149,7 +149,7 @@ func inputLine(in session.Input) string {
 		about = append(about, kernel.FormatSize(in.Size))
 	}
 	if p := in.Profile; p != nil && p.Rows > 0 {
-		about = append(about, fmt.Sprintf("%d rows × %d columns", p.Rows, len(p.Columns)))
+		about = append(about, fmt.Sprintf("%d rows × %d columns", p.Rows, p.Width()))
 	}
 	if in.SHA256 != "" {
 		about = append(about, "sha256 "+in.SHA256[:min(12, len(in.SHA256))]+"…")

@@ -187,6 +187,12 @@ type Profile struct {
 	Notes []string `json:"notes,omitempty"`
 }
 
+// Width is the number of columns the file has: ColumnCount when the
+// profile lists only the first of them, else the columns listed.
+func (p *Profile) Width() int {
+	return max(p.ColumnCount, len(p.Columns))
+}
+
 // Column is one column of a profiled file.
 type Column struct {
 	Name     string   `json:"name"`
@@ -202,11 +208,14 @@ type Column struct {
 type Sheet struct {
 	Name string `json:"name"`
 	// State is "hidden" or "very hidden" for a sheet Excel does not show.
-	State     string     `json:"state,omitempty"`
-	HeaderRow int        `json:"header_row"` // 0-based row of the sheet; -1 when there is none
-	Rows      int        `json:"rows"`
-	Columns   []Column   `json:"columns,omitempty"`
-	Head      [][]string `json:"head,omitempty"`
-	Read      *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
-	Notes     []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
+	State     string   `json:"state,omitempty"`
+	HeaderRow int      `json:"header_row"` // 0-based row of the sheet; -1 when there is none
+	Rows      int      `json:"rows"`
+	Columns   []Column `json:"columns,omitempty"`
+	// ColumnCount is as in Profile: the sheet's columns when Columns lists
+	// only the first of them.
+	ColumnCount int        `json:"column_count,omitempty"`
+	Head        [][]string `json:"head,omitempty"`
+	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
+	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
 }

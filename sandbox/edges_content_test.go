@@ -21,7 +21,10 @@ o = '/output/noext/'
 df.to_parquet(o + 'parquet')
 df.to_feather(o + 'arrow')
 df.to_stata(o + 'stata', write_index=False)
-df.to_excel(o + 'workbook', index=False, engine='openpyxl')
+with pd.ExcelWriter(o + 'workbook', engine='openpyxl') as w:
+    df.to_excel(w, sheet_name='data', index=False)
+    df.head(1).to_excel(w, sheet_name='old', index=False)
+    w.book['old'].sheet_state = 'hidden'
 with gzip.open(o + 'gzipped', 'wt') as f:
     f.write(df.to_csv(index=False, sep=';'))
 with gzip.open(o + 'events', 'wt') as f:
@@ -38,6 +41,9 @@ with open(o + 'export.2024', 'w') as f:
 			p, got := loadWithProfile(t, s, files[c.name], c.kind, "amount")
 			if got != "(5, 3, 1234.5)" || p.Rows != 5 {
 				t.Errorf("read call %s gives %s, profile rows %d", p.Read.Python(p.Path), got, p.Rows)
+			}
+			if c.kind == "excel" && (len(p.Sheets) != 2 || p.Sheets[1].State != "hidden") {
+				t.Errorf("sheets %+v: want the hidden one flagged", p.Sheets)
 			}
 		})
 	}
@@ -135,3 +141,24 @@ func itoa(n int) string {
 
 func padRight(s string, n int) string { return s + strings.Repeat(" ", max(0, n-len(s))) }
 func padLeft(s string, n int) string  { return strings.Repeat(" ", max(0, n-len(s))) + s }
+
+// A log with one blank between fields of varying width, times and dashes
+// inside them, reads as its columns with sep=r'\s+'.
+func TestProfileSpaceSeparatedLog(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("time host status bytes\n")
+	total := 0
+	for i := 0; i < 50; i++ {
+		n := i * i * 37
+		total += n
+		b.WriteString("12:" + itoa(i) + ":00 web-" + itoa(i*7) + " " + itoa(200+i%2*204) + " " + itoa(n) + "\n")
+	}
+	p := profileText(t, "access", b.String())
+	if p.Delimiter != `\s+` || len(p.Columns) != 4 || p.Rows != 50 {
+		t.Fatalf("delimiter %q, %d columns, %d rows", p.Delimiter, len(p.Columns), p.Rows)
+	}
+	if got, want := readBack(t, p, "(list(_df.columns), _df.iloc[7, 1], int(_df['bytes'].sum()))"),
+		"(['time', 'host', 'status', 'bytes'], 'web-49', "+itoa(total)+")"; got != want {
+		t.Errorf("%s\n got  %s\n want %s", p.Read.Python(p.Path), got, want)
+	}
+}

@@ -134,3 +134,45 @@ func TestProfileCommentLines(t *testing.T) {
 		})
 	}
 }
+
+// Two years beside a name are column labels ('Region, 2023, 2024'), in a
+// CSV and in a sheet; years over columns of years are data.
+func TestProfileYearHeaders(t *testing.T) {
+	regions := "Region,2023,2024\nNorth,100,200\nSouth,101,201\nEast,102,202\nWest,103,203\n"
+	p := profileText(t, "regions.csv", regions)
+	if p.HeaderRow != 0 || p.Rows != 4 {
+		t.Errorf("regions: header row %d, %d rows", p.HeaderRow, p.Rows)
+	}
+	if got := readBack(t, p, "(list(_df.columns), int(_df['2024'].sum()))"); got != "(['Region', '2023', '2024'], 806)" {
+		t.Errorf("regions: %s", got)
+	}
+	p = profileText(t, "composers.csv", "Bach,1685,1750\nMozart,1756,1791\nHaydn,1732,1809\nBrahms,1833,1897\n")
+	if p.HeaderRow != -1 || p.Rows != 4 {
+		t.Errorf("composers: header row %d, %d rows: years over years are data", p.HeaderRow, p.Rows)
+	}
+	s := sharedSession(t)
+	files := makeInSandbox(t, s, `import os, openpyxl
+os.makedirs('/output/years', exist_ok=True)
+wb = openpyxl.Workbook()
+ws = wb.active
+ws['A1'] = 'Sales by region'
+for j, h in enumerate(['Region', 2023, 2024]):
+    ws.cell(3, 2 + j, h)
+for i, r in enumerate(['North', 'South', 'East', 'West']):
+    for j, v in enumerate([r, 100 + i, 200 + i]):
+        ws.cell(4 + i, 2 + j, v)
+wb.save('/output/years/regions.xlsx')
+`)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := s.AddFile(ctx, files["years/regions.xlsx"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.HeaderRow != 2 || p.Rows != 4 {
+		t.Fatalf("sheet: error %q, header row %d, %d rows", p.Error, p.HeaderRow, p.Rows)
+	}
+	if got := readBack(t, p, "(list(_df.columns), int(_df[2024].sum()))"); got != "(['Region', 2023, 2024], 806)" {
+		t.Errorf("sheet: %s", got)
+	}
+}

@@ -62,7 +62,11 @@ func TestProfileCompressedFilesByUnpackedSize(t *testing.T) {
 		t.Skip("makes four files of 512 MiB unpacked")
 	}
 	const unpackedTarget = 512 << 20
-	res := cell(t, sharedSession(t), fmt.Sprintf(packedSensors, unpackedTarget))
+	e := sandboxtest.Engine(t)
+	// The files are made in a session of their own: the one that profiles
+	// them measures its kernel's peak memory.
+	maker := sandboxtest.Session(t, e, sandbox.Options{Timeout: 5 * time.Minute})
+	res := cell(t, maker, fmt.Sprintf(packedSensors, unpackedTarget))
 	cellOK(t, res)
 	m := regexp.MustCompile(`UNPACKED (\d+) LINES (\d+)`).FindStringSubmatch(res.Stdout)
 	if m == nil {
@@ -78,13 +82,19 @@ func TestProfileCompressedFilesByUnpackedSize(t *testing.T) {
 		}
 	}
 
-	e := sandboxtest.Engine(t)
 	s := sandboxtest.Session(t, e, sandbox.Options{Limits: sandbox.Limits{Memory: 1 << 30}, Timeout: time.Minute})
-	near := func(got, want int64) bool { return got > want*3/4 && got < want*5/4 }
-	for _, c := range []struct{ name, sql string }{
-		{"packed/sensors.csv.gz", "sql()"}, {"packed/sensors.zip", "cannot read zip"},
-		{"packed/sensors.csv.bz2", "cannot read bz2"}, {"packed/sensors.csv.xz", "cannot read xz"},
+	// bzip2 hands out its output a 900 kB block at a time, so its estimate
+	// is the coarsest, the more so on a loaded machine.
+	for _, c := range []struct {
+		name, sql string
+		within    float64
+	}{
+		{"packed/sensors.csv.gz", "sql()", 0.25}, {"packed/sensors.zip", "cannot read zip", 0.25},
+		{"packed/sensors.csv.bz2", "cannot read bz2", 0.4}, {"packed/sensors.csv.xz", "cannot read xz", 0.25},
 	} {
+		near := func(got, want int64) bool {
+			return float64(got) > float64(want)*(1-c.within) && float64(got) < float64(want)*(1+c.within)
+		}
 		t.Run(c.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
@@ -107,6 +117,7 @@ func TestProfileCompressedFilesByUnpackedSize(t *testing.T) {
 	}
 	res = cell(t, s, "import resource\nresource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024")
 	cellOK(t, res)
+	t.Logf("kernel peak RSS after the four profiles: %s MiB", res.Value.Repr)
 	if peak, err := strconv.Atoi(strings.TrimSpace(res.Value.Repr)); err != nil || peak > 300 {
 		t.Errorf("kernel peak RSS %s MiB after profiling, want at most 300", res.Value.Repr)
 	}
@@ -177,5 +188,30 @@ func TestProfileWideTables(t *testing.T) {
 				t.Errorf("read call gives %s, want %s", res.Value.Repr, want)
 			}
 		})
+	}
+}
+
+// Wide Parquet files and sheets state their column count as well.
+func TestProfileWideBinaryAndSheets(t *testing.T) {
+	s := sharedSession(t)
+	files := makeInSandbox(t, s, `import os, pandas as pd
+os.makedirs('/output/wide', exist_ok=True)
+df = pd.DataFrame({'c%d' % j: [j, j + 1] for j in range(500)})
+df.to_parquet('/output/wide/matrix.parquet')
+df.to_excel('/output/wide/matrix.xlsx', index=False)
+`)
+	for _, name := range []string{"wide/matrix.parquet", "wide/matrix.xlsx"} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		p, err := s.AddFile(ctx, files[name])
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Error != "" || p.ColumnCount != 500 || len(p.Columns) != 200 {
+			t.Errorf("%s: error %q, column count %d, %d listed", name, p.Error, p.ColumnCount, len(p.Columns))
+		}
+		if len(p.Sheets) > 0 && p.Sheets[0].ColumnCount != 500 {
+			t.Errorf("%s: sheet column count %d", name, p.Sheets[0].ColumnCount)
+		}
 	}
 }

@@ -63,6 +63,8 @@ func TestCheckFile(t *testing.T) {
 		{"no extension, sqlite", write("db", append([]byte("SQLite format 3\x00"), make([]byte, 84)...)), ""},
 		{"no extension, gzip", write("logs", []byte{0x1f, 0x8b, 8, 0}), ""},
 		{"no extension, zip", write("book", zipOf(t, "[Content_Types].xml", "xl/workbook.xml")), ""},
+		{"no extension, zip of one csv", write("bundle", zipOf(t, "q1.csv")), ""},
+		{"no extension, zip of two files", write("bundle2", zipOf(t, "a.csv", "b.csv")), "holds 2 files (a.csv, b.csv)"},
 		{"no extension, old stata", write("survey", []byte{114, 2, 1, 0, 3, 0}), ""},
 		{"no extension, spss", write("spss", []byte("$FL2@(#) SPSS DATA FILE")), ""},
 		{"no extension, utf-16 text", write("u16", []byte{0xFF, 0xFE, 'a', 0, ',', 0, 'b', 0}), ""},

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"archive/zip"
 	"bytes"
 	"fmt"
 	"path/filepath"
@@ -66,6 +67,9 @@ func extensionless(ext string) bool {
 // text (read as a table, delimiter sniffed as for .txt) or a data format
 // quarry reads; the profile then decides by the same content.
 func checkByContent(p string, head []byte) error {
+	if bytes.HasPrefix(head, zipMagic) && !isWorkbook(p) {
+		return checkCompressed(p, ".zip", head) // a zipped file: one data file inside
+	}
 	for _, m := range magics {
 		if m.match(head) {
 			return nil
@@ -85,4 +89,20 @@ func checkByContent(p string, head []byte) error {
 	n := min(len(head), 8)
 	return fmt.Errorf("%s: has no extension and its content is neither text nor a known data format (it starts with the bytes % x): if it is a table, export it as CSV; otherwise name it with its type, e.g. %s.parquet",
 		p, head[:n], filepath.Base(p))
+}
+
+// isWorkbook tells an Excel or OpenDocument file from a zip of data files
+// by the parts it holds.
+func isWorkbook(p string) bool {
+	z, err := zip.OpenReader(p)
+	if err != nil {
+		return false
+	}
+	defer z.Close()
+	for _, f := range z.File {
+		if f.Name == "[Content_Types].xml" || f.Name == "mimetype" || strings.HasPrefix(f.Name, "xl/") {
+			return true
+		}
+	}
+	return false
 }

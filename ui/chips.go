@@ -73,7 +73,7 @@ func (c chip) label() string {
 	p := c.profile
 	s := name + " " + kernel.FormatSize(p.Size)
 	if p.Rows > 0 || len(p.Columns) > 0 {
-		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), len(p.Columns))
+		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), p.Width())
 	}
 	if p.Error != "" {
 		s += " · not profiled"

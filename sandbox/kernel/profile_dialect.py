@@ -132,6 +132,9 @@ def aligned(sample):
     for d in USUAL_DELIMITERS:
         if sum(1 for l in lines if d in l) * 2 > len(lines):
             return False
+    widths = {len(l.split()) for l in lines}
+    if len(widths) == 1 and widths.pop() > 1:
+        return True  # 'a b c' / '1 22 333': one blank between fields, the same number on every line
     return len(blank_columns(lines)) >= 2
 
 

@@ -42,6 +42,8 @@ def profile_excel(path, size, out, lim):
         out['rows'] = main['rows']
         out['header_row'] = main['header_row']
         out['columns'], out['head'], out['read'] = main['columns'], main['head'], main['read']
+        if main.get('column_count'):
+            out['column_count'] = main['column_count']
         if len(tables) > 1:
             shapes = ', '.join('%r %d × %d' % (s['name'], s['rows'], len(s['columns'])) for s in tables[:8])
             notes.insert(0, 'the sheets hold different tables (%s): the read call loads %r, the largest; each sheet '
@@ -88,6 +90,8 @@ def profile_sheet(pd, path, name, grid, multi, nrows):
     sheet['rows'] = int(len(df))
     sheet['header_row'] = table.start if table.header else -1
     sheet['columns'] = columns_of(df)
+    if df.shape[1] > MAX_COLUMNS:
+        sheet['column_count'] = int(df.shape[1])
     sheet['head'] = head_of(df)
     sheet['read'] = read_spec('pd.read_excel', kw)
     sheet['_df'] = df

@@ -134,6 +134,8 @@ def finish(out, df, total, func, kw, lim):
     out['rows'] = int(total)
     out['header_row'] = 0
     out['columns'] = columns_of(df)
+    if df.shape[1] > MAX_COLUMNS:
+        out['column_count'] = int(df.shape[1])
     out['head'] = head_of(df)
     out['read'] = read_spec(func, kw)
     judge_memory(out, df, total, lim)

@@ -2,7 +2,6 @@
 # each table is profiled from its first rows like a sheet of a workbook, with
 # the pandas line that reads it. The file is opened immutable: /data is
 # read-only, and SQLite would otherwise try to make its journal there.
-import urllib.parse
 
 SQLITE_ROWS = 10000  # rows per table read for the profile
 MAX_TABLES = 50
@@ -13,6 +12,7 @@ def sqlite_connect_code(path):
 
 
 def sqlite_uri(path):
+    import urllib.parse  # here, not at start-up: most sessions attach no database
     return 'file:%s?immutable=1' % urllib.parse.quote(path)
 
 

@@ -211,7 +211,9 @@ def _is_header(rows, kind_of, start, end, width):
         return any(kind_of(start, j) == 't' for j in range(len(rows[start])))
     row = rows[start][:JUDGED_COLUMNS]
     below = [k for k in range(start + 1, end) if nonempty(rows[k])][:50]
-    labels = _year_labels(row)
+    # Years over columns of years are data ('Bach,1685,1750'), not labels.
+    labels = {j for j in _year_labels(row)
+              if sum(1 for k in below if j < len(rows[k]) and _YEAR.match(rows[k][j].strip())) * 2 <= len(below)}
     votes = 0
     for j, h in enumerate(row):
         if not h.strip():
@@ -240,9 +242,11 @@ def _is_header(rows, kind_of, start, end, width):
 
 def _year_labels(row):
     """Columns whose header is a year in a run of years (2000, 2001, ...):
-    labels, though they read as numbers."""
+    labels, though they read as numbers. Two years count beside a text
+    name ('Region, 2023, 2024')."""
     ys = [(j, float(c)) for j, c in enumerate(row) if _YEAR.match(c.strip())]
-    if len(ys) < 3:
+    named = any(c.strip() and not _YEAR.match(c.strip()) and kind(c) == 't' for c in row)
+    if len(ys) < 2 or len(ys) == 2 and not named:
         return set()
     vals = [v for _, v in ys]
     if all(a < b for a, b in zip(vals, vals[1:])) or all(a > b for a, b in zip(vals, vals[1:])):
