@@ -1,10 +1,14 @@
 package ui
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
@@ -72,10 +76,16 @@ func (m *Model) applyPaste(msg pasteMsg) tea.Cmd {
 	return nil
 }
 
-// openCmd shows a figure quarry wrote in the system viewer. The path is
-// quarry's own output, never a command proposed by the model.
+// openWait is how long Ctrl+F waits for the opener to fail before it
+// counts the figure as opened (xdg-open returns once the viewer started).
+const openWait = 2 * time.Second
+
+// openCmd shows a figure quarry wrote in the system viewer, and says what
+// came of it. The path is quarry's own output, never a command proposed by
+// the model.
 func (m *Model) openCmd(path string) tea.Cmd {
-	open := m.opts.Open
+	open, getenv := m.opts.Open, m.opts.Getenv
+	m.st.hint = "Opening " + sanitizeLine(filepath.Base(path)) + "…"
 	return func() tea.Msg {
 		var c *exec.Cmd
 		switch {
@@ -83,14 +93,33 @@ func (m *Model) openCmd(path string) tea.Cmd {
 			c = open(path)
 		case runtime.GOOS == "darwin":
 			c = exec.Command("open", path)
+		case getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "":
+			return openedMsg{path: path, err: errors.New("there is no display to show it on (DISPLAY and WAYLAND_DISPLAY are unset)")}
 		default:
 			c = exec.Command("xdg-open", path)
 		}
-		if err := c.Start(); err != nil {
-			return openedMsg{err: fmt.Errorf("%s: %w (install xdg-utils, or open %s yourself)", c.Path, err, path)}
+		by := filepath.Base(c.Path)
+		var stderr bytes.Buffer
+		if c.Stderr == nil {
+			c.Stderr = &stderr
 		}
-		go func() { _ = c.Wait() }() // reap; the viewer lives on its own
-		return openedMsg{}
+		if err := c.Start(); err != nil {
+			return openedMsg{path: path, by: by, err: fmt.Errorf("%s: %w (install xdg-utils)", by, err)}
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }() // reaps; the viewer lives on its own
+		select {
+		case err := <-done:
+			if err != nil {
+				why := strings.TrimSpace(stderr.String())
+				if why != "" {
+					why = ": " + oneLine(why, 120)
+				}
+				return openedMsg{path: path, by: by, err: fmt.Errorf("%s failed (%w)%s", by, err, why)}
+			}
+		case <-time.After(openWait):
+		}
+		return openedMsg{path: path, by: by}
 	}
 }
 
