@@ -123,22 +123,41 @@ func (m *Model) openCmd(path string) tea.Cmd {
 	}
 }
 
-const helpText = `Commands:
-  /attach PATH   attach a CSV or Excel file (Tab completes; dropping a file works too)
-  /files         list the attached files
-  /undo          take back the last question: its answer, its cells' variables and files go
-  /reset         fresh kernel with the same files; the model forgets the conversation
-  /clear         clear the screen (the conversation stays)
-  /model NAME    switch the model
-  /export [PATH] write the session as PATH (.ipynb, .md or .html); alone, all three into its folder
-  /tokens        tokens and cost so far
-  /help          this help
-  /quit          leave (Ctrl+C twice at idle does too)
-Keys:
+// helpRows are /help's commands, a table of two columns: helpText lays it
+// out and the notice wraps each description under its column.
+var helpRows = [][2]string{
+	{"/attach PATH", "attach a CSV or Excel file (Tab completes; dropping a file works too)"},
+	{"/files", "list the attached files"},
+	{"/undo", "take back the last question: its answer, its cells' variables and files go"},
+	{"/reset", "fresh kernel with the same files; the model forgets the conversation"},
+	{"/clear", "clear the screen (the conversation stays)"},
+	{"/model NAME", "switch the model"},
+	{"/export [PATH]", "write the session as PATH (.ipynb, .md or .html); alone, all three into its folder"},
+	{"/tokens", "tokens and cost so far"},
+	{"/help", "this help"},
+	{"/quit", "leave (Ctrl+C twice at idle does too)"},
+}
+
+const helpKeys = `Keys:
   Enter send · Alt+Enter or Ctrl+J newline · Up/Down history (input empty)
   PgUp/PgDn, wheel, Alt+Up/Down scroll · Ctrl+Home/End top/bottom
   Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
   Esc or Ctrl+C cancel a running answer`
+
+// helpText is /help: the commands with two spaces at least between the
+// columns, which is what keeps them two columns when a line wraps.
+var helpText = func() string {
+	w := 0
+	for _, r := range helpRows {
+		w = max(w, len(r[0]))
+	}
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, r := range helpRows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, r[0], r[1])
+	}
+	return b.String() + helpKeys
+}()
 
 // slashCommands are the names slash knows, for "did you mean".
 var slashCommands = []string{"/attach", "/files", "/undo", "/reset", "/clear", "/model", "/export", "/tokens", "/help", "/quit", "/exit"}

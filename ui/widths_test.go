@@ -26,6 +26,7 @@ func TestViewAtWidths(t *testing.T) {
 	}{
 		{"wording", 40, wording},
 		{"hints_paths", 30, hintsAndPaths},
+		{"wraps", 80, wraps},
 		{"hints_busy", 12, func(m *Model) { typeText(m, "Long question"); m.Update(press("enter")) }},
 		{"viewer", 14, func(m *Model) { m.lastTable = sampleTable(); m.Update(press("ctrl+t")) }},
 		// A long table: the kernel sent its first 10 and last 5 rows.
@@ -125,4 +126,20 @@ func longTable(n int) *kernel.Table {
 		t.Display = append(t.Display, row(i))
 	}
 	return t
+}
+
+// wraps: a long line of code, a traceback and prose printed by a cell, an
+// answer with list items that wrap, and /help.
+func wraps(m *Model) {
+	typeText(m, "Which department varies most?")
+	m.Update(press("enter"))
+	feed(m,
+		agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "for q in quarters:\n    top = df.groupby('department')['variance'].sum().sort_values(ascending=False)\ntop", Time: fixedNow.Add(-time.Second)},
+		agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Duration: time.Second,
+			Stdout: "  File \"/usr/lib/python3/dist-packages/pandas/core/indexes/base.py\", line 3819, in get_loc\nThe kernel went back to where it was: the variables are kept for the next question.\n"}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "Findings:\n\n- Marketing varies most, with a variance well above every other department this year.\n- Sales is second.\n\n1. Check the Marketing invoices before the quarterly review with finance.\n"},
+	)
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+	typeText(m, "/help")
+	m.Update(press("enter"))
 }
