@@ -90,5 +90,5 @@ func (m *Markdown) renderClean(text string, width int, style Style) (string, err
 	if err != nil {
 		return "", fmt.Errorf("markdown render: %w", err)
 	}
-	return hangListItems(sanitizeRendered(out), max(width, 10)), nil
+	return compactTables(hangListItems(sanitizeRendered(out), max(width, 10))), nil
 }

@@ -27,6 +27,7 @@ func TestViewAtWidths(t *testing.T) {
 		{"wording", 40, wording},
 		{"hints_paths", 30, hintsAndPaths},
 		{"wraps", 80, wraps},
+		{"tables", 40, tables},
 		{"hints_busy", 12, func(m *Model) { typeText(m, "Long question"); m.Update(press("enter")) }},
 		{"viewer", 14, func(m *Model) { m.lastTable = sampleTable(); m.Update(press("ctrl+t")) }},
 		// A long table: the kernel sent its first 10 and last 5 rows.
@@ -142,4 +143,22 @@ func wraps(m *Model) {
 	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 	typeText(m, "/help")
 	m.Update(press("enter"))
+}
+
+// tables: a DataFrame with a long text column, and an answer with a
+// Markdown table: each as wide as its content, cut only by the window.
+func tables(m *Model) {
+	typeText(m, "Notes by department")
+	m.Update(press("enter"))
+	long := "some fairly long text value Sales wrote about the quarter"
+	tb := &kernel.Table{Columns: []string{"department", "note", "amount"}, Dtypes: []string{"object", "object", "int64"},
+		Index: []string{"0", "1"}, IndexDisplay: []string{"0", "1"}, Rows: 2, Cols: 3,
+		Head:    [][]string{{"Sales", long, "1200"}, {"IT", "ok", "80"}},
+		Display: [][]string{{"Sales", long, "1200"}, {"IT", "ok", "80"}}}
+	feed(m,
+		agent.Event{Kind: agent.EventCellStart, Cell: 1, Code: "notes", Time: fixedNow.Add(-time.Second)},
+		agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: &kernel.Result{Duration: time.Second, Value: &kernel.Value{Repr: "notes", Table: tb}}},
+		agent.Event{Kind: agent.EventTurnDone, Text: "| department | total |\n|---|---:|\n| Sales | 1,200 |\n| IT | 80 |\n"},
+	)
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 }
