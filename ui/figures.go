@@ -45,7 +45,11 @@ func loadFigure(cell int, f kernel.File, kittyID uint32, maxCols int) tea.Cmd {
 	}
 }
 
-// Thumbnail size in cells; half-blocks draw two pixel rows per text row.
+// halfBlockChrome is the screen rows a half-block figure leaves to the
+// rest: the input, the status and hint lines, the separator, its caption.
+const halfBlockChrome = 8
+
+// Kitty placeholders' size in cells.
 const (
 	thumbMaxCols = 60
 	thumbMaxRows = 14
@@ -67,10 +71,11 @@ func figureLines(f *figure, rc renderCtx) []string {
 			out = append(out, "  "+l)
 		}
 	default:
-		// Half-blocks take the whole width, in at most a third of the
-		// screen's rows, so the question and answer around it stay in view.
+		// Half-blocks are the terminal's own pixels, two per cell: the more
+		// cells, the more legible, up to the chat's width and the screen's
+		// rows less those of the input, the status and the caption.
 		b := f.img.Bounds()
-		cols, rows := render.ImageCells(b.Dx(), b.Dy(), rc.width-2, max(rc.height/3, thumbMaxRows))
+		cols, rows := render.ImageCells(b.Dx(), b.Dy(), max(rc.width-2, 10), max(rc.height-halfBlockChrome, 6))
 		if cols > 0 {
 			for _, l := range strings.Split(strings.TrimRight(render.HalfBlocks(f.img, cols, rows, rc.depth), "\n"), "\n") {
 				out = append(out, "  "+l)
