@@ -45,9 +45,12 @@ func loadFigure(cell int, f kernel.File, kittyID uint32, maxCols int) tea.Cmd {
 	}
 }
 
-// halfBlockChrome is the screen rows a half-block figure leaves to the
-// rest: the input, the status and hint lines, the separator, its caption.
-const halfBlockChrome = 8
+// halfBlockRows is the most rows a half-block figure takes on a screen of
+// height rows: half of them, or 16 when that leaves the input, the status,
+// the hints and the caption their 8.
+func halfBlockRows(height int) int {
+	return max(height/2, min(height-8, 16), 6)
+}
 
 // Kitty placeholders' size in cells.
 const (
@@ -72,10 +75,11 @@ func figureLines(f *figure, rc renderCtx) []string {
 		}
 	default:
 		// Half-blocks are the terminal's own pixels, two per cell: the more
-		// cells, the more legible, up to the chat's width and the screen's
-		// rows less those of the input, the status and the caption.
+		// cells, the more legible. Up to the chat's width, in half the
+		// screen's rows (at least 16 when the screen has them), so the
+		// question and the answer around it stay in view.
 		b := f.img.Bounds()
-		cols, rows := render.ImageCells(b.Dx(), b.Dy(), max(rc.width-2, 10), max(rc.height-halfBlockChrome, 6))
+		cols, rows := render.ImageCells(b.Dx(), b.Dy(), max(rc.width-2, 10), halfBlockRows(rc.height))
 		if cols > 0 {
 			for _, l := range strings.Split(strings.TrimRight(render.HalfBlocks(f.img, cols, rows, rc.depth), "\n"), "\n") {
 				out = append(out, "  "+l)
