@@ -291,6 +291,7 @@ func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.in.value())
 	if m.askingInput() && !isChatCommand(text) {
 		m.in.reset()
+		m.tr.toBottom() // what comes of the answer shows
 		return m.answerInput(text)
 	}
 	if text == "" {
