@@ -19,6 +19,10 @@ func hangListItems(out string, width int) string {
 	lines := strings.Split(out, "\n")
 	var res []string
 	for i := 0; i < len(lines); i++ {
+		if !maybeItem(lines[i]) {
+			res = append(res, lines[i])
+			continue
+		}
 		plain := ansi.Strip(lines[i])
 		m := listMarker.FindStringSubmatchIndex(plain)
 		if m == nil {
@@ -61,3 +65,8 @@ func hangListItems(out string, width int) string {
 func trimRightCells(s string) string {
 	return ansi.Truncate(s, ansi.StringWidth(strings.TrimRight(ansi.Strip(s), " ")), "")
 }
+
+// maybeItem is a cheap test a line must pass to start a list item (a
+// bullet, or the dot of "12."; escapes may stand between the digits and
+// it), so most lines are not stripped of their escapes at all.
+func maybeItem(l string) bool { return strings.ContainsAny(l, "•.") }

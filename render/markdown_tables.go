@@ -12,8 +12,14 @@ import (
 // row beyond one space a side, so a table is as wide as its content; one
 // that already fills the line is left as it is.
 func compactTables(out string) string {
+	if !strings.ContainsAny(out, "┼|") {
+		return out
+	}
 	lines := strings.Split(out, "\n")
 	for i := 0; i < len(lines); i++ {
+		if !strings.ContainsAny(lines[i], "┼|") {
+			continue
+		}
 		seps := ruleSeparators(ansi.Strip(lines[i]))
 		if seps == nil {
 			continue
