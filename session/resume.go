@@ -98,6 +98,7 @@ func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]str
 	}
 	turns := rec.Turns()
 	s.ag.Load(PastTurns(turns), rec.markdownMode())
+	s.ag.NumberAfter(rec.earlier().Cells) // the sandbox counts from there: one numbering
 	s.turns = resumedTurns(turns)
 	if len(moved) > 0 {
 		s.ag.Note(fmt.Sprintf("[quarry] This session was resumed with other data for %s than the earlier turns used: results computed from now on may differ from the ones above.", strings.Join(moved, ", ")))

@@ -161,8 +161,7 @@ func (b *block) lines(rc renderCtx) []string {
 
 func (b *block) userLines(rc renderCtx) []string {
 	out := []string{rc.th.user.Render("you")}
-	body := ansi.Wrap(sanitize(b.text), max(rc.width-2, 1), "")
-	for _, l := range strings.Split(body, "\n") {
+	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
 		out = append(out, truncate("  "+l, rc.width))
 	}
 	return out
@@ -177,7 +176,7 @@ func (b *block) noticeLines(rc renderCtx) []string {
 		st, mark = rc.th.fail, "✗"
 	}
 	var out []string
-	for i, l := range strings.Split(ansi.Wrap(sanitize(b.text), max(rc.width-2, 1), ""), "\n") {
+	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
 		p := "  "
 		if i == 0 {
 			p = mark + " "
@@ -237,7 +236,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 	w := max(rc.width-2, 8)
 	var out []string
 	gut := th.code.Render("│ ")
-	code := splitLines(rc.codeBlock(c.code, w), w)
+	code := rc.codeBlock(c.code, w)
 	if !rc.expanded && len(code) > foldCode {
 		more := len(code) - foldCode + 1
 		code = append(code[:foldCode-1], th.dim.Render("… "+plural(more, "more line")+" (ctrl+o expands)"))
@@ -264,7 +263,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 	}
 	text = strings.Trim(sanitize(text), "\n")
 	if text != "" {
-		ol := strings.Split(ansi.Hardwrap(text, w, true), "\n")
+		ol := wrapText(text, w, outputBreaks)
 		hidden := 0
 		if !rc.expanded && len(ol) > foldLines {
 			hidden = len(ol) - foldLines

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -391,5 +392,39 @@ func TestSessionWarningShown(t *testing.T) {
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventWarning, Text: "sandbox limits: CPU: the 2-core limit is not enforced"}})
 	if s := plain(m); !strings.Contains(s, "the 2-core limit is not enforced") {
 		t.Fatalf("session warning not shown:\n%s", s)
+	}
+}
+
+// Ctrl+F says what came of it: opened with which program, or why not
+// with the figure's path.
+func TestCtrlFSaysWhatHappened(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		open func(string) *exec.Cmd
+		env  map[string]string
+		want string
+	}{
+		{"opened", func(string) *exec.Cmd { return exec.Command("true") }, nil, "Opened fig1.png with true."},
+		{"failed", func(string) *exec.Cmd { return exec.Command("sh", "-c", "echo no viewer for PNG >&2; exit 3") }, nil,
+			"Could not open the figure: sh failed (exit status 3): no viewer for PNG. It is at /tmp/out/fig1.png"},
+		{"missing", func(string) *exec.Cmd { return exec.Command("/no/such/opener") }, nil, "Could not open the figure: opener:"},
+		{"no display", nil, map[string]string{"DISPLAY": "", "WAYLAND_DISPLAY": ""},
+			"Could not open the figure: there is no display to show it on (DISPLAY and WAYLAND_DISPLAY are unset). It is at /tmp/out/fig1.png"},
+	} {
+		if c.open == nil && runtime.GOOS == "darwin" {
+			continue
+		}
+		env := func(k string) string { return c.env[k] }
+		m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: env, Open: c.open})
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
+		m.lastFigure = "/tmp/out/fig1.png"
+		_, cmd := m.Update(press("ctrl+f"))
+		if !strings.Contains(plain(m), "Opening fig1.png…") {
+			t.Errorf("%s: no sign while it opens:\n%s", c.name, plain(m))
+		}
+		drain(t, m, cmd)
+		if !strings.Contains(plain(m), c.want) {
+			t.Errorf("%s: screen lacks %q:\n%s", c.name, c.want, plain(m))
+		}
 	}
 }

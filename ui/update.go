@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,7 +25,10 @@ type (
 	}
 	streamTickMsg struct{}
 	cellTickMsg   struct{}
-	openedMsg     struct{ err error }
+	openedMsg     struct {
+		path, by string // the figure, and the program that opened it
+		err      error
+	}
 )
 
 // Tick rates: the streaming answer is re-rendered at most ~15 times a second;
@@ -145,9 +149,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tableSaved(msg)
 		return m, nil
 	case openedMsg:
+		m.st.hint = ""
 		if msg.err != nil {
-			m.notice(levelError, "Could not open the figure: "+msg.err.Error())
+			m.notice(levelError, "Could not open the figure: "+sanitizeLine(msg.err.Error())+". It is at "+sanitizeLine(msg.path))
+			return m, nil
 		}
+		m.st.hint = "Opened " + sanitizeLine(filepath.Base(msg.path)) + " with " + sanitizeLine(msg.by) + "."
 		return m, nil
 	case pasteMsg:
 		return m, m.applyPaste(msg)
@@ -285,6 +292,7 @@ func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.in.value())
 	if m.askingInput() && !isChatCommand(text) {
 		m.in.reset()
+		m.tr.toBottom() // what comes of the answer shows
 		return m.answerInput(text)
 	}
 	if text == "" {
