@@ -115,6 +115,7 @@ type Model struct {
 	cancelling    bool // Ctrl+C or Esc cancelled the turn; it has not ended yet
 	cancelTurn    context.CancelFunc
 	turnErr       bool // an EventError was shown for this turn
+	turnOver      bool // the turn's answer or error arrived; the session may still be finishing its checkpoint
 	cur           *block
 	think         *block // the thinking being streamed
 	cells         map[int]*block

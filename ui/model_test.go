@@ -428,3 +428,26 @@ func TestCtrlFSaysWhatHappened(t *testing.T) {
 		}
 	}
 }
+
+// The turn's error is on screen but the session is still finishing (the
+// question's checkpoint): two Ctrl+C quit, as at idle, and nothing is
+// cancelled.
+func TestCtrlCTwiceQuitsOnceTheTurnsErrorIsShown(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, true)
+	typeText(m, "q")
+	m.Update(press("enter"))
+	m.Update(inboxMsg{eventMsg{turn: m.turn, ev: agent.Event{Kind: agent.EventError, Text: "the model server rejected the request (400)"}}})
+	if !m.running {
+		t.Fatal("the turn ended before the session said so")
+	}
+	if _, cmd := m.Update(press("ctrl+c")); cmd != nil || m.cancelling || !strings.Contains(plain(m), "Press Ctrl+C again to quit.") {
+		t.Fatalf("first ctrl+c after the error: cancelling %v\n%s", m.cancelling, plain(m))
+	}
+	_, cmd := m.Update(press("ctrl+c"))
+	if cmd == nil {
+		t.Fatal("second ctrl+c after the error did not quit")
+	}
+	if _, ok := cmd().(tea.QuitMsg); !ok {
+		t.Fatal("second ctrl+c did not return tea.Quit")
+	}
+}

@@ -15,7 +15,7 @@ import (
 // on the inbox, so Update sees them in order.
 func (m *Model) ask(prompt string) tea.Cmd {
 	m.turn++
-	m.running, m.turnErr, m.cancelling = true, false, false
+	m.running, m.turnErr, m.turnOver, m.cancelling = true, false, false, false
 	ctx, cancel := context.WithCancel(m.ctx)
 	m.cancelTurn = cancel
 	turn, b, ib := m.turn, m.opts.Backend, m.inbox
@@ -120,9 +120,10 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventError:
 		m.foldThinking()
 		m.finishStreaming()
-		m.turnErr = true
+		m.turnErr, m.turnOver = true, true
 		m.notice(levelError, ev.Text)
 	case agent.EventTurnDone:
+		m.turnOver = true
 		m.foldThinking()
 		if m.cur != nil {
 			if ev.Text != "" {

@@ -213,7 +213,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	h := m.transcriptHeight()
 	switch k {
 	case "ctrl+c":
-		if m.running && !m.cancelling {
+		// A turn whose answer or error is on screen has nothing left to
+		// cancel: Ctrl+C counts towards quitting, as at idle.
+		if m.running && !m.cancelling && !m.turnOver {
 			m.cancelRun()
 			return nil
 		}
@@ -224,7 +226,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		m.quitArmed = true
 		m.st.hint = "Press Ctrl+C again to quit."
-		if m.running {
+		if m.running && !m.turnOver {
 			m.st.hint = "Still cancelling: press Ctrl+C again to quit."
 		}
 		return nil
