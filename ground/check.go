@@ -1,0 +1,378 @@
+package ground
+
+import (
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Input is one answer and what it may be grounded in.
+type Input struct {
+	Answer   string // the answer's Markdown
+	Question string // the user's question: its numbers are no claims
+	Sources  []Source
+	// Thousands is the session's digit grouping (1,234.5): it settles
+	// 1,234 as a thousand and more when the answer itself does not.
+	Thousands bool
+}
+
+// Claim is one number of the answer.
+type Claim struct {
+	Text     string  `json:"text"`  // as written in the answer
+	Value    float64 `json:"value"` // percent as a fraction, scaled, signed
+	Grounded bool    `json:"grounded"`
+	Cell     *int    `json:"cell"`   // the cell whose output holds it; nil when none, or a file's profile
+	Source   *string `json:"source"` // the printed line or table cell it matched
+	// Start and End are the claim's byte offsets in the answer.
+	Start int `json:"start"`
+	End   int `json:"end"`
+}
+
+// Unverified are the claims no source holds.
+func Unverified(cs []Claim) []Claim {
+	var out []Claim
+	for _, c := range cs {
+		if !c.Grounded {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// Check finds the answer's claims, in answer order, and grounds each in the
+// sources.
+func Check(in Input) []Claim {
+	lay := readLayout(in.Answer)
+	st, plainSpace := answerStyle(in.Answer, in.Thousands)
+	toks := scanTokens(in.Answer, st, plainSpace, lay.skip)
+	ix := buildIndex(in.Sources)
+	asked := questionNumbers(in.Question, st)
+	mentions := ix.labels.find(in.Answer)
+	for k := range toks {
+		toks[k] = contextOf(in.Answer, toks[k], lay)
+	}
+	signColumns(toks, lay)
+	var out []Claim
+	prevEnd := 0
+	for _, t := range toks {
+		if notClaim(in.Answer, t, lay, &ix.labels, asked) {
+			continue
+		}
+		c := Claim{Text: in.Answer[t.start:t.end], Value: t.value(t.read), Start: t.start, End: t.end}
+		ids := mentionsFor(in.Answer, t, lay, mentions, prevEnd)
+		header := ""
+		if cell, ok := lay.cellAt(t.start); ok {
+			header = normName(cell.header)
+		}
+		for _, r := range t.readings() {
+			if v, ok := ix.ground(t, r, ids, header); ok {
+				cell, src := ix.describe(v)
+				c.Grounded, c.Value, c.Source = true, t.value(r), &src
+				if cell > 0 {
+					c.Cell = &cell
+				}
+				break
+			}
+		}
+		out = append(out, c)
+		prevEnd = t.end
+	}
+	return out
+}
+
+func (t token) readings() []reading {
+	if t.alt != nil {
+		return []reading{t.read, *t.alt}
+	}
+	return []reading{t.read}
+}
+
+var (
+	reDE = regexp.MustCompile(`\d\.\d{3},\d|\d,\d{1,2}(?:\s?%|\s?€|\s|$)`)
+	reEN = regexp.MustCompile(`\d,\d{3}\.\d|\d\.\d{1,2}(?:\s?%|\s|$)`)
+	reFR = regexp.MustCompile(`\d{1,3}(?: \d{3})+,\d`)
+)
+
+// answerStyle tells from the answer's own unambiguous numbers whether
+// "," or "." is its decimal mark, and whether it groups with plain spaces.
+func answerStyle(md string, thousands bool) (style, bool) {
+	de, en := len(reDE.FindAllStringIndex(md, 50)), len(reEN.FindAllStringIndex(md, 50))
+	if thousands {
+		en++
+	}
+	fr := reFR.MatchString(md)
+	if de > en || (fr && de >= en) {
+		return styleDE, fr
+	}
+	return styleEN, false
+}
+
+// contextOf adds what the words before a number say: a movement's sign,
+// a hedge, an accounting negative.
+func contextOf(s string, t token, lay layout) token {
+	if t.paren {
+		acct := false
+		if !t.percent && t.sign == 0 {
+			cell, inCell := lay.cellAt(t.start)
+			whole := inCell && strings.TrimSpace(strings.Trim(strings.TrimSpace(s[cell.start:cell.end]), "*")) == s[t.start:t.end]
+			acct = whole || t.currency || t.read.decimals == 2
+		}
+		if acct {
+			t.sign, t.signed = -1, true
+		} else {
+			t.start, t.end, t.paren = t.start+1, t.end-1, false // "(+12.5%)" is a remark in brackets
+		}
+	}
+	words := prevWords(s, t.start, 3)
+	if t.sign == 0 && len(words) > 0 {
+		k := 0
+		if (words[0] == "by" || words[0] == "of") && len(words) > 1 {
+			k = 1
+		}
+		switch {
+		case negWords[words[k]]:
+			t.sign = -1
+		case posWords[words[k]]:
+			t.sign = 1
+		}
+	}
+	if len(words) > 0 && approxWords[words[0]] {
+		t.approx = true
+	}
+	before := strings.TrimRight(s[:t.start], " ")
+	if r, _ := lastRune(before, len(before)); r == '~' || r == '≈' {
+		t.approx = true
+	}
+	return t
+}
+
+// signColumns gives the unsigned numbers of a Markdown table column a plus
+// sign when others in the column show theirs: beside (3,000.00), 3,000.00
+// is positive.
+func signColumns(toks []token, lay layout) {
+	type col struct{ table, col int }
+	signed := map[col]bool{}
+	for _, t := range toks {
+		if c, ok := lay.cellAt(t.start); ok && t.signed && t.sign < 0 {
+			signed[col{c.table, c.col}] = true
+		}
+	}
+	for k, t := range toks {
+		if c, ok := lay.cellAt(t.start); ok && t.sign == 0 && signed[col{c.table, c.col}] {
+			toks[k].sign = 1
+		}
+	}
+}
+
+// notClaim says a number names or dates something, or comes from the
+// question.
+func notClaim(s string, t token, lay layout, labels *labelSet, asked []float64) bool {
+	raw := s[t.num.start:t.num.end]
+	words := prevWords(s, t.start, 2)
+	next := nextWord(s, t.end)
+	if t.plain {
+		if len(words) > 0 && labelNouns[words[0]] {
+			return true
+		}
+		if labels.numbers[raw] {
+			return true
+		}
+		if cell, ok := lay.cellAt(t.start); ok && cell.header != "" && labelColumn(cell.header) {
+			return true
+		}
+		v := t.read.v
+		year := len(raw) == 4 && v >= 1900 && v <= 2100
+		if year && !countNouns[next] {
+			return true
+		}
+		if (v >= 1 && v <= 31 || year) && ((len(words) > 0 && months[words[0]]) || months[next]) {
+			return true
+		}
+	}
+	if labels.covers(s, t.num.start, t.num.end) {
+		return true
+	}
+	v := math.Abs(t.value(t.read))
+	for _, q := range asked {
+		if math.Abs(q-v) <= 1e-9*math.Max(1, v) {
+			return true
+		}
+	}
+	return false
+}
+
+// questionNumbers are the values of the question's numbers.
+func questionNumbers(q string, st style) []float64 {
+	var out []float64
+	for _, t := range scanTokens(q, st, false, readLayout(q).skip) {
+		for _, r := range t.readings() {
+			t.sign = 0
+			out = append(out, math.Abs(t.value(r)))
+		}
+	}
+	return out
+}
+
+// mentionsFor are the row labels that name what a claim is about: in a
+// table row, the row's; in prose, those between the previous claim and
+// this one, else the sentence's.
+func mentionsFor(s string, t token, lay layout, ms []mention, prevEnd int) []int32 {
+	if len(ms) == 0 {
+		return nil
+	}
+	lineStart := strings.LastIndexByte(s[:t.start], '\n') + 1
+	lineEnd := len(s)
+	if k := strings.IndexByte(s[t.end:], '\n'); k >= 0 {
+		lineEnd = t.end + k
+	}
+	if _, ok := lay.cellAt(t.start); ok {
+		return idsIn(ms, lineStart, lineEnd, -1, -1)
+	}
+	from, _ := sentence(s, t.start, t.end, lineStart, lineEnd)
+	if ids := idsIn(ms, max(from, prevEnd), t.start, -1, -1); len(ids) > 0 {
+		return ids
+	}
+	return idsIn(ms, from, t.start, -1, -1)
+}
+
+// sentence is the span of the sentence holding s[a:b], within its line.
+func sentence(s string, a, b, lineStart, lineEnd int) (int, int) {
+	from := lineStart
+	for i := a - 1; i > lineStart; i-- {
+		if c := s[i]; c == ';' || ((c == '.' || c == '!' || c == '?') && i+1 < len(s) && s[i+1] == ' ') {
+			from = i + 1
+			break
+		}
+	}
+	to := lineEnd
+	for i := b; i < lineEnd; i++ {
+		if c := s[i]; c == ';' || ((c == '.' || c == '!' || c == '?') && (i+1 == len(s) || s[i+1] == ' ' || s[i+1] == '\n')) {
+			to = i
+			break
+		}
+	}
+	return from, to
+}
+
+func idsIn(ms []mention, from, to, skipFrom, skipTo int) []int32 {
+	var out []int32
+	for _, m := range ms {
+		if m.pos >= from && m.end <= to && (m.end <= skipFrom || m.pos >= skipTo) {
+			out = append(out, m.id)
+		}
+	}
+	return out
+}
+
+func sortValues(vs []value) {
+	slices.SortFunc(vs, func(a, b value) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
+}
+
+// ground finds a source value the claim equals after the rounding it shows:
+// within half its last digit (an approximate claim, "about 7,000", on its
+// last nonzero digit), a percent read as a fraction or as percent units,
+// the sign when the claim states one and either sign when it does not.
+func (ix *index) ground(t token, r reading, ids []int32, header string) (value, bool) {
+	unit := r.unit()
+	if t.approx && r.decimals == 0 {
+		d := strings.Join(t.num.groups, "")
+		for z := len(d) - 1; z > 0 && d[z] == '0'; z-- {
+			unit *= 10
+		}
+	}
+	tol := unit/2*(1+1e-9) + 1e-12*r.v
+	factors := []float64{t.scale}
+	if t.percent {
+		factors = []float64{t.scale / 100, t.scale}
+	}
+	var best value
+	bestRank := 0
+	for _, f := range factors {
+		lo, hi := (r.v-tol)*f, (r.v+tol)*f
+		if lo < 0 {
+			lo = 0
+		}
+		q := query{ids: ids, header: header, percent: t.percent}
+		if t.sign >= 0 {
+			ix.scan(lo, hi, q, &best, &bestRank)
+		}
+		if t.sign <= 0 {
+			ix.scan(-hi, -lo, q, &best, &bestRank)
+		}
+		if bestRank == 2 {
+			break
+		}
+	}
+	return best, bestRank > 0
+}
+
+// query is what a claim says about where its value is.
+type query struct {
+	ids     []int32 // the row labels it names
+	header  string  // its column in a Markdown table, normalized
+	percent bool
+}
+
+// scan looks at the values in [lo, hi]: one in a row the claim names ranks
+// 2, one in an unnamed row 1, one in a row of another name not at all; nor
+// one in another column of a table with the claim's column, nor a count for
+// a percent.
+func (ix *index) scan(lo, hi float64, q query, best *value, rank *int) {
+	ids := q.ids
+	i, _ := slices.BinarySearchFunc(ix.vals, lo, func(v value, x float64) int {
+		if v.v < x {
+			return -1
+		}
+		if v.v > x {
+			return 1
+		}
+		return 0
+	})
+	for n := 0; i < len(ix.vals) && ix.vals[i].v <= hi && n < 256; i, n = i+1, n+1 {
+		v := ix.vals[i]
+		if v.count && q.percent {
+			continue
+		}
+		if r := ix.refs[v.ref]; q.header != "" && ix.cols[r.src] != nil && r.col >= 0 {
+			if j, ok := ix.cols[r.src][q.header]; ok && j != r.col {
+				continue
+			}
+		}
+		rk := 1
+		if len(ids) > 0 {
+			labels := ix.refs[v.ref].labels
+			switch {
+			case len(labels) == 0:
+				rk = 1
+			case shares(labels, ids):
+				rk = 2
+			default:
+				rk = 0
+			}
+		}
+		if rk > *rank {
+			*best, *rank = v, rk
+			if rk == 2 {
+				return
+			}
+		}
+	}
+}
+
+func shares(a, b []int32) bool {
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			return true
+		}
+	}
+	return false
+}
