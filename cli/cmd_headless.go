@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -99,7 +100,8 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 			fmt.Fprintf(a.stderr, "quarry: warning: %s\n", render.SanitizeLine(l.mask.Mask(cerr.Error())))
 		}
 	})
-	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs}
+	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs,
+		Strict: l.cfg.Verify == config.VerifyStrict}
 	if err := r.Run(ctx, l.sess, q); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{err.Error()}

@@ -27,6 +27,7 @@ const (
 type reading struct {
 	v        float64
 	decimals int
+	digits   string // every digit shown, without marks: v is digits × 10^-decimals
 }
 
 // spaceSep reports the space-like group separators at s[i:]: a no-break
@@ -156,12 +157,22 @@ func (b body) read(st style) (first reading, second *reading, ok bool) {
 
 func intReading(d string) reading {
 	v, _ := strconv.ParseFloat(d, 64)
-	return reading{v: v}
+	return reading{v: v, digits: d}
 }
 
 func decReading(ip, fp string) reading {
 	v, _ := strconv.ParseFloat(ip+"."+fp, 64)
-	return reading{v: v, decimals: len(fp)}
+	return reading{v: v, decimals: len(fp), digits: ip + fp}
+}
+
+// scaled is the reading times 10^exp, rounded once from the decimal digits
+// (33.3% is 0.333, not 33.3/100).
+func (r reading) scaled(exp int) float64 {
+	v, err := strconv.ParseFloat(r.digits+"e"+strconv.Itoa(exp-r.decimals), 64)
+	if err != nil {
+		return r.v * math.Pow(10, float64(exp))
+	}
+	return v
 }
 
 // unitOf is the size of the last digit a reading shows, times scale.

@@ -1,6 +1,7 @@
 package ground
 
 import (
+	"math"
 	"strings"
 	"unicode"
 )
@@ -24,10 +25,11 @@ type token struct {
 // value is the claim's value under reading r: percent as a fraction,
 // scaled, signed.
 func (t token) value(r reading) float64 {
-	v := r.v * t.scale
+	exp := int(math.Round(math.Log10(t.scale)))
 	if t.percent {
-		v /= 100
+		exp -= 2
 	}
+	v := r.scaled(exp)
 	if t.sign < 0 {
 		v = -v
 	}
