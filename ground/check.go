@@ -2,7 +2,6 @@ package ground
 
 import (
 	"math"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -88,21 +87,44 @@ func (t token) readings() []reading {
 	return []reading{t.read}
 }
 
-var (
-	reDE = regexp.MustCompile(`\d\.\d{3},\d|\d,\d{1,2}(?:\s?%|\s?€|\s|$)`)
-	reEN = regexp.MustCompile(`\d,\d{3}\.\d|\d\.\d{1,2}(?:\s?%|\s|$)`)
-	reFR = regexp.MustCompile(`\d{1,3}(?: \d{3})+,\d`)
-)
-
 // answerStyle tells from the answer's own unambiguous numbers whether
-// "," or "." is its decimal mark, and whether it groups with plain spaces.
+// "," or "." is its decimal mark (1.234,56 and 12,5 say ","; 1,234.56 and
+// 12.5 say "."), and whether it groups digits with plain spaces (1 234,56).
 func answerStyle(md string, thousands bool) (style, bool) {
-	de, en := len(reDE.FindAllStringIndex(md, 50)), len(reEN.FindAllStringIndex(md, 50))
+	de, en, fr := 0, 0, false
 	if thousands {
 		en++
 	}
-	fr := reFR.MatchString(md)
-	if de > en || (fr && de >= en) {
+	for i := 0; i < len(md); {
+		if !isDigit(md[i]) {
+			i++
+			continue
+		}
+		b := scanBody(md, i, true)
+		i = b.end
+		n := len(b.seps)
+		if n == 0 {
+			continue
+		}
+		last, lastGroup := b.seps[n-1], b.groups[n]
+		switch {
+		case last != "," && last != ".":
+		case n > 1 && b.seps[0] != last:
+			if last == "," {
+				de++
+				fr = fr || strings.TrimSpace(b.seps[0]) == "" || b.seps[0] == "\u00a0" || b.seps[0] == "\u202f"
+			} else {
+				en++
+			}
+		case n == 1 && len(lastGroup) != 3:
+			if last == "," {
+				de++
+			} else {
+				en++
+			}
+		}
+	}
+	if de > en {
 		return styleDE, fr
 	}
 	return styleEN, false
@@ -265,6 +287,9 @@ func idsIn(ms []mention, from, to, skipFrom, skipTo int) []int32 {
 	return out
 }
 
+// sortValues orders the values by value, then by where they are: refs
+// grow in source order, so of equal values the current question's come
+// first.
 func sortValues(vs []value) {
 	slices.SortFunc(vs, func(a, b value) int {
 		switch {
@@ -273,7 +298,7 @@ func sortValues(vs []value) {
 		case a.v > b.v:
 			return 1
 		}
-		return 0
+		return int(a.ref - b.ref)
 	})
 }
 

@@ -304,7 +304,7 @@ func shorten(s string, n int) string {
 func PastTurns(turns []Turn) []agent.PastTurn {
 	out := make([]agent.PastTurn, len(turns))
 	for i, t := range turns {
-		p := agent.PastTurn{Question: t.Question, Answer: t.Answer}
+		p := agent.PastTurn{Question: t.Question, Answer: t.Answer, Numbers: t.Numbers}
 		for _, c := range t.Cells {
 			p.Cells = append(p.Cells, agent.PastCell{Num: c.Num, Code: c.Code, Result: c.Result})
 		}

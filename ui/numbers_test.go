@@ -137,3 +137,20 @@ func TestMarkedAnswerKeepsOffsetsAndDropsForgedMarks(t *testing.T) {
 		t.Errorf("applyMarks = %q", lines[0])
 	}
 }
+
+// A resumed session's answers keep the marks they had: the record holds
+// the numbers as checked then.
+func TestResumedAnswerKeepsItsMarks(t *testing.T) {
+	turns := pastTurns(t)
+	turns[0].Answer = "North leads with **90,000**, about 93% of it."
+	turns[0].Numbers = ground.Check(ground.Input{Answer: turns[0].Answer, Sources: []ground.Source{{Cell: 1, Kind: ground.Stdout, Text: "north 90000\n"}}})
+	m, _ := resumedModel(t, &Resume{ID: "20261129-173235-3761b5", Turns: turns, Restore: (&restoreLog{}).restore})
+	got := ansi.Strip(screen(m))
+	if !strings.Contains(got, "93%?") || strings.Contains(got, "90,000?") || !strings.Contains(got, "? 1 number is in no cell's output: 93%") {
+		t.Errorf("the resumed answer is not marked as checked:\n%s", got)
+	}
+	m.Update(press("ctrl+g"))
+	if got := ansi.Strip(screen(m)); !strings.Contains(got, "▸ 90,000  ✓ cell 1 · stdout line 1: north 90000") {
+		t.Errorf("the numbers view of a resumed answer:\n%s", got)
+	}
+}
