@@ -102,12 +102,39 @@ func readLayout(md string) layout {
 		}
 	}
 	markCode(md, mark)
-	for _, re := range append([]*regexp.Regexp{reURL, reLinkDest, reHTMLTag, reFootRef}, reDates...) {
-		for _, m := range re.FindAllStringIndex(md, -1) {
+	for _, p := range patterns {
+		if !p.maybe(md) {
+			continue // the literal it needs is not in the text: skip the regexp
+		}
+		for _, m := range p.re.FindAllStringIndex(md, -1) {
 			mark(m[0], m[1])
 		}
 	}
 	return l
+}
+
+// pattern is a regexp of what is no claim, with a cheap test for a text
+// it cannot match.
+type pattern struct {
+	re    *regexp.Regexp
+	maybe func(string) bool
+}
+
+func has(subs ...string) func(string) bool {
+	return func(s string) bool {
+		for _, sub := range subs {
+			if strings.Contains(s, sub) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+var patterns = []pattern{
+	{reURL, has("://")}, {reLinkDest, has("](")}, {reHTMLTag, has("<")}, {reFootRef, has("[^")},
+	{reDates[0], has("-")}, {reDates[1], has("/")}, {reDates[2], has(".", "/", "-")},
+	{reDates[3], has(":")}, {reDates[4], has("am", "pm", "AM", "PM", "a.m", "p.m", "Am", "Pm")},
 }
 
 type lineSpan struct{ start, end int }

@@ -143,6 +143,10 @@ func decorate(s string, b body, st style) (token, bool) {
 			if n2, _ := nextRune(s, q+w); unicode.IsLetter(n2) {
 				return token{}, false // a 12-month total, a 3-way split
 			}
+		case next == '.' || next == '/' || next == '\\':
+			if n2, _ := nextRune(s, q+w); unicode.IsLetter(n2) {
+				return token{}, false // cell1-1.png, 2/data
+			}
 		}
 	}
 	t.end = q

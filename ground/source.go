@@ -267,8 +267,8 @@ func scanSource(line string) []srcNum {
 		b := scanBody(line, i, false)
 		i = b.end
 		r, _, ok := b.read(styleEN)
-		if !ok {
-			continue
+		if prev, _ := lastRune(line, b.start); !ok || unicode.IsLetter(prev) || prev == '_' {
+			continue // Q2, cell1, float64: names, not values
 		}
 		v := r.v
 		end := b.end

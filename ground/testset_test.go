@@ -72,6 +72,7 @@ var scenarios = []scenario{
 		"| region | Q1 | Q2 | change |\n|---|---|---|---|\n| North | ⟨80,000⟩ | ⟨90,000⟩ | ⟨+10,000|-10,000|sign⟩ |\n| South | ⟨100,000|90,000|neighbour⟩ | ⟨90,000⟩ | ⟨-10,000⟩ |\n| West | ⟨90,000⟩ | ⟨100,000|10,000|invented⟩ | ⟨+10,000⟩ |\n",
 		"North's revenue rose from ⟨$80k⟩ to ⟨$90k|$100k|neighbour⟩, i.e. ⟨12.50%|12.05%|transposed⟩; South fell ⟨10%|1%|invented⟩ (Q1 2025 vs Q2 2025, as of 2025-06-30).",
 		"In FY2025 the West region grew by ⟨10,000⟩ (⟨11.11%|11.12%|rounding⟩), the second-best of the ⟨3⟩ regions after North's ⟨12.5 percent|12.6 percent|rounding⟩.",
+		"## Variance report: Q1 vs Q2 2025\n\nTotal revenue rose from ⟨270,000⟩ in Q1 to ⟨280,000|280,500|invented⟩ in Q2 (⟨+3.7%|+3.6%|rounding⟩).\n\n| Region | Q1 | Q2 | Change | % |\n|---|---:|---:|---:|---:|\n| North | ⟨80,000⟩ | ⟨90,000⟩ | ⟨+10,000⟩ | ⟨+12.5%|+12.5%|none⟩ |\n| South | ⟨100,000⟩ | ⟨90,000⟩ | ⟨−10,000|+10,000|sign⟩ | ⟨−10.0%|−11.1%|neighbour⟩ |\n\n### Key points\n1. **North** grew the most, by ⟨12.5%⟩.\n2. South declined by ⟨10.0%|1.0%|invented⟩ (⟨−10,000⟩).\n",
 		"Überblick: Nord stieg um ⟨12,5 %|21,5 %|transposed⟩, Süd fiel um ⟨10,0 %⟩; der Umsatz stieg auf ⟨280.000|208.000|transposed⟩.",
 	}},
 	{name: "budget", question: "Which departments are over budget? Show budget vs actual for 2025", sources: budget, answers: []string{
@@ -171,6 +172,8 @@ var notClaims = []struct{ question, text string }{
 	{"", "See [the docs](https://example.com/v2/page?id=123) and <https://example.org/2025/07>."},
 	{"", "| year | quarter | store |\n|---|---|---|\n| 2025 | 2 | 14 |\n"},
 	{"", "Week 12 and page 3 and row 5 and cell 2 and line 40."},
+	{"", "Saved figures/cell1-1.png, /output/v2.csv and tables/cell3.csv (sheet 2 of budget_2025.xlsx)."},
+	{"", "Values are in EUR for FY 2025 (Jan–Dec), due by 15 January 2026, from Q1 2025 to Q4 2025."},
 }
 
 // TestGroundingRates is the test set: right claims grounded (false flags
