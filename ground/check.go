@@ -236,8 +236,10 @@ func questionNumbers(q string, st style) []float64 {
 }
 
 // mentionsFor are the row labels that name what a claim is about: in a
-// table row, the row's; in prose, those between the previous claim and
-// this one, else the sentence's.
+// table row, the row's; in prose, one named right after it ("33.83 in
+// April"), else those between the previous claim and this one, else those
+// before it in its sentence; a label after a comparison word ("against
+// March", "over February") names the baseline, not the claim's row.
 func mentionsFor(s string, t token, lay layout, ms []mention, prevEnd int) []int32 {
 	if len(ms) == 0 {
 		return nil
@@ -248,14 +250,44 @@ func mentionsFor(s string, t token, lay layout, ms []mention, prevEnd int) []int
 		lineEnd = t.end + k
 	}
 	if _, ok := lay.cellAt(t.start); ok {
-		return idsIn(ms, lineStart, lineEnd, -1, -1)
+		return idsIn(s, ms, lineStart, lineEnd)
+	}
+	if id, ok := namedAfter(s, t.end, ms); ok {
+		return []int32{id}
 	}
 	from, _ := sentence(s, t.start, t.end, lineStart, lineEnd)
-	if ids := idsIn(ms, max(from, prevEnd), t.start, -1, -1); len(ids) > 0 {
+	if ids := idsIn(s, ms, max(from, prevEnd), t.start); len(ids) > 0 {
 		return ids
 	}
-	return idsIn(ms, from, t.start, -1, -1)
+	return idsIn(s, ms, from, t.start)
 }
+
+// namedAfter finds "in April", "for Sales" right after a claim.
+func namedAfter(s string, end int, ms []mention) (int32, bool) {
+	i := end
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	w := nextWord(s, i)
+	if w != "in" && w != "for" && w != "at" && w != "during" {
+		return 0, false
+	}
+	i += len(w)
+	for i < len(s) && s[i] == ' ' {
+		i++
+	}
+	if strings.HasPrefix(s[i:], "the ") {
+		i += 4
+	}
+	for _, m := range ms {
+		if m.pos == i {
+			return m.id, true
+		}
+	}
+	return 0, false
+}
+
+var comparisonWords = set("against", "vs", "v", "versus", "than", "over", "on")
 
 // sentence is the span of the sentence holding s[a:b], within its line.
 func sentence(s string, a, b, lineStart, lineEnd int) (int, int) {
@@ -276,10 +308,13 @@ func sentence(s string, a, b, lineStart, lineEnd int) (int, int) {
 	return from, to
 }
 
-func idsIn(ms []mention, from, to, skipFrom, skipTo int) []int32 {
+func idsIn(s string, ms []mention, from, to int) []int32 {
 	var out []int32
 	for _, m := range ms {
-		if m.pos >= from && m.end <= to && (m.end <= skipFrom || m.pos >= skipTo) {
+		if m.pos >= from && m.end <= to {
+			if w := prevWords(s, m.pos, 1); len(w) == 1 && comparisonWords[w[0]] {
+				continue
+			}
 			out = append(out, m.id)
 		}
 	}

@@ -12,14 +12,14 @@ import (
 // numbers that are names (cost centre 4400, an index of years).
 type labelSet struct {
 	names   []string           // row labels, as written
-	byWord  map[string][]int32 // first word, lower-cased → names
+	byWord  map[string][]alias // first word, lower-cased → names and their other spellings
 	seen    map[string]int32
 	withNum map[string][]string // a digit run → label strings holding it
 	numbers map[string]bool     // digit strings that are names
 }
 
 func newLabelSet() labelSet {
-	return labelSet{byWord: map[string][]int32{}, seen: map[string]int32{}, withNum: map[string][]string{}, numbers: map[string]bool{}}
+	return labelSet{byWord: map[string][]alias{}, seen: map[string]int32{}, withNum: map[string][]string{}, numbers: map[string]bool{}}
 }
 
 func hasLetter(s string) bool {
@@ -116,15 +116,37 @@ func (l *labelSet) addTable(t *kernel.Table) {
 	}
 }
 
+// alias is a way a row label is written in an answer: as in the source,
+// or as the other form of a month's name (a row "Feb" named February).
+type alias struct {
+	text string
+	id   int32
+}
+
 // finish indexes the row labels by their first word.
 func (l *labelSet) finish() {
+	add := func(text string, id int) {
+		if w := strings.ToLower(firstWord(text)); w != "" {
+			l.byWord[w] = append(l.byWord[w], alias{text, int32(id)})
+		}
+	}
 	for id, n := range l.names {
-		w := strings.ToLower(firstWord(n))
-		if w != "" {
-			l.byWord[w] = append(l.byWord[w], int32(id))
+		add(n, id)
+		if other, ok := monthForms[strings.ToLower(n)]; ok {
+			add(other, id)
 		}
 	}
 }
+
+// monthForms pairs the short and long English names of months.
+var monthForms = func() map[string]string {
+	m := map[string]string{}
+	for _, long := range []string{"january", "february", "march", "april", "june", "july", "august", "september", "october", "november", "december"} {
+		m[long[:3]], m[long] = long, long[:3]
+	}
+	m["sept"] = "september"
+	return m
+}()
 
 func firstWord(s string) string {
 	j := 0
@@ -177,10 +199,10 @@ func (l *labelSet) find(text string) []mention {
 			continue
 		}
 		word := firstWord(text[i:])
-		for _, id := range l.byWord[strings.ToLower(word)] {
-			n := l.names[id]
+		for _, a := range l.byWord[strings.ToLower(word)] {
+			n := a.text
 			if i+len(n) <= len(text) && strings.EqualFold(text[i:i+len(n)], n) && endsWord(text, i+len(n)) {
-				out = append(out, mention{pos: i, end: i + len(n), id: id})
+				out = append(out, mention{pos: i, end: i + len(n), id: a.id})
 			}
 		}
 		i += len(word)
