@@ -36,8 +36,11 @@ type Config struct {
 	MaxSteps        int    // cells per turn; 0 means 20
 	ContextBudget   int    // prompt tokens to stay under; 0 means 100,000
 	Share           string // what the model sees of files: ShareValues (default) or ShareSchema
-	Prices          map[string]Price
-	HTTPClient      *http.Client // nil means a default client
+	// Verify says the answer's numbers are checked against the outputs:
+	// the system prompt tells the model so.
+	Verify     bool
+	Prices     map[string]Price
+	HTTPClient *http.Client // nil means a default client
 	// Confirm, when set, is asked before each cell runs (--confirm): it
 	// returns the code to run (possibly edited by the user) and whether to
 	// run it; an error (the context ended) cancels the cell.

@@ -3,6 +3,7 @@ package agent
 import (
 	"time"
 
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -20,12 +21,13 @@ const (
 	EventWarning    EventKind = "warning"     // Text
 	EventIncomplete EventKind = "incomplete"  // Text: why the answer is not what the question needed (no code ran, cut off); before turn_done
 	EventError      EventKind = "error"       // Text: the turn failed, in words
-	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown)
+	EventTurnDone   EventKind = "turn_done"   // Text: the final answer (Markdown); Numbers: its numbers checked (the session's, verify not off)
 
 	// Emitted by the session around the agent's turns, on the same stream.
 	EventProgress EventKind = "progress" // Text: a start-up step (engine, image build line, sandbox)
 	EventSandbox  EventKind = "sandbox"  // Text: the sandbox's new state (starting, ready, busy, restarting, failed, closed)
 	EventUndo     EventKind = "undo"     // Text: the question of the turn taken back
+	EventRevise   EventKind = "revise"   // Text: why the model is asked again (verify = ask); Numbers: the draft's; the text deltas since the turn began are void
 )
 
 // Event is the one stream the front ends and the session record consume:
@@ -45,6 +47,9 @@ type Event struct {
 	Usage   *Usage         `json:"usage,omitempty"`
 	Wait    time.Duration  `json:"wait,omitempty"`
 	Attempt int            `json:"attempt,omitempty"`
+	// Numbers are an answer's numbers, each grounded in a cell's output
+	// or not (EventTurnDone, EventRevise).
+	Numbers []ground.Claim `json:"numbers,omitempty"`
 }
 
 // Tokens counts model usage. Reasoning is the part of Completion the

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -12,7 +13,8 @@ import (
 type PastTurn struct {
 	Question string
 	Cells    []PastCell
-	Answer   string // empty when the turn ended without one
+	Answer   string         // empty when the turn ended without one
+	Numbers  []ground.Claim // the answer's numbers as checked then; never sent to the model
 }
 
 // PastCell is one cell of a past turn.

@@ -33,8 +33,12 @@ func (a *Agent) maxSteps() int {
 }
 
 func (t *turn) run(prompt string) (string, error) {
+	t.a.history = append(t.a.history, entry{kind: entryPrompt, msg: userMessage(prompt)})
+	return t.loop()
+}
+
+func (t *turn) loop() (string, error) {
 	a := t.a
-	a.history = append(a.history, entry{kind: entryPrompt, msg: userMessage(prompt)})
 	var answer strings.Builder
 	continuations, limitNoted := 0, false
 	for {

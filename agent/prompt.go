@@ -23,7 +23,8 @@ func (a *Agent) systemPrompt() string {
 		Files    []string
 		Markdown bool
 		Schema   bool
-	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema}
+		Verify   bool
+	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify}
 	for _, p := range a.files {
 		data.Files = append(data.Files, profileText(p, !data.Schema))
 	}

@@ -23,4 +23,5 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.IntVar(&o.MaxSteps, "max-steps", 0, "most cells per answer (default 20)")
 	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
 	fs.StringVar(&o.Share, "share", "", "what the model sees of files: values or schema (default values)")
+	fs.StringVar(&o.Verify, "verify", "", "check the answer's numbers against the cells' outputs: mark, ask, strict or off (default mark)")
 }

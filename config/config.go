@@ -38,7 +38,8 @@ type Config struct {
 	Share           string // what the model sees of files: values or schema
 	Stream          bool   // stream answers; false waits for whole ones
 	StallTimeout    time.Duration
-	Thousands       bool // digit groups in the numbers of tables shown
+	Thousands       bool   // digit groups in the numbers of tables shown
+	Verify          string // mark, ask, strict or off: the answer's numbers checked
 	Prices          map[string]Price
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
@@ -63,4 +64,5 @@ type Overrides struct {
 	MaxSteps   int
 	Confirm    bool
 	Share      string
+	Verify     string
 }

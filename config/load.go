@@ -201,6 +201,7 @@ func flagValues(o Overrides) map[string]string {
 	add("output_dir", o.OutputDir)
 	add("images", o.Images)
 	add("share", o.Share)
+	add("verify", o.Verify)
 	if o.Timeout != 0 {
 		add("timeout", o.Timeout.String())
 	}

@@ -59,6 +59,14 @@ const (
 	OpenAIBaseURL          = "https://api.openai.com/v1"
 )
 
+// How an answer's numbers are checked (verify).
+const (
+	VerifyMark   = "mark"   // mark the numbers no output holds
+	VerifyAsk    = "ask"    // ask the model once to compute or drop them, then mark
+	VerifyStrict = "strict" // mark; a headless run fails when some remain
+	VerifyOff    = "off"
+)
+
 // What the model is shown of attached files (share).
 const (
 	ShareValues = "values" // the profile with example values and first rows
@@ -81,6 +89,7 @@ func defaults() Config {
 		Stream:       true,
 		StallTimeout: 90 * time.Second,
 		Thousands:    true,
+		Verify:       VerifyMark,
 		Prices:       builtinPrices(),
 	}
 }
@@ -171,6 +180,14 @@ var settings = []Setting{
 		Example: `true`, kind: kindBool,
 		set: func(c *Config, v any) { c.Thousands = v.(bool) },
 		get: func(c Config) string { return strconv.FormatBool(c.Thousands) },
+	},
+	{
+		Key: "verify", Env: []string{"QUARRY_VERIFY"}, Flag: "verify",
+		Help: "Check every number of an answer against the outputs of its cells: mark (show the ones no output holds), ask (send the model one follow-up naming them, then mark what remains), " +
+			"strict (mark; quarry -p exits 1 when some remain) or off. See docs/usage.md, \"Grounded answers\".",
+		Example: `"mark"`, kind: kindEnum, choices: []string{VerifyMark, VerifyAsk, VerifyStrict, VerifyOff},
+		set: func(c *Config, v any) { c.Verify = v.(string) },
+		get: func(c Config) string { return c.Verify },
 	},
 	{
 		Key: "share", Env: []string{"QUARRY_SHARE"}, Flag: "share",

@@ -36,7 +36,7 @@ func writeMarkdown(w io.Writer, d *doc, link func(kernel.File) string) error {
 			markdownCell(&b, d, c, link)
 		}
 		if t.Answer != "" {
-			b.WriteString("**Answer**\n\n" + strings.TrimSpace(safeMarkdown(demoteHeadings(t.Answer, answerTop))) + "\n\n")
+			b.WriteString("**Answer**\n\n" + strings.TrimSpace(safeMarkdown(footnoted(demoteHeadings(t.Answer, answerTop), t.Numbers, i+1))) + "\n\n")
 		}
 		if t.Error != "" {
 			b.WriteString("*The turn failed:* " + escapeMarkdown(t.Error) + "\n\n")

@@ -119,7 +119,8 @@ func TestRealSessionExports(t *testing.T) {
 	if hits < 2000 {
 		t.Errorf("the bar chart is not on the screenshot (%d pixels of its colour)", hits)
 	}
-	for _, want := range []string{"TOTAL 216750", `<td class="num">41.5</td>`, "<strong>41.5%</strong>", "KeyError"} {
+	// The session checked the answer's numbers: 41.5% is grounded in cell 1.
+	for _, want := range []string{"TOTAL 216750", `<td class="num">41.5</td>`, `<strong><span class="number grounded" title="grounded: cell 1 · `, `>41.5%</span></strong>`, "KeyError"} {
 		if !strings.Contains(string(dom), want) {
 			t.Errorf("the page lacks %q", want)
 		}

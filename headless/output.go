@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -28,6 +29,22 @@ type Result struct {
 	Session string `json:"session"`
 	// OutputDir is the host folder of the files and the transcript.
 	OutputDir string `json:"output_dir"`
+	// Numbers are the answer's numbers in answer order, each grounded in a
+	// cell's output or not (verify = off: none); Unverified counts the
+	// ones no output holds.
+	Numbers    []NumberResult `json:"numbers"`
+	Unverified int            `json:"unverified"`
+}
+
+// NumberResult is one number of the answer: as written, its value (percent
+// as a fraction), and the cell and output line or table cell holding it
+// (null when none does).
+type NumberResult struct {
+	Text     string  `json:"text"`
+	Value    float64 `json:"value"`
+	Grounded bool    `json:"grounded"`
+	Cell     *int    `json:"cell"`
+	Source   *string `json:"source"`
 }
 
 // CellResult is one executed cell.
@@ -60,6 +77,7 @@ type collector struct {
 	steps      int
 	warnings   []string
 	incomplete bool
+	numbers    []ground.Claim
 }
 
 func newCollector() *collector { return &collector{seen: map[string]bool{}} }
@@ -79,8 +97,10 @@ func (c *collector) Event(e agent.Event) {
 	case agent.EventIncomplete:
 		c.incomplete = true
 		c.warnings = append(c.warnings, render.SanitizeLine(e.Text))
-	case agent.EventWarning:
+	case agent.EventWarning, agent.EventRevise:
 		c.warnings = append(c.warnings, render.SanitizeLine(e.Text))
+	case agent.EventTurnDone:
+		c.numbers = e.Numbers
 	}
 }
 
@@ -148,6 +168,18 @@ func (c *collector) Finish(answer, model, session, outDir string) Result {
 	if r.Warnings == nil {
 		r.Warnings = []string{}
 	}
+	r.Numbers = []NumberResult{}
+	for _, n := range c.numbers {
+		nr := NumberResult{Text: render.SanitizeLine(n.Text), Value: n.Value, Grounded: n.Grounded, Cell: n.Cell}
+		if n.Source != nil {
+			src := render.SanitizeLine(*n.Source)
+			nr.Source = &src
+		}
+		if !n.Grounded {
+			r.Unverified++
+		}
+		r.Numbers = append(r.Numbers, nr)
+	}
 	return r
 }
 
@@ -207,4 +239,23 @@ func markdownStyle(o Options, theme string) mdStyle {
 	}
 	dark := theme != "light"
 	return mdStyle{render: true, width: terminalWidth(o.Stdout), style: render.DetectStyle(o.Getenv, dark)}
+}
+
+// unverifiedLine is the stderr line after the answer naming its numbers no
+// cell's output holds, as written; empty when there are none.
+func unverifiedLine(r Result) string {
+	if r.Unverified == 0 {
+		return ""
+	}
+	var texts []string
+	for _, n := range r.Numbers {
+		if !n.Grounded {
+			texts = append(texts, n.Text)
+		}
+	}
+	what := "numbers"
+	if len(texts) == 1 {
+		what = "number"
+	}
+	return fmt.Sprintf("unverified: %s (%d %s of the answer in no cell's output)", strings.Join(texts, ", "), len(texts), what)
 }

@@ -174,6 +174,9 @@ func (p *progress) Event(e agent.Event) {
 		p.Status("waiting to retry")
 	case agent.EventWarning, agent.EventIncomplete:
 		p.Note("warning: " + render.SanitizeLine(e.Text))
+	case agent.EventRevise:
+		p.writing = false // the draft is void: the model answers again
+		p.Note(render.SanitizeLine(e.Text))
 	}
 }
 

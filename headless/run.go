@@ -38,6 +38,9 @@ type Question struct {
 	Prompt string   // the question, already read
 	Files  []string // host files to attach
 	Theme  string   // the theme setting (light, dark, auto) for Markdown on a terminal
+	// Strict fails the run when numbers of the answer are in no cell's
+	// output (verify = strict); the answer is printed first.
+	Strict bool
 	// Resume continues the session's recorded conversation first (Restore);
 	// Inputs then names the host file for each of its inputs that moved.
 	Resume bool
@@ -143,6 +146,12 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 	}
 	if err != nil {
 		return fmt.Errorf("writing the answer: %v", err)
+	}
+	if line := unverifiedLine(res); line != "" && !r.o.JSON {
+		fmt.Fprintln(r.o.Stderr, "quarry: "+line)
+	}
+	if q.Strict && res.Unverified > 0 {
+		return fmt.Errorf("verify strict: %d of the answer's numbers are in no cell's output; compute them in a cell, or run with --verify mark", res.Unverified)
 	}
 	return nil
 }

@@ -16,6 +16,7 @@ func AgentConfig(c config.Config) agent.Config {
 		ToolMode:          c.ToolMode,
 		MaxSteps:          c.MaxSteps,
 		Share:             c.Share,
+		Verify:            c.Verify != config.VerifyOff,
 		NoStream:          !c.Stream,
 		StreamIdleTimeout: c.StallTimeout,
 	}

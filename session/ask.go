@@ -26,10 +26,26 @@ func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)
 	s.mu.Unlock()
 	rec.question(prompt)
 	turn, checkpointed := s.beginTurn(ctx, sb, prompt)
-	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) {
+	v := &verifier{s: s, question: prompt, policy: s.verifyPolicy()}
+	relay := func(e agent.Event) {
 		turn.note(e)
+		if e.Kind == agent.EventTurnDone && !v.done(&e) {
+			return
+		}
 		s.publish(e, emit)
-	})
+	}
+	answer, err := s.ag.Run(ctx, prompt, relay)
+	if draft := v.held; draft != nil && err == nil {
+		// verify = ask: the model is asked once to compute or drop the
+		// numbers no output holds; its new answer is checked again.
+		s.publish(agent.Event{Kind: agent.EventRevise, Text: reviseText(draft.Numbers), Numbers: draft.Numbers}, emit)
+		var again string
+		if again, err = s.ag.FollowUp(ctx, followUpNote(draft.Numbers), relay); err == nil {
+			answer = again
+		} else {
+			s.publish(*draft, emit) // the first answer stands
+		}
+	}
 	<-checkpointed // bounded: a checkpoint ignores ctx and has its own limit
 	s.mu.Lock()
 	s.checkpointing = nil

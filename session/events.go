@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/secret"
 )
@@ -60,6 +61,18 @@ func maskEvent(m *secret.Masker, e agent.Event) agent.Event {
 	}
 	if e.Result != nil {
 		e.Result = maskResult(m, e.Result)
+	}
+	if e.Numbers != nil {
+		ns := make([]ground.Claim, len(e.Numbers))
+		for i, c := range e.Numbers {
+			c.Text = m.Mask(c.Text)
+			if c.Source != nil {
+				src := m.Mask(*c.Source)
+				c.Source = &src
+			}
+			ns[i] = c
+		}
+		e.Numbers = ns
 	}
 	return e
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/secret"
 )
@@ -36,7 +37,7 @@ const (
 	EntryInput    EntryKind = "input"    // Input: a file attached (a later one of the same name replaces it)
 	EntryQuestion EntryKind = "question" // Text: a question starts a turn
 	EntryCell     EntryKind = "cell"     // Cell: a cell that finished, either way
-	EntryAnswer   EntryKind = "answer"   // Text (Markdown), Usage, ToolMode: the turn's answer
+	EntryAnswer   EntryKind = "answer"   // Text (Markdown), Usage, ToolMode, Numbers: the turn's answer
 	EntryError    EntryKind = "error"    // Text: the turn failed
 	EntryWarning  EntryKind = "warning"  // Text
 	EntryModel    EntryKind = "model"    // Model: switched for the following turns
@@ -58,6 +59,8 @@ type Entry struct {
 	Cell     *Cell         `json:"cell,omitempty"`
 	Usage    *agent.Tokens `json:"usage,omitempty"`
 	ToolMode string        `json:"tool_mode,omitempty"`
+	// Numbers are an answer's numbers, checked against the cells' outputs.
+	Numbers []ground.Claim `json:"numbers,omitempty"`
 }
 
 // Settings are the settings a session ran with that matter to rerun or
@@ -280,10 +283,10 @@ func (r *recorder) event(e agent.Event, toolMode string) {
 		if toolMode == "markdown" {
 			mode = toolMode
 		}
-		r.add(Entry{Kind: EntryAnswer, Time: e.Time, Text: e.Text, Usage: u, ToolMode: mode})
+		r.add(Entry{Kind: EntryAnswer, Time: e.Time, Text: e.Text, Usage: u, ToolMode: mode, Numbers: e.Numbers})
 	case agent.EventError:
 		r.add(Entry{Kind: EntryError, Time: e.Time, Text: e.Text})
-	case agent.EventWarning:
+	case agent.EventWarning, agent.EventRevise:
 		r.add(Entry{Kind: EntryWarning, Time: e.Time, Text: e.Text})
 	case agent.EventUndo:
 		r.add(Entry{Kind: EntryUndo, Time: e.Time, Text: e.Text})

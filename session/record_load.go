@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
@@ -190,6 +191,7 @@ type Turn struct {
 	Answer   string // Markdown; empty when the turn ended without one
 	Error    string // why the turn failed, when it did
 	Usage    *agent.Tokens
+	Numbers  []ground.Claim // the answer's numbers, checked (none when verify was off)
 }
 
 // Turns are the session as every reader takes it: the turns since the
@@ -215,7 +217,7 @@ func (rec *Record) Turns() []Turn {
 			turns[cur].Cells = append(turns[cur].Cells, *e.Cell)
 		case EntryAnswer:
 			if cur >= 0 {
-				turns[cur].Answer, turns[cur].Usage = e.Text, e.Usage
+				turns[cur].Answer, turns[cur].Usage, turns[cur].Numbers = e.Text, e.Usage, e.Numbers
 			}
 		case EntryError:
 			if cur >= 0 {
@@ -302,7 +304,7 @@ func shorten(s string, n int) string {
 func PastTurns(turns []Turn) []agent.PastTurn {
 	out := make([]agent.PastTurn, len(turns))
 	for i, t := range turns {
-		p := agent.PastTurn{Question: t.Question, Answer: t.Answer}
+		p := agent.PastTurn{Question: t.Question, Answer: t.Answer, Numbers: t.Numbers}
 		for _, c := range t.Cells {
 			p.Cells = append(p.Cells, agent.PastCell{Num: c.Num, Code: c.Code, Result: c.Result})
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
@@ -17,6 +18,7 @@ type turnRecord struct {
 	question string
 	start    sandbox.Checkpoint
 	cells    []cellRecord
+	sources  []ground.Source // what its cells showed, for checking answers' numbers
 }
 
 type cellRecord struct {
@@ -39,6 +41,7 @@ func resumedTurns(turns []Turn) []turnRecord {
 		out[i].question = t.Question
 		for _, c := range t.Cells {
 			out[i].cells = append(out[i].cells, cellRecordOf(c.Num, c.Code, c.Result))
+			out[i].sources = append(out[i].sources, ground.FromResult(c.Num, c.Result)...)
 		}
 	}
 	return out
@@ -96,6 +99,7 @@ func (s *Session) checkpointed() {
 func (t *turnRecord) note(e agent.Event) {
 	if e.Kind == agent.EventCellDone && e.Result != nil {
 		t.cells = append(t.cells, cellRecordOf(e.Cell, e.Code, *e.Result))
+		t.sources = append(t.sources, ground.FromResult(e.Cell, *e.Result)...)
 	}
 }
 

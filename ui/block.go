@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
 )
@@ -38,6 +39,7 @@ type block struct {
 	level     noticeLevel
 	streaming bool
 	cell      *cellState
+	numbers   []ground.Claim // an answer's numbers, checked by the session
 
 	ver   int // bumped on every change that alters the rendering
 	cache renderCache
@@ -146,7 +148,7 @@ func (b *block) lines(rc renderCtx) []string {
 	case kindUser:
 		l = b.userLines(rc)
 	case kindAssistant:
-		l = append([]string{rc.th.assistant.Render("quarry")}, splitLines(rc.markdown(b.text, rc.width), rc.width)...)
+		l = b.answerLines(rc)
 	case kindCell:
 		l = append([]string{b.cellHeader(rc)}, b.cellBody(rc)...)
 	case kindNotice:

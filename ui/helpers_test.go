@@ -81,12 +81,18 @@ func testEnv(dark bool) func(string) string {
 // newTestModel is a chat at a fixed size, time and background.
 func newTestModel(t testing.TB, w, h int, dark bool) (*Model, *fakeBackend) {
 	t.Helper()
+	return newTestModelEnv(t, w, h, dark, testEnv(dark))
+}
+
+// newTestModelEnv is newTestModel with an environment of its own (NO_COLOR).
+func newTestModelEnv(t testing.TB, w, h int, dark bool, env func(string) string) (*Model, *fakeBackend) {
+	t.Helper()
 	fb := &fakeBackend{}
 	theme := "light"
 	if dark {
 		theme = "dark"
 	}
-	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: testEnv(dark), Share: "values",
+	m := New(context.Background(), Options{Backend: fb, Theme: theme, Images: "blocks", Getenv: env, Share: "values",
 		Now: func() time.Time { return fixedNow }, Thousands: true})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})

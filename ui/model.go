@@ -107,6 +107,7 @@ type Model struct {
 	chips    chips
 	st       status
 	tv       *tableView
+	nv       *numbersView // ctrl+g: the last answer's numbers and their sources
 	confirm  *confirmPrompt
 	expanded bool
 
@@ -279,6 +280,8 @@ func (m *Model) render() (string, *tea.Cursor) {
 	inputH := 0
 	if m.confirm != nil {
 		mid = m.confirm.Render(rc)
+	} else if m.nv != nil {
+		mid = m.nv.Render(rc)
 	} else {
 		mid = m.in.Render() // the text area is not cached: render it once
 		inputH = lipgloss.Height(mid)
@@ -311,6 +314,8 @@ func (m *Model) transcriptHeight() int {
 	mid := lipgloss.Height(m.in.Render())
 	if m.confirm != nil {
 		mid = lipgloss.Height(m.confirm.Render(m.rc()))
+	} else if m.nv != nil {
+		mid = lipgloss.Height(m.nv.Render(m.rc()))
 	}
 	if ch := m.chips.Render(m.width, m.th); ch != "" {
 		mid += lipgloss.Height(ch)

@@ -84,7 +84,7 @@ func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
 			cells++
 		}
 		if t.Answer != "" {
-			m.tr.add(&block{kind: kindAssistant, text: t.Answer})
+			m.tr.add(&block{kind: kindAssistant, text: t.Answer, numbers: t.Numbers})
 		}
 		if n := len(m.tr.blocks); n > first { // /undo can take it back too
 			m.spans = append(m.spans, turnSpan{first: m.tr.blocks[first], last: m.tr.blocks[n-1]})

@@ -129,10 +129,15 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 			if ev.Text != "" {
 				m.cur.text = ev.Text
 			}
+			m.cur.numbers = ev.Numbers
 			m.finishStreaming()
 		} else if ev.Text != "" {
-			m.tr.add(&block{kind: kindAssistant, text: ev.Text})
+			m.tr.add(&block{kind: kindAssistant, text: ev.Text, numbers: ev.Numbers})
 		}
+	case agent.EventRevise:
+		// verify = ask: the draft is void, the model answers again.
+		m.dropStreaming()
+		m.notice(levelWarn, ev.Text)
 	}
 	return nil
 }

@@ -210,6 +210,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.confirm != nil {
 		return m.confirmKey(k)
 	}
+	if m.nv != nil && k != "ctrl+c" && m.numbersKey(k) {
+		return nil
+	}
+	m.nv = nil
 	h := m.transcriptHeight()
 	switch k {
 	case "ctrl+c":
@@ -262,6 +266,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.tv = newTableView(m.lastTable, m.opts.Thousands)
+		return nil
+	case "ctrl+g":
+		m.openNumbers()
 		return nil
 	case "ctrl+f":
 		if m.lastFigure == "" {
