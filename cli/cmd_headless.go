@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent"
-	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 )
