@@ -40,6 +40,10 @@ type Config struct {
 	StallTimeout    time.Duration
 	Thousands       bool // digit groups in the numbers of tables shown
 	Prices          map[string]Price
+	// Sources are the databases sql(query, db=NAME) reaches, by name:
+	// [sources.NAME] url = "postgres://…" (top level or in a profile) and
+	// --db NAME=URL. The URLs may hold passwords: never shown unmasked.
+	Sources map[string]string `json:"-"`
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
 	// "api_key_cmd"), "" when no key is set.

@@ -137,6 +137,13 @@ func applyFileLayer(c *Config, l fileLayer, where string) {
 		s.set(c, fv.v)
 		c.sources[key] = fmt.Sprintf("%s:%d", where, fv.line)
 	}
+	for name, u := range l.sources {
+		if c.Sources == nil {
+			c.Sources = map[string]string{}
+		}
+		c.Sources[name] = u
+		c.sources["sources"] = where
+	}
 	if len(l.prices) > 0 {
 		for m, p := range l.prices {
 			c.Prices[m] = p

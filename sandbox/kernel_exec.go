@@ -52,7 +52,10 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	ctxDone := ctx.Done()
 	var grace <-chan time.Time
 	var why kernel.ErrorKind
+	dbCtx, dbCancel := context.WithCancel(ctx) // sql(db=) calls of this cell
+	defer dbCancel()
 	interrupt := func(kind kernel.ErrorKind) {
+		dbCancel()
 		if grace != nil {
 			return
 		}
@@ -74,6 +77,8 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 				continue // a stale frame of an earlier cell (a forged result leaves the real one queued)
 			}
 			switch f.T {
+			case "db":
+				go s.serveDB(dbCtx, k, f)
 			case "stream":
 				buf, stream := &out, kernel.Stdout
 				if f.Name == "stderr" {
