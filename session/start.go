@@ -97,6 +97,9 @@ func (s *Session) start(ctx context.Context) error {
 		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 		SessionID: s.id,
 	}
+	if s.opts.Sources != nil {
+		opts.DB = sourceDB{set: s.opts.Sources}
+	}
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()
 	}

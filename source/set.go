@@ -90,6 +90,9 @@ func (s *Set) Secrets() []string {
 
 // Close ends every connection.
 func (s *Set) Close() {
+	if s == nil {
+		return
+	}
 	for _, src := range s.Sources() {
 		src.Close()
 	}

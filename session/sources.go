@@ -1,0 +1,45 @@
+package session
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/source"
+)
+
+// The session wires the sandbox's sql(query, db=NAME) to the sources the
+// launch path opened: the sandbox sees only the DB interface, the sources
+// only a query and a writer.
+
+// sourceDB answers the sandbox's DB calls from a source.Set.
+type sourceDB struct {
+	set      *source.Set
+	maxBytes int64
+}
+
+func (d sourceDB) QueryDB(ctx context.Context, name, query string, maxRows int64, timeout time.Duration, w io.Writer) (sandbox.DBResult, error) {
+	src, err := d.set.Get(name)
+	if err != nil {
+		return sandbox.DBResult{}, err
+	}
+	res, err := src.Query(ctx, query, source.Limits{Timeout: timeout, MaxRows: maxRows, MaxBytes: d.maxBytes}, w)
+	return sandbox.DBResult{Rows: res.Rows, Note: res.Cut}, err
+}
+
+// SourceInfo is what the chat and doctor show of a connected source.
+type SourceInfo struct {
+	Name    string
+	Where   string // user@host/db, no credentials
+	Version string // the server's
+}
+
+// Sources lists the connected database sources.
+func (s *Session) Sources() []SourceInfo {
+	var out []SourceInfo
+	for _, src := range s.opts.Sources.Sources() {
+		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Version: src.Version})
+	}
+	return out
+}
