@@ -20,10 +20,11 @@ var systemTemplate = template.Must(template.ParseFS(promptFS, "prompt/system.tmp
 // current tool mode.
 func (a *Agent) systemPrompt() string {
 	data := struct {
-		Files    []string
-		Markdown bool
-		Schema   bool
-	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema}
+		Files     []string
+		Databases []string
+		Markdown  bool
+		Schema    bool
+	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Databases: a.dbs}
 	for _, p := range a.files {
 		data.Files = append(data.Files, profileText(p, !data.Schema))
 	}

@@ -23,4 +23,5 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.IntVar(&o.MaxSteps, "max-steps", 0, "most cells per answer (default 20)")
 	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
 	fs.StringVar(&o.Share, "share", "", "what the model sees of files: values or schema (default values)")
+	fs.StringArrayVar(&o.DB, "db", nil, "a database for sql(query, db=NAME): NAME=postgres://user@host/db, or a URL (its database name is NAME); repeatable")
 }

@@ -67,4 +67,5 @@ type Overrides struct {
 	MaxSteps   int
 	Confirm    bool
 	Share      string
+	DB         []string // --db NAME=URL or --db URL, repeatable
 }

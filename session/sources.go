@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/config"
 	"io"
 	"time"
 
@@ -42,4 +44,24 @@ func (s *Session) Sources() []SourceInfo {
 		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Version: src.Version})
 	}
 	return out
+}
+
+// profileSources tells the agent what the connected databases hold; a
+// database that cannot be profiled is still connected, with a warning.
+func (s *Session) profileSources(ctx context.Context) {
+	srcs := s.opts.Sources.Sources()
+	if len(srcs) == 0 || s.ag == nil {
+		return
+	}
+	examples := s.opts.Config.Share != config.ShareSchema
+	var texts []string
+	for _, src := range srcs {
+		s.progress("reading the schema of database " + src.Name())
+		p, err := src.Profile(ctx, source.ProfileOptions{Examples: examples, Memory: s.opts.Config.Memory})
+		if err != nil {
+			s.emit(agent.Event{Kind: agent.EventWarning, Text: "database " + src.Name() + ": the schema could not be read: " + err.Error()})
+		}
+		texts = append(texts, p.Text(examples))
+	}
+	s.ag.SetSources(texts)
 }

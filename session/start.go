@@ -120,6 +120,7 @@ func (s *Session) start(ctx context.Context) error {
 	if err := s.openRecord(); err != nil {
 		return err
 	}
+	s.profileSources(ctx)
 	if note := sb.RuntimeNote(); note != "" {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox: " + note})
 	}
