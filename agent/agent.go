@@ -81,7 +81,7 @@ type Agent struct {
 	cfg    Config
 	kernel Kernel
 	files  []kernel.Profile
-	dbs    []string // the database sources' profiles, as text
+	dbs    []string       // the database sources' profiles, as text
 	mask   *secret.Masker // the key and base_url's credentials, for error texts
 	wire   wire           // the model server's protocol
 

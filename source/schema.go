@@ -39,10 +39,10 @@ type Column struct{ Name, Type string }
 
 // Bounds of a profile.
 const (
-	MaxTables       = 60  // listed with their columns
-	maxColumns      = 40  // per table
-	exampleTables   = 12  // tables with example rows
-	exampleRows     = 3   // per table
+	MaxTables       = 60 // listed with their columns
+	maxColumns      = 40 // per table
+	exampleTables   = 12 // tables with example rows
+	exampleRows     = 3  // per table
 	countBelowBytes = 64 << 20
 )
 
