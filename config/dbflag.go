@@ -23,7 +23,7 @@ func ParseDB(arg string) (name, u string, err error) {
 	}
 	name = dbName(arg)
 	if name == "" {
-		m := secret.New(append(secret.FromURL(arg), secret.FromDSN(arg)...)...)
+		m := secret.New(secret.FromDBURL(arg)...)
 		return "", "", fmt.Errorf("--db %s: no database name to call the source by; write --db NAME=URL", m.MaskError(arg))
 	}
 	return name, arg, nil

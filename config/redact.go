@@ -21,8 +21,7 @@ func (c Config) Masker() *secret.Masker {
 func (c Config) Secrets() []string {
 	out := append([]string{c.APIKey}, secret.FromURL(c.BaseURL)...)
 	for _, u := range c.Sources {
-		out = append(out, secret.FromURL(u)...)
-		out = append(out, secret.FromDSN(u)...)
+		out = append(out, secret.FromDBURL(u)...)
 	}
 	if len(c.Sources) > 0 {
 		out = append(out, os.Getenv("PGPASSWORD"))

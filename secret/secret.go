@@ -235,3 +235,30 @@ func DSN(s string) string {
 		return sub[1] + Hidden
 	})
 }
+
+// FromDBURL returns the credentials of a database connection string: the
+// password of a URL's user info (not the user name, which error texts and
+// the chat show), its password= parameter, or a key=value string's
+// password= word.
+func FromDBURL(raw string) []string {
+	out := FromDSN(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || !strings.Contains(raw, "://") {
+		if m := userinfoRE.FindString(raw); m != "" {
+			info := m[strings.Index(m, "://")+3 : len(m)-1]
+			_, pass, _ := strings.Cut(info, ":")
+			out = append(out, nonEmpty(pass)...)
+		}
+		return out
+	}
+	if u.User != nil {
+		p, _ := u.User.Password()
+		out = append(out, nonEmpty(p)...)
+	}
+	for name, vals := range u.Query() {
+		if keyParamRE.MatchString("?" + name + "=") {
+			out = append(out, nonEmpty(vals...)...)
+		}
+	}
+	return out
+}

@@ -9,13 +9,13 @@ import (
 // maskSpec hides what a connection string holds of credentials, for a
 // message about a spec that may not even parse.
 func maskSpec(s string) string {
-	return secret.New(append(secret.FromURL(s), secret.FromDSN(s)...)...).MaskError(s)
+	return secret.New(secret.FromDBURL(s)...).MaskError(s)
 }
 
 // Secrets are the credential values in a spec and the password pgx found
 // for it (PGPASSWORD, ~/.pgpass, a service file), for a secret.Masker.
 func (s *Source) Secrets() []string {
-	out := append(secret.FromURL(s.spec.URL), secret.FromDSN(s.spec.URL)...)
+	out := secret.FromDBURL(s.spec.URL)
 	if s.password != "" {
 		out = append(out, s.password)
 	}
