@@ -250,6 +250,9 @@ func TestDatabasePasswordsReachNoExit(t *testing.T) {
 			}
 			_, out, errOut = runCmd(t, "doctor", "--db", c.db)
 			check("quarry doctor", out+errOut)
+			if !strings.Contains(out, "database sales") || (c.fails == "") != strings.Contains(out, "a read-only transaction works") {
+				t.Errorf("doctor's check of the source:\n%s", out)
+			}
 		})
 	}
 }
