@@ -14,7 +14,7 @@ import (
 
 // dbSession starts a session (no model) with the server's database "sales"
 // as source sales, and tables the tests read.
-func dbSession(t *testing.T, timeout time.Duration) (*Session, *pgtest.Server) {
+func dbSession(t testing.TB, timeout time.Duration) (*Session, *pgtest.Server) {
 	t.Helper()
 	e := sandboxtest.Engine(t)
 	srv := pgtest.Start(t)
@@ -40,7 +40,7 @@ func dbSession(t *testing.T, timeout time.Duration) (*Session, *pgtest.Server) {
 	return s, srv
 }
 
-func run(t *testing.T, s *Session, code string) kernel.Result {
+func run(t testing.TB, s *Session, code string) kernel.Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
