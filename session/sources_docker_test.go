@@ -116,6 +116,28 @@ print(len(df))`))
 			t.Fatalf("after a timeout: %q %+v", r.Stdout, r.Error)
 		}
 	})
+	t.Run("interrupt cancels on the server before its timeout", func(t *testing.T) {
+		s.mu.Lock()
+		sb := s.sb
+		s.mu.Unlock()
+		go func() {
+			time.Sleep(time.Second)
+			sb.Interrupt()
+		}()
+		start := time.Now()
+		r := keep(run(t, s, `sql("SELECT pg_sleep(59)", db="sales")`))
+		if r.Error == nil || time.Since(start) > 4*time.Second {
+			t.Fatalf("the interrupted query: %+v after %s", r.Error, time.Since(start))
+		}
+		// The server's statement_timeout (the cell's, 5s) has not fired yet:
+		// only a cancel request stops the query this soon.
+		for srv.QueryInt(t, "sales", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(59)%' AND state = 'active' AND pid <> pg_backend_pid()") > 0 {
+			if time.Since(start) > 3500*time.Millisecond {
+				t.Fatal("the interrupted query still runs on the server")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 	t.Run("unknown source", func(t *testing.T) {
 		r := keep(run(t, s, `sql("SELECT 1", db="nope")`))
 		if r.Error == nil || !strings.Contains(r.Error.Message, `no database source named "nope"`) || !strings.Contains(r.Error.Message, "sales") {

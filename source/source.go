@@ -58,8 +58,8 @@ func Parse(spec Spec) (*Source, error) {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
 	cfg.RuntimeParams["application_name"] = "quarry"
-	// A server cancels a query when its context ends: a stopped cell stops
-	// the server's work too, not just the wait for it.
+	// A query whose context ends is cancelled on the server and the
+	// connection kept (pgx's default closes it, cancelling as it goes).
 	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
 		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: 0, DeadlineDelay: 3 * time.Second}
 	}
