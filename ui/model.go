@@ -61,6 +61,16 @@ type Options struct {
 	// Export writes the session for /export [PATH] and returns the files
 	// written; nil when the chat cannot.
 	Export func(ctx context.Context, path string) ([]string, error)
+	// Sources are the connected databases, for the status bar and
+	// /sources; no credentials in them.
+	Sources []Source
+}
+
+// Source is a connected database as the chat shows it.
+type Source struct {
+	Name    string
+	Where   string // user@host/db
+	Version string // the server's
 }
 
 // Model is the chat: the one tea.Model of the package.
@@ -152,7 +162,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m.chooseImages()
 	m.kittyID = newKittyIDs()
 	m.inline = map[int]*inlineImage{}
-	m.st = status{model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
+	m.st = status{model: opts.Backend.Model(), sandbox: "starting", share: opts.Share, sources: len(opts.Sources)}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}
