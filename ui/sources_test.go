@@ -13,7 +13,7 @@ import (
 func TestConnectedSourcesInStatusAndSlashSources(t *testing.T) {
 	fb := &fakeBackend{}
 	m := New(context.Background(), Options{Backend: fb, Theme: "dark", Images: "blocks", Getenv: testEnv(true), Share: "values",
-		Now: func() time.Time { return fixedNow },
+		Now:     func() time.Time { return fixedNow },
 		Sources: []Source{{Name: "sales", Where: "analyst@db.example.com:5432/sales", Version: "15.14"}}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 30})
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})
