@@ -205,5 +205,8 @@ func (s *Session) settings() Settings {
 	if c.BaseURL != "" {
 		st.Endpoint = c.Endpoint()
 	}
+	for _, src := range s.Sources() {
+		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where)})
+	}
 	return st
 }
