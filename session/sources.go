@@ -65,3 +65,20 @@ func (s *Session) profileSources(ctx context.Context) {
 	}
 	s.ag.SetSources(texts)
 }
+
+// warnMissingSources says which databases an earlier run read that this
+// one has not connected: their cells fail when replayed.
+func (s *Session) warnMissingSources(rec *Record) {
+	if rec == nil {
+		return
+	}
+	have := map[string]bool{}
+	for _, src := range s.Sources() {
+		have[src.Name] = true
+	}
+	for _, src := range rec.Settings.Sources {
+		if !have[src.Name] {
+			s.emit(agent.Event{Kind: agent.EventWarning, Text: "the session read database " + src.Name + " (" + src.Where + "), which is not connected now: its cells fail until you start quarry with --db " + src.Name + "=URL"})
+		}
+	}
+}
