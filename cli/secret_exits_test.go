@@ -256,3 +256,49 @@ func TestDatabasePasswordsReachNoExit(t *testing.T) {
 		})
 	}
 }
+
+// TestDatabaseSessionRecordAndJSON: a headless run whose cells read a
+// real PostgreSQL through sql(db=): the query is part of its cell in the
+// record, the answer is right, and the password is in no exit: stderr,
+// --json, the session record.
+func TestDatabaseSessionRecordAndJSON(t *testing.T) {
+	sandboxtest.Engine(t)
+	srv := pgtest.Start(t)
+	srv.CreateDB(t, "sales")
+	srv.Exec(t, "sales", "CREATE TABLE orders (region text, amount int); INSERT INTO orders VALUES ('North', 5), ('North', 7), ('South', 1)")
+	isolateConfig(t)
+	t.Setenv("PGPASSWORD", "")
+	model := openaitest.New(t,
+		openaitest.ToolCalls(`t = sql("SELECT region, sum(amount)::int AS total FROM orders GROUP BY 1 ORDER BY 1", db="sales")`+"\n"+
+			`print(t.to_dict('records'))`+"\n"+`sql("DELETE FROM orders", db="sales")`),
+		openaitest.Text("North 12, South 1."))
+	t.Setenv("QUARRY_TOOL_MODE", "native")
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	f := &rootFlags{prompt: "totals by region?", promptSet: true, jsonOut: true}
+	out := filepath.Join(t.TempDir(), "out")
+	f.overrides.OutputDir = out
+	f.overrides.DB = []string{"sales=" + srv.URL("sales")}
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	t.Setenv("OPENAI_BASE_URL", model.URL)
+	err := a.headlessRun(context.Background(), f, nil)
+	if err != nil {
+		a.printError(&stderr, fang.Styles{}, err)
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	record, rerr := os.ReadFile(filepath.Join(out, "session.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	requireNoKey(t, "stderr", srv.Password, stderr.String())
+	requireNoKey(t, "--json", srv.Password, stdout.String())
+	requireNoKey(t, "the session record", srv.Password, string(record))
+	if !strings.Contains(string(record), `db=\"sales\"`) || !strings.Contains(string(record), `'total': 12`) ||
+		!strings.Contains(string(record), "cannot execute DELETE in a read-only transaction") {
+		t.Errorf("the record lacks the query, its result or the refused write:\n%s", record)
+	}
+	if n := srv.QueryInt(t, "sales", "SELECT count(*) FROM orders"); n != 3 {
+		t.Errorf("%d rows after the refused DELETE", n)
+	}
+}
