@@ -18,7 +18,8 @@ func ParseDB(arg string) (name, u string, err error) {
 	if arg == "" {
 		return "", "", fmt.Errorf("--db is empty: give NAME=postgres://user@host/db or a URL")
 	}
-	if i := strings.Index(arg, "="); i > 0 && sourceNameRE.MatchString(arg[:i]) && (strings.Contains(arg[i+1:], "://") || strings.Contains(arg[i+1:], "=")) {
+	if i := strings.Index(arg, "="); i > 0 && sourceNameRE.MatchString(arg[:i]) &&
+		(strings.Contains(arg[i+1:], "://") || strings.Contains(arg[i+1:], "=") && !libpqWords[arg[:i]]) {
 		return arg[:i], arg[i+1:], nil
 	}
 	name = dbName(arg)
@@ -28,6 +29,11 @@ func ParseDB(arg string) (name, u string, err error) {
 	}
 	return name, arg, nil
 }
+
+// libpqWords start a key=value connection string (host=db dbname=x),
+// which is not NAME=URL.
+var libpqWords = map[string]bool{"host": true, "hostaddr": true, "port": true, "dbname": true, "user": true,
+	"password": true, "passfile": true, "service": true, "sslmode": true, "connect_timeout": true, "application_name": true, "options": true}
 
 // dbName is the database a URL or key=value string names, made into a
 // source name ("sales-2026" stays, "my db" becomes "my_db").
