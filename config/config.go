@@ -39,6 +39,8 @@ type Config struct {
 	Stream          bool   // stream answers; false waits for whole ones
 	StallTimeout    time.Duration
 	Thousands       bool // digit groups in the numbers of tables shown
+	DBMaxRows       int64 // rows one sql(db=) query brings into the sandbox
+	DBMaxBytes      int64 // bytes of values one sql(db=) query brings in
 	Prices          map[string]Price
 	// Sources are the databases sql(query, db=NAME) reaches, by name:
 	// [sources.NAME] url = "postgres://…" (top level or in a profile) and

@@ -17,7 +17,7 @@ import (
 // a group-by pushed down to the server against fetching the table and
 // grouping in pandas. One session, one server for all.
 func BenchmarkPostgres(b *testing.B) {
-	s, srv := dbSession(b, 10*time.Minute)
+	s, srv := dbSession(b, 10*time.Minute, 1_000_000)
 	srv.Exec(b, "sales", `CREATE TABLE wide AS SELECT g AS id, g % 100 AS k, (g * 7) % 1000003 AS n,
 		random() AS x, random() * 100 AS y, md5(g::text) AS s, 'region ' || (g % 17) AS r,
 		date '2026-01-01' + (g % 365) AS d FROM generate_series(1, 1000000) g; ANALYZE wide`)

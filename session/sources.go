@@ -17,14 +17,17 @@ import (
 
 // sourceDB answers the sandbox's DB calls from a source.Set.
 type sourceDB struct {
-	set      *source.Set
-	maxBytes int64
+	set               *source.Set
+	maxRows, maxBytes int64 // the settings; a call's max_rows overrides maxRows
 }
 
 func (d sourceDB) QueryDB(ctx context.Context, name, query string, maxRows int64, timeout time.Duration, w io.Writer) (sandbox.DBResult, error) {
 	src, err := d.set.Get(name)
 	if err != nil {
 		return sandbox.DBResult{}, err
+	}
+	if maxRows <= 0 {
+		maxRows = d.maxRows
 	}
 	res, err := src.Query(ctx, query, source.Limits{Timeout: timeout, MaxRows: maxRows, MaxBytes: d.maxBytes}, w)
 	return sandbox.DBResult{Rows: res.Rows, Note: res.Cut}, err

@@ -14,7 +14,7 @@ import (
 
 // dbSession starts a session (no model) with the server's database "sales"
 // as source sales, and tables the tests read.
-func dbSession(t testing.TB, timeout time.Duration) (*Session, *pgtest.Server) {
+func dbSession(t testing.TB, timeout time.Duration, maxRows int64) (*Session, *pgtest.Server) {
 	t.Helper()
 	e := sandboxtest.Engine(t)
 	srv := pgtest.Start(t)
@@ -29,7 +29,7 @@ func dbSession(t testing.TB, timeout time.Duration) (*Session, *pgtest.Server) {
 		t.Fatal(err)
 	}
 	cfg := testConfig("http://127.0.0.1:1/v1", t.TempDir())
-	cfg.Timeout = timeout
+	cfg.Timeout, cfg.DBMaxRows, cfg.DBMaxBytes = timeout, maxRows, 512<<20
 	s := New(Options{Config: cfg, Engine: e, Sources: set, Rerun: "test"})
 	t.Cleanup(func() { s.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -52,7 +52,7 @@ func run(t testing.TB, s *Session, code string) kernel.Result {
 }
 
 func TestSQLOnPostgresSource(t *testing.T) {
-	s, srv := dbSession(t, 5*time.Second)
+	s, srv := dbSession(t, 5*time.Second, 20000)
 	var outs []string
 	keep := func(r kernel.Result) kernel.Result {
 		outs = append(outs, r.Stdout, r.Stderr)
@@ -96,6 +96,13 @@ print(list(df.columns), df.values.tolist())`))
 		r := keep(run(t, s, `df = sql("SELECT g FROM generate_series(1, 50000) g", db="sales", max_rows=1000)
 print(len(df))`))
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != "1000" || !strings.Contains(r.Stderr, "row cap") {
+			t.Fatalf("stdout %q, stderr %q, error %+v", r.Stdout, r.Stderr, r.Error)
+		}
+	})
+	t.Run("row cap setting said in the cell", func(t *testing.T) {
+		r := keep(run(t, s, `df = sql("SELECT g FROM generate_series(1, 50000) g", db="sales")
+print(len(df))`))
+		if r.Error != nil || strings.TrimSpace(r.Stdout) != "20000" || !strings.Contains(r.Stderr, "db_max_rows") {
 			t.Fatalf("stdout %q, stderr %q, error %+v", r.Stdout, r.Stderr, r.Error)
 		}
 	})

@@ -98,7 +98,7 @@ func (s *Session) start(ctx context.Context) error {
 		SessionID: s.id,
 	}
 	if s.opts.Sources != nil {
-		opts.DB = sourceDB{set: s.opts.Sources}
+		opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
 	}
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()

@@ -164,12 +164,12 @@ func (s *Source) stream(rows pgx.Rows, lim Limits, w io.Writer, cancel context.C
 			size += int64(len(v)) + 4
 		}
 		if res.Rows >= lim.MaxRows {
-			res.Cut = fmt.Sprintf("the result has more than %d rows; only the first %d were fetched (the row cap)", lim.MaxRows, lim.MaxRows)
+			res.Cut = fmt.Sprintf("the result has more than %d rows; only the first %d were fetched (the row cap): aggregate in SQL, or pass max_rows= (setting db_max_rows)", lim.MaxRows, lim.MaxRows)
 			cancel()
 			break
 		}
 		if res.Bytes+size > lim.MaxBytes {
-			res.Cut = fmt.Sprintf("the result is larger than %d MiB; only the first %d rows were fetched (the size cap)", lim.MaxBytes>>20, res.Rows)
+			res.Cut = fmt.Sprintf("the result is larger than %d MiB; only the first %d rows were fetched (the size cap): select fewer columns, aggregate in SQL (setting db_max_bytes)", lim.MaxBytes>>20, res.Rows)
 			cancel()
 			break
 		}

@@ -87,6 +87,8 @@ def sql_db(query, db, max_rows):
 
 
 def _remote(query, db, max_rows):
+    if max_rows is SQL_MAX_ROWS or max_rows is None:
+        max_rows = 0  # not given (or no cap asked for): the host's db_max_rows
     _db_seq[0] += 1
     key = (state.cell, _db_seq[0])
     w = _DBWait()
