@@ -38,7 +38,7 @@ type Config struct {
 	Share           string // what the model sees of files: values or schema
 	Stream          bool   // stream answers; false waits for whole ones
 	StallTimeout    time.Duration
-	Thousands       bool // digit groups in the numbers of tables shown
+	Thousands       bool  // digit groups in the numbers of tables shown
 	DBMaxRows       int64 // rows one sql(db=) query brings into the sandbox
 	DBMaxBytes      int64 // bytes of values one sql(db=) query brings in
 	Prices          map[string]Price
