@@ -42,8 +42,16 @@ sql("ATTACH '/output/ware.duckdb' AS w; CREATE TABLE w.stock AS SELECT * FROM (V
 		if strings.Contains(as, "ware") || as == "stockfile" {
 			src = host["ware.duckdb"]
 		}
-		if _, err := s.AddFileAs(ctx, src, as, nil); err != nil {
+		p, err := s.AddFileAs(ctx, src, as, nil)
+		if err != nil {
 			t.Fatalf("attach %s: %v", as, err)
+		}
+		if src == host["ware.duckdb"] {
+			// The profile lists the tables like sheets, with the call that reads each.
+			if p.Kind != "duckdb" || p.Error != "" || len(p.Sheets) != 1 || p.Sheets[0].Name != "stock" || p.Sheets[0].Rows != 2 ||
+				len(p.Sheets[0].Columns) != 2 || p.Sheets[0].Columns[0].Name != "item" || !strings.Contains(strings.Join(p.Sheets[0].Notes, " "), `db='`+strings.TrimSuffix(as, ".duckdb")+`'`) {
+				t.Errorf("profile of %s: %+v", as, p)
+			}
 		}
 	}
 	for _, c := range []struct{ name, code, want string }{

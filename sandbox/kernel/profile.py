@@ -31,6 +31,8 @@ def short(v):
 
 def file_kind(path, head):
     """(kind, compression) of a file from its name and first bytes."""
+    if is_duckdb(head):
+        return 'duckdb', None
     name = os.path.basename(path).lower()
     compression = None
     for ext, magic, comp in _COMPRESSED:
@@ -173,6 +175,8 @@ def profile(path, limits=None):
             profile_feather(path, size, out, lim)
         elif kind in ('stata', 'spss', 'sas'):
             profile_stats(path, kind, out, lim)
+        elif kind == 'duckdb':
+            profile_duckdb(path, size, out, lim)
     except Exception as e:
         out['error'] = explain(e)
         out.pop('read', None)
