@@ -10,5 +10,5 @@
 // Credentials never leave this package unmasked: every error and every
 // text it returns is masked with the source's own secrets.
 //
-// It imports only secret of quarry.
+// It imports only secret and kernel (FormatSize) of quarry.
 package source
