@@ -111,6 +111,7 @@ print(len(df))`))
 		if r.Error == nil {
 			t.Fatal("a query past the cell's timeout finished")
 		}
+		t.Logf("the cell says: %s", r.Error.Message)
 		deadline := time.Now().Add(10 * time.Second)
 		for srv.QueryInt(t, "sales", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND state = 'active' AND pid <> pg_backend_pid()") > 0 {
 			if time.Now().After(deadline) {
@@ -157,9 +158,16 @@ print(len(df))`))
 		if r.Error == nil || r.Error.Type != "DatabaseError" || !strings.Contains(r.Error.Message, "source sales") {
 			t.Fatalf("error %+v", r.Error)
 		}
+		t.Logf("the cell says: %s", r.Error.Message)
 		r = keep(run(t, s, `print(6*7)`))
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != "42" || r.StateLost {
 			t.Fatalf("the session did not go on: %q %+v", r.Stdout, r.Error)
+		}
+		// Back up: the next query connects again by itself.
+		srv.Restart(t)
+		r = keep(run(t, s, `print(sql("SELECT count(*) AS n FROM sales", db="sales").n[0])`))
+		if r.Error != nil || strings.TrimSpace(r.Stdout) != "3" {
+			t.Fatalf("after the server came back: %q %+v", r.Stdout, r.Error)
 		}
 	})
 	for _, o := range outs {

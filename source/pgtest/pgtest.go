@@ -201,6 +201,15 @@ func (s *Server) Stop() {
 	}
 }
 
+// Restart starts a stopped server again on the same cluster.
+func (s *Server) Restart(t testing.TB) {
+	t.Helper()
+	s.Stop()
+	if err := s.start(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // URL is a postgres:// URL for database db over the socket, with the
 // password in it.
 func (s *Server) URL(db string) string {
