@@ -76,8 +76,13 @@ func (s *Source) Profile(ctx context.Context, o ProfileOptions) (Profile, error)
 	if err := tx.QueryRow(ctx, "SELECT count(*) "+readable).Scan(&p.Total); err != nil {
 		return p, s.queryError(err)
 	}
-	rows, err := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname, c.relkind::text, c.reltuples::int8,
-		CASE WHEN c.relkind IN ('r','m','p') THEN pg_total_relation_size(c.oid) ELSE 0 END `+readable+`
+	// A partitioned table's own row estimate and size are its partitions'.
+	rows, err := tx.Query(ctx, `SELECT c.oid, n.nspname, c.relname, c.relkind::text,
+		CASE WHEN c.relkind = 'p' THEN coalesce((SELECT sum(greatest(p.reltuples, 0)) FROM pg_inherits i JOIN pg_class p ON p.oid = i.inhrelid WHERE i.inhparent = c.oid), -1)
+			ELSE c.reltuples END::int8,
+		CASE WHEN c.relkind IN ('r','m') THEN pg_table_size(c.oid)
+			WHEN c.relkind = 'p' THEN coalesce((SELECT sum(pg_table_size(i.inhrelid)) FROM pg_inherits i WHERE i.inhparent = c.oid), 0)::int8
+			ELSE 0 END `+readable+`
 		ORDER BY (n.nspname = 'public') DESC, 6 DESC, n.nspname, c.relname LIMIT $1`, MaxTables)
 	if err != nil {
 		return p, s.queryError(err)
