@@ -24,7 +24,7 @@ func (p Profile) Text(examples bool) string {
 			facts = append(facts, kernel.FormatSize(t.Bytes))
 		}
 		if t.Large {
-			facts = append(facts, "large: more than the sandbox's memory can hold as a DataFrame; aggregate in SQL")
+			facts = append(facts, fmt.Sprintf("large: the sandbox has %s of memory, too little for it as a DataFrame; aggregate in SQL", kernel.FormatSize(p.Memory)))
 		}
 		fmt.Fprintf(&b, "\n  %s.%s (%s)", quoteIdent(t.Schema), quoteIdent(t.Name), strings.Join(facts, ", "))
 		cols := make([]string, 0, len(t.Columns))

@@ -20,6 +20,7 @@ type Profile struct {
 	Version string
 	Total   int     // tables and views the user may read
 	Tables  []Table // the first MaxTables of them
+	Memory  int64   // the sandbox's, which Large is judged against
 }
 
 // Table is one table or view.
@@ -56,7 +57,7 @@ type ProfileOptions struct {
 func (s *Source) Profile(ctx context.Context, o ProfileOptions) (Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	p := Profile{Name: s.spec.Name, Where: s.Where(), Version: s.Version}
+	p := Profile{Name: s.spec.Name, Where: s.Where(), Version: s.Version, Memory: o.Memory}
 	c, err := s.connLocked(ctx)
 	if err != nil {
 		return p, err
