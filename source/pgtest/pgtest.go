@@ -162,9 +162,7 @@ func (s *Server) start() error {
 	var log bytes.Buffer
 	s.cmd = s.command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.Dir, "data"))
 	s.cmd.Stdout, s.cmd.Stderr = &log, &log
-	// A test binary killed on its timeout takes the server down too
-	// (runuser passes the SIGINT on: a fast shutdown).
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
+	s.cmd.SysProcAttr = procAttr()
 	if err := s.cmd.Start(); err != nil {
 		return fmt.Errorf("postgres: %w", err)
 	}

@@ -1,0 +1,10 @@
+package pgtest
+
+import "syscall"
+
+// procAttr puts the server in its own process group, and a test binary
+// killed on its timeout takes the server down too (runuser passes the
+// SIGINT on: a fast shutdown).
+func procAttr() *syscall.SysProcAttr {
+	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGINT}
+}
