@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -197,12 +196,11 @@ func (s *Server) Stop() {
 		return
 	default:
 	}
-	// runuser passes SIGINT on to postgres: a fast shutdown.
-	syscall.Kill(-s.cmd.Process.Pid, syscall.SIGINT)
+	interruptGroup(s.cmd.Process) // a fast shutdown
 	select {
 	case <-s.exited:
 	case <-time.After(20 * time.Second):
-		syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		killGroup(s.cmd.Process)
 		<-s.exited
 	}
 }
