@@ -87,6 +87,7 @@ type Agent struct {
 	cfg    Config
 	kernel Kernel
 	files  []kernel.Profile
+	dbs    []string       // the database sources' profiles, as text
 	mask   *secret.Masker // the key and base_url's credentials, for error texts
 	wire   wire           // the model server's protocol
 
@@ -147,6 +148,10 @@ func New(cfg Config, k Kernel) (*Agent, error) {
 
 // SetFiles replaces the attached files the model is told about.
 func (a *Agent) SetFiles(files []kernel.Profile) { a.files = files }
+
+// SetSources replaces the databases the model is told about: each one's
+// profile as text (package source renders it, by share).
+func (a *Agent) SetSources(profiles []string) { a.dbs = profiles }
 
 // Run runs one turn: the prompt, as many cells as the model needs, the final
 // answer. Every event goes to emit, in order, from the calling goroutine.

@@ -20,11 +20,12 @@ var systemTemplate = template.Must(template.ParseFS(promptFS, "prompt/system.tmp
 // current tool mode.
 func (a *Agent) systemPrompt() string {
 	data := struct {
-		Files    []string
-		Markdown bool
-		Schema   bool
-		Verify   bool
-	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify}
+		Files     []string
+		Databases []string
+		Markdown  bool
+		Schema    bool
+		Verify    bool
+	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs}
 	for _, p := range a.files {
 		data.Files = append(data.Files, profileText(p, !data.Schema))
 	}

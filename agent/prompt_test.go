@@ -264,3 +264,17 @@ func TestProfileTextSQLiteTables(t *testing.T) {
 		t.Errorf("tables:\n%s", text)
 	}
 }
+
+func TestSystemPromptDatabases(t *testing.T) {
+	a := newAgent(t, Config{Model: "m"}, echoKernel())
+	if p := a.systemPrompt(); strings.Contains(p, "## Databases") {
+		t.Errorf("a prompt without sources has a Databases section:\n%s", p)
+	}
+	a.SetSources([]string{`- database "sales" (PostgreSQL 15.14, 3 tables and views): query it with sql("SELECT …", db="sales")`})
+	p := a.systemPrompt()
+	for _, want := range []string{"## Databases", `database "sales"`, "aggregate, filter and join in SQL", "never whole tables into pandas", "DatabaseError"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("system prompt lacks %q:\n%s", want, p)
+		}
+	}
+}

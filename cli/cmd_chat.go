@@ -67,6 +67,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		OutputDir: l.sess.OutputDir(),
 		CheckFile: session.CheckFile,
 	}
+	for _, src := range l.sess.Sources() {
+		uopts.Sources = append(uopts.Sources, ui.Source{Name: src.Name, Where: src.Where, Version: src.Version})
+	}
 	if l.notice != "" {
 		uopts.Notices = append(uopts.Notices, l.notice)
 	}

@@ -77,6 +77,8 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
 	fs.DurationVar(&f.overrides.Timeout, "timeout", 0, "time limit of one cell, e.g. 3s or 2m (default 2m)")
 	fs.Lookup("timeout").DefValue = ""
+	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: NAME=postgres://user@host/db (repeatable; [sources.NAME] in the config works too)")
+	fs.StringVar(&f.overrides.Profile, "profile", "", "profile from the config file (its sources among its settings)")
 	return c
 }
 
@@ -107,11 +109,15 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	sources, err := openSources(ctx, cfg) // a rerun reads today's data
+	if err != nil {
+		return inputError{err}
+	}
 	progress := headless.New(headless.Options{Quiet: f.quiet, Stderr: a.stderr})
 	defer progress.Stop()
 	progress.Note("rerunning " + render.SanitizeLine(plan.source) + " without a model")
 	res, err := session.Rerun(ctx, session.RerunOptions{
-		Options: session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version},
+		Options: session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
 		Source:  plan.source,
 		Inputs:  plan.inputs,
 		Turns:   plan.turns,

@@ -120,7 +120,15 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 	if err != nil {
 		return nil, inputError{maskedErr(mask, err)}
 	}
+	sources, err := openSources(ctx, cfg)
+	if ctx.Err() != nil {
+		return nil, interrupted{"interrupted"}
+	}
+	if err != nil {
+		return nil, inputError{err}
+	}
 	so := session.Options{
+		Sources:   sources,
 		Config:    cfg,
 		OutputDir: f.overrides.OutputDir,
 		Events:    o.events,
@@ -134,7 +142,7 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 	}
 	s := session.New(so)
 	if err := s.Err(); err != nil {
-		s.Close()
+		s.Close() // closes the sources too
 		return nil, inputError{fmt.Errorf("%s\nCheck the model settings: quarry config shows them.", mask.MaskError(err.Error()))}
 	}
 	l.sess = s

@@ -19,6 +19,7 @@ import (
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/secret"
+	"github.com/quarry-cli/quarry/source/pgtest"
 )
 
 // keyShapes are the keys of the providers quarry talks to, and keys with
@@ -193,5 +194,111 @@ func TestKeysNotInPanicDoctorOrConfig(t *testing.T) {
 				t.Errorf("panic: exit %d, stderr %q", exitCode(err), stderr.String())
 			}
 		})
+	}
+}
+
+// TestDatabasePasswordsReachNoExit: a source's password, in its URL, as a
+// key=value password= word and in PGPASSWORD, right and wrong, through the
+// start-up check (exit 2, the source and the reason named), quarry config
+// and quarry doctor. The server is a real PostgreSQL (source/pgtest).
+func TestDatabasePasswordsReachNoExit(t *testing.T) {
+	srv := pgtest.Start(t)
+	srv.CreateDB(t, "sales")
+	wrong := "Wr0ng:pa55/w@rd%x"
+	dsn := func(pw string) string {
+		return fmt.Sprintf("host=%s dbname=sales user=%s sslmode=disable password='%s'", srv.Socket, srv.User, strings.ReplaceAll(pw, "'", `\'`))
+	}
+	for _, c := range []struct {
+		name, db, pgpassword string
+		secrets              []string
+		fails                string // the reason the start-up check gives; "" when it passes
+	}{
+		{"wrong password in the URL", "sales=" + srv.URLWith("sales", wrong), "", []string{wrong}, "wrong password"},
+		{"wrong password= word", "sales=" + dsn(wrong), "", []string{wrong}, "wrong password"},
+		{"wrong PGPASSWORD", srv.URLWith("sales", ""), wrong, []string{wrong}, "wrong password"},
+		{"unreachable, password in the URL", "sales=" + strings.Replace(srv.URL("sales"), url.QueryEscape(srv.Socket), url.QueryEscape(srv.Socket+"-gone"), 1), "", []string{srv.Password}, "unreachable"},
+		{"right password in the URL", "sales=" + srv.URL("sales"), "", []string{srv.Password}, ""},
+		{"right password= word", "sales=" + dsn(srv.Password), "", []string{srv.Password}, ""},
+		{"right PGPASSWORD", srv.URLWith("sales", ""), srv.Password, []string{srv.Password}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			isolateConfig(t)
+			t.Setenv("PGPASSWORD", c.pgpassword)
+			t.Setenv("PGPASSFILE", filepath.Join(t.TempDir(), "none"))
+			t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+			t.Setenv("QUARRY_MODEL", "gpt-fake")
+			t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+			check := func(exit, out string) {
+				for _, s := range c.secrets {
+					requireNoKey(t, exit, s, out)
+				}
+			}
+			code, out, errOut := runCmd(t, "-p", "total?", "--db", c.db, "--output-dir", filepath.Join(t.TempDir(), "o"))
+			check("the start-up check", out+errOut)
+			if c.fails != "" {
+				if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, c.fails) {
+					t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, c.fails, errOut)
+				}
+			} else if strings.Contains(errOut, "source sales") {
+				t.Errorf("a good source failed its check:\n%s", errOut)
+			}
+			_, out, errOut = runCmd(t, "config", "-v", "--db", c.db)
+			check("quarry config", out+errOut)
+			if !strings.Contains(out, "sales") {
+				t.Errorf("quarry config does not show the source:\n%s", out)
+			}
+			_, out, errOut = runCmd(t, "doctor", "--db", c.db)
+			check("quarry doctor", out+errOut)
+			if !strings.Contains(out, "database sales") || (c.fails == "") != strings.Contains(out, "a read-only transaction works") {
+				t.Errorf("doctor's check of the source:\n%s", out)
+			}
+		})
+	}
+}
+
+// TestDatabaseSessionRecordAndJSON: a headless run whose cells read a
+// real PostgreSQL through sql(db=): the query is part of its cell in the
+// record, the answer is right, and the password is in no exit: stderr,
+// --json, the session record.
+func TestDatabaseSessionRecordAndJSON(t *testing.T) {
+	sandboxtest.Engine(t)
+	srv := pgtest.Start(t)
+	srv.CreateDB(t, "sales")
+	srv.Exec(t, "sales", "CREATE TABLE orders (region text, amount int); INSERT INTO orders VALUES ('North', 5), ('North', 7), ('South', 1)")
+	isolateConfig(t)
+	t.Setenv("PGPASSWORD", "")
+	model := openaitest.New(t,
+		openaitest.ToolCalls(`t = sql("SELECT region, sum(amount)::int AS total FROM orders GROUP BY 1 ORDER BY 1", db="sales")`+"\n"+
+			`print(t.to_dict('records'))`+"\n"+`sql("DELETE FROM orders", db="sales")`),
+		openaitest.Text("North 12, South 1."))
+	t.Setenv("QUARRY_TOOL_MODE", "native")
+	var stdout, stderr bytes.Buffer
+	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	f := &rootFlags{prompt: "totals by region?", promptSet: true, jsonOut: true}
+	out := filepath.Join(t.TempDir(), "out")
+	f.overrides.OutputDir = out
+	f.overrides.DB = []string{"sales=" + srv.URL("sales")}
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	t.Setenv("OPENAI_BASE_URL", model.URL)
+	err := a.headlessRun(context.Background(), f, nil)
+	if err != nil {
+		a.printError(&stderr, fang.Styles{}, err)
+		t.Fatalf("run: %v\n%s", err, stderr.String())
+	}
+	record, rerr := os.ReadFile(filepath.Join(out, "session.jsonl"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	requireNoKey(t, "stderr", srv.Password, stderr.String())
+	requireNoKey(t, "--json", srv.Password, stdout.String())
+	requireNoKey(t, "the session record", srv.Password, string(record))
+	if !strings.Contains(string(record), `db=\"sales\"`) || !strings.Contains(string(record), `'total': 12`) ||
+		!strings.Contains(string(record), "cannot execute DELETE in a read-only transaction") {
+		t.Errorf("the record lacks the query, its result or the refused write:\n%s", record)
+	}
+	if n := srv.QueryInt(t, "sales", "SELECT count(*) FROM orders"); n != 3 {
+		t.Errorf("%d rows after the refused DELETE", n)
 	}
 }

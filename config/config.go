@@ -40,7 +40,13 @@ type Config struct {
 	StallTimeout    time.Duration
 	Thousands       bool   // digit groups in the numbers of tables shown
 	Verify          string // mark, ask, strict or off: the answer's numbers checked
+	DBMaxRows       int64  // rows one sql(db=) query brings into the sandbox
+	DBMaxBytes      int64  // bytes of values one sql(db=) query brings in
 	Prices          map[string]Price
+	// Sources are the databases sql(query, db=NAME) reaches, by name:
+	// [sources.NAME] url = "postgres://…" (top level or in a profile) and
+	// --db NAME=URL. The URLs may hold passwords: never shown unmasked.
+	Sources map[string]string `json:"-"`
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
 	// "api_key_cmd"), "" when no key is set.
@@ -65,4 +71,5 @@ type Overrides struct {
 	Confirm    bool
 	Share      string
 	Verify     string
+	DB         []string // --db NAME=URL or --db URL, repeatable
 }

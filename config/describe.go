@@ -54,6 +54,19 @@ func Describe(c Config) []Line {
 	sort.Strings(names)
 	out = append(out, Line{Key: "prices", Value: fmt.Sprintf("%d models: %s", len(names), strings.Join(names, ", ")),
 		Source: c.Source("prices"), Help: "US dollars per million tokens, per model, in [prices.\"MODEL\"] tables."})
+	if len(c.Sources) > 0 {
+		m := c.Masker()
+		dbs := make([]string, 0, len(c.Sources))
+		for n := range c.Sources {
+			dbs = append(dbs, n)
+		}
+		sort.Strings(dbs)
+		for i, n := range dbs {
+			dbs[i] = n + " = " + m.Mask(c.Sources[n])
+		}
+		out = append(out, Line{Key: "sources", Value: strings.Join(dbs, "; "), Source: c.Source("sources"),
+			Help: "Databases sql(query, db=NAME) reaches: [sources.NAME] url = \"postgres://…\" or --db NAME=URL. Passwords are never shown."})
+	}
 	return out
 }
 

@@ -21,6 +21,7 @@ type fileLayer struct {
 	values     map[string]fileValue
 	prices     map[string]Price
 	pricesLine int
+	sources    map[string]string
 }
 
 // fileDoc is a checked config file.
@@ -160,6 +161,8 @@ func (c *checker) layer(m map[string]any, prefix []string, top bool) fileLayer {
 		switch {
 		case k == "prices":
 			l.prices, l.pricesLine = c.prices(v, key), c.line(key)
+		case k == "sources":
+			l.sources = c.dbSources(v, key)
 		case top && (k == "profile" || k == "profiles"):
 			// handled by readFile
 		case k == "send_examples":
@@ -170,7 +173,7 @@ func (c *checker) layer(m map[string]any, prefix []string, top bool) fileLayer {
 				`remove this line; export OPENAI_API_KEY in your shell, or set api_key_env = "NAME" or api_key_cmd = "pass show openai"`)
 		default:
 			known := settingKeys()
-			known = append(known, "prices")
+			known = append(known, "prices", "sources")
 			if top {
 				known = append(known, "profile", "profiles")
 			}
@@ -339,4 +342,35 @@ func parseKeyPath(s string) ([]string, bool) {
 		s = strings.TrimSpace(s[1:])
 	}
 	return parts, len(parts) > 0
+}
+
+// dbSources reads [sources.NAME] tables: url = "postgres://…".
+func (c *checker) dbSources(v any, key string) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.add(key, fmt.Sprintf("sources must be tables, but it is %s", tomlType(v)), `write [sources.sales] then url = "postgres://user@host/sales"`)
+		return nil
+	}
+	out := map[string]string{}
+	for name, sv := range m {
+		skey := key + "\x1f" + name
+		sm, ok := sv.(map[string]any)
+		if !ok {
+			c.add(skey, fmt.Sprintf("source %q must be a table, but it is %s", name, tomlType(sv)), fmt.Sprintf(`write [sources.%s] then url = "postgres://user@host/db"`, name))
+			continue
+		}
+		for k, val := range sm {
+			if k != "url" {
+				c.add(skey+"\x1f"+k, fmt.Sprintf("unknown key %q in source %q", k, name), `a source has one key: url = "postgres://user@host/db" (the password from PGPASSWORD or ~/.pgpass, or in the URL)`)
+			}
+			_ = val
+		}
+		u, ok := sm["url"].(string)
+		if !ok || strings.TrimSpace(u) == "" {
+			c.add(skey, fmt.Sprintf("source %q has no url", name), fmt.Sprintf(`add url = "postgres://user@host/db" under [sources.%s]`, name))
+			continue
+		}
+		out[name] = u
+	}
+	return out
 }

@@ -115,6 +115,17 @@ func merge(o Overrides, getenv func(string) string) (Config, error) {
 	}
 
 	// Flags.
+	for _, v := range o.DB {
+		name, u, err := ParseDB(v)
+		if err != nil {
+			return c, &Error{Where: "flag --db", Key: "sources", Problem: err.Error(), Fix: "write --db NAME=postgres://user@host/dbname"}
+		}
+		if c.Sources == nil {
+			c.Sources = map[string]string{}
+		}
+		c.Sources[name] = u
+		c.sources["sources"] = "flag --db"
+	}
 	for key, text := range flagValues(o) {
 		s, _ := lookupSetting(key)
 		v, problem := s.fromText(text)
@@ -136,6 +147,13 @@ func applyFileLayer(c *Config, l fileLayer, where string) {
 		s, _ := lookupSetting(key)
 		s.set(c, fv.v)
 		c.sources[key] = fmt.Sprintf("%s:%d", where, fv.line)
+	}
+	for name, u := range l.sources {
+		if c.Sources == nil {
+			c.Sources = map[string]string{}
+		}
+		c.Sources[name] = u
+		c.sources["sources"] = where
 	}
 	if len(l.prices) > 0 {
 		for m, p := range l.prices {

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/quarry-cli/quarry/secret"
@@ -11,7 +12,21 @@ import (
 // credential written into base_url) and credentials by shape, wherever
 // text leaves quarry.
 func (c Config) Masker() *secret.Masker {
-	return secret.New(append([]string{c.APIKey}, secret.FromURL(c.BaseURL)...)...)
+	return secret.New(c.Secrets()...)
+}
+
+// Secrets are the values Masker hides: the key, base_url's credentials,
+// and the passwords of the database sources (in their URLs, as password=
+// words, and PGPASSWORD when a source may use it).
+func (c Config) Secrets() []string {
+	out := append([]string{c.APIKey}, secret.FromURL(c.BaseURL)...)
+	for _, u := range c.Sources {
+		out = append(out, secret.FromDBURL(u)...)
+	}
+	if len(c.Sources) > 0 {
+		out = append(out, os.Getenv("PGPASSWORD"))
+	}
+	return out
 }
 
 // plainConfig has Config's fields but none of its methods, so fmt can print
@@ -25,6 +40,13 @@ func (c Config) redacted() plainConfig {
 	}
 	p.BaseURL = secret.URL(p.BaseURL)
 	p.APIKeyCmd = secret.Shapes(p.APIKeyCmd)
+	if len(p.Sources) > 0 {
+		m := c.Masker()
+		p.Sources = map[string]string{}
+		for n, u := range c.Sources {
+			p.Sources[n] = m.Mask(u)
+		}
+	}
 	return p
 }
 

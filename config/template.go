@@ -54,6 +54,14 @@ func Template() string {
 # input = 0.50
 # output = 1.50
 
+# Databases that sql(query, db=NAME) reads, read-only, through quarry on the
+# host (the sandbox keeps no network). The password comes from the URL,
+# PGPASSWORD or ~/.pgpass, as psql finds it; it is never shown. A profile
+# may have its own: [profiles.NAME.sources.DB]. Flag: --db NAME=URL.
+#
+# [sources.sales]
+# url = "postgres://analyst@db.example.com:5432/sales"
+
 # Profiles override any setting above for one provider; choose one with
 # --profile NAME, QUARRY_PROFILE=NAME or profile = "NAME" at the top.
 #

@@ -1,9 +1,10 @@
 // Package doctor checks what quarry needs, one check at a time: the
 // configuration, the container engine (Docker or Podman), the sandbox
 // image, a real sandbox (that it starts, runs a cell and has no network) and
-// the limits that hold in it, the model endpoint and the terminal. It uses the same sandbox engine and configuration code as a
+// the limits that hold in it, the model endpoint, each database source and
+// the terminal. It uses the same sandbox engine and configuration code as a
 // session and returns results; the command line prints them. It imports
-// sandbox, config, render and secret, never cli.
+// sandbox, config, source, render and secret, never cli.
 package doctor
 
 import (
@@ -90,6 +91,12 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 		return ctx.Err()
 	}
 	emit(modelCheck)
+	for _, c := range checkSources(ctx, cfg) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		emit(c)
+	}
 	emit(checkSharing(cfg))
 	t := render.Terminal{Getenv: o.Getenv}
 	if o.Terminal && o.Probe != nil {

@@ -24,12 +24,16 @@ type doc struct {
 	started   time.Time
 	inputs    []session.Input
 	turns     []session.Turn
+	sources   []session.RecordedSource
 }
 
 func newDoc(rec *session.Record) *doc {
 	d := &doc{dir: rec.Dir, id: rec.ID, title: clean1(rec.Title()), model: clean1(rec.Model), source: clean1(rec.Source), started: rec.Started, thousands: rec.Settings.Thousands}
 	if d.title == "" {
 		d.title = "Session " + rec.ID
+	}
+	for _, src := range rec.Settings.Sources {
+		d.sources = append(d.sources, session.RecordedSource{Name: clean1(src.Name), Where: clean1(src.Where)})
 	}
 	for _, in := range rec.Inputs() {
 		in.Name, in.Path = clean1(in.Name), clean1(in.Path)

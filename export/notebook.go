@@ -120,7 +120,7 @@ func setupSource(d *doc) string {
 	if len(names) > 0 {
 		what = strings.Join(names, ", ")
 	}
-	return strings.Join([]string{
+	return strings.Join(append([]string{
 		"# Set up by quarry. In the session the code read " + pyComment(what) + " from /data",
 		"# and saved its files in /output; here both are this notebook's folder.",
 		"# Point DATA_DIR at the folder that holds the files if it is another one.",
@@ -130,7 +130,7 @@ func setupSource(d *doc) string {
 		"import matplotlib.pyplot as plt",
 		"DATA_DIR = './'",
 		"OUTPUT_DIR = './'",
-	}, "\n")
+	}, d.sourcesSetup()...), "\n")
 }
 
 // pyComment keeps text on one comment line.

@@ -148,7 +148,7 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, other
+	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, duckdb, other
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`

@@ -47,6 +47,9 @@ var sqlDuckDBSource string
 //go:embed kernel/sql.py
 var sqlSource string
 
+//go:embed kernel/sql_db.py
+var sqlDBSource string
+
 //go:embed kernel/checkpoint.py
 var checkpointSource string
 
@@ -67,7 +70,7 @@ const (
 // which starts with the guard (limits.go).
 func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
+	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + sqlDBSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 
@@ -107,9 +110,13 @@ type frame struct {
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
 	Limits  *limitsReport   `json:"limits"`
-	Alive   []int64         `json:"alive"`  // checkpoints the kernel still holds
-	At      int64           `json:"at"`     // the checkpoint a restore reached; 0: none was left
-	Status  int             `json:"status"` // died: the kernel's exit status (128+signal when killed)
+	Alive   []int64         `json:"alive"`    // checkpoints the kernel still holds
+	At      int64           `json:"at"`       // the checkpoint a restore reached; 0: none was left
+	Status  int             `json:"status"`   // died: the kernel's exit status (128+signal when killed)
+	RID     int64           `json:"rid"`      // db: the call's id within the cell
+	DB      string          `json:"db"`       // db: the source's name
+	Query   string          `json:"query"`    // db: the SQL
+	MaxRows int64           `json:"max_rows"` // db: the call's row cap; 0 for the source's
 }
 
 // unsolicited frames come without a request: the kernel is ready, or it

@@ -55,7 +55,10 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 	ctxDone := ctx.Done()
 	var grace <-chan time.Time
 	var why kernel.ErrorKind
+	dbCtx, dbCancel := context.WithCancel(ctx) // sql(db=) calls of this cell
+	defer dbCancel()
 	interrupt := func(kind kernel.ErrorKind) {
+		dbCancel()
 		if grace != nil {
 			return
 		}
@@ -79,6 +82,8 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 			switch f.T {
 			case "running":
 				clock.begin()
+			case "db":
+				go s.serveDB(dbCtx, k, f)
 			case "stream":
 				buf, stream := &out, kernel.Stdout
 				if f.Name == "stderr" {

@@ -50,6 +50,9 @@ type Options struct {
 	// Earlier continues a session in the folder an earlier quarry process
 	// harvested into: see Earlier. Nil wants a new or empty folder.
 	Earlier *Earlier
+	// DB answers sql(query, db=NAME) for databases the host reaches; nil
+	// means none (database files in /data are read in the kernel).
+	DB DB
 }
 
 // Earlier is what a session harvested before this process took it over.

@@ -8,7 +8,9 @@
 #                           chromium (the exported HTML in a headless
 #                           browser), and for screenshots of the chat in real
 #                           terminals Xvfb, xterm, kitty, mlterm, xdotool,
-#                           ImageMagick and a font
+#                           ImageMagick and a font, and PostgreSQL (the
+#                           database sources' tests start their own server
+#                           from its programs, on a Unix socket)
 # Idempotent and quiet when everything is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -40,6 +42,7 @@ if [[ $mode == test ]]; then
 	command -v xdotool >/dev/null 2>&1 || missing+=(xdotool)
 	command -v import >/dev/null 2>&1 || missing+=(imagemagick)
 	[[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || missing+=(fonts-dejavu-core)
+	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
 fi
 ((${#missing[@]} == 0)) && exit 0
 

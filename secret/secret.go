@@ -72,7 +72,7 @@ func (m *Masker) Mask(s string) string {
 			s = strings.ReplaceAll(s, k, Hidden)
 		}
 	}
-	return headers(URL(s))
+	return headers(DSN(URL(s)))
 }
 
 // MaskError is Mask plus Shapes, for error texts: a server may echo a key
@@ -199,6 +199,65 @@ func nonEmpty(vs ...string) []string {
 	for _, v := range vs {
 		if v != "" {
 			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// passwordWordRE finds libpq's password=VALUE in a key=value connection
+// string (host=db password=s3cret) and in text quoting one, quoted or not.
+var passwordWordRE = regexp.MustCompile(`(?i)\b(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&;"'<>]+)`)
+
+// FromDSN returns the password of a libpq key=value connection string
+// (password=VALUE, or password='quoted value'), for New.
+func FromDSN(s string) []string {
+	var out []string
+	for _, m := range passwordWordRE.FindAllStringSubmatch(s, -1) {
+		v := m[2]
+		if len(v) >= 2 && v[0] == '\'' {
+			v = strings.ReplaceAll(v[1:len(v)-1], `\'`, `'`)
+		}
+		out = append(out, nonEmpty(v)...)
+	}
+	return out
+}
+
+// DSN hides the values of password= words, as URL hides user info.
+func DSN(s string) string {
+	if !strings.Contains(s, "=") {
+		return s
+	}
+	return passwordWordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordWordRE.FindStringSubmatch(m)
+		if strings.HasPrefix(sub[2], Hidden) {
+			return m
+		}
+		return sub[1] + Hidden
+	})
+}
+
+// FromDBURL returns the credentials of a database connection string: the
+// password of a URL's user info (not the user name, which error texts and
+// the chat show), its password= parameter, or a key=value string's
+// password= word.
+func FromDBURL(raw string) []string {
+	out := FromDSN(raw)
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || !strings.Contains(raw, "://") {
+		if m := userinfoRE.FindString(raw); m != "" {
+			info := m[strings.Index(m, "://")+3 : len(m)-1]
+			_, pass, _ := strings.Cut(info, ":")
+			out = append(out, nonEmpty(pass)...)
+		}
+		return out
+	}
+	if u.User != nil {
+		p, _ := u.User.Password()
+		out = append(out, nonEmpty(p)...)
+	}
+	for name, vals := range u.Query() {
+		if keyParamRE.MatchString("?" + name + "=") {
+			out = append(out, nonEmpty(vals...)...)
 		}
 	}
 	return out

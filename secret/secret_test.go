@@ -119,3 +119,31 @@ func TestShortValuesIgnored(t *testing.T) {
 		t.Errorf("Mask = %q", got)
 	}
 }
+
+func TestDatabasePasswordsMasked(t *testing.T) {
+	for _, c := range []struct{ conn, password string }{
+		{"postgres://analyst:s3cr%3At@db.example.com:5432/sales", "s3cr:t"},
+		{"postgresql://analyst@db/sales?password=Pa55word&sslmode=require", "Pa55word"},
+		{"host=db dbname=sales user=analyst password=Pa55word", "Pa55word"},
+		{"host=db password='two words\\' here' dbname=sales", "two words' here"},
+	} {
+		got := FromDBURL(c.conn)
+		found := false
+		for _, v := range got {
+			found = found || v == c.password
+			if v == "analyst" {
+				t.Errorf("%s: the user name is taken for a secret", c.conn)
+			}
+		}
+		if !found {
+			t.Errorf("FromDBURL(%q) = %q, want %q among them", c.conn, got, c.password)
+		}
+		msg := "connect " + c.conn + " failed; password=" + c.password
+		if out := New(got...).Mask(msg); strings.Contains(out, c.password) {
+			t.Errorf("Mask left the password in %q", out)
+		}
+	}
+	if out := DSN("dbname=x password=hunter22 host=y"); out != "dbname=x password="+Hidden+" host=y" {
+		t.Errorf("DSN = %q", out)
+	}
+}

@@ -17,7 +17,7 @@ import (
 var SupportedExts = []string{
 	".csv", ".tsv", ".txt", ".json", ".jsonl", ".ndjson",
 	".xlsx", ".xlsm", ".xls", ".ods",
-	".parquet", ".feather", ".arrow",
+	".parquet", ".feather", ".arrow", ".duckdb",
 	".dta", ".sav", ".zsav", ".por", ".sas7bdat", ".xpt",
 	".sqlite", ".sqlite3", ".db",
 	".gz", ".bz2", ".xz", ".zip",
@@ -65,6 +65,10 @@ func checkContent(p, ext string, head []byte) error {
 	case ".xls":
 		if !bytes.HasPrefix(head, oleMagic) && !bytes.HasPrefix(head, zipMagic) {
 			return fmt.Errorf("%s: is not an Excel workbook: many systems export text or HTML with an .xls name; if it is text, rename it to .csv or .tsv", p)
+		}
+	case ".duckdb":
+		if len(head) < 12 || !bytes.Equal(head[8:12], []byte("DUCK")) {
+			return fmt.Errorf("%s: is not a DuckDB database (no DUCK signature): check the export", p)
 		}
 	case ".parquet":
 		if !bytes.HasPrefix(head, parquetMagic) {

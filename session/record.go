@@ -77,6 +77,15 @@ type Settings struct {
 	// Thousands groups the digits of numbers in tables, as the chat showed
 	// them; exports show them the same way.
 	Thousands bool `json:"thousands,omitempty"`
+	// Sources are the databases sql(db=NAME) reached, as NAME and
+	// user@host/db: never a credential. Exports write them as placeholders.
+	Sources []RecordedSource `json:"sources,omitempty"`
+}
+
+// RecordedSource is a connected database as the record keeps it.
+type RecordedSource struct {
+	Name  string `json:"name"`
+	Where string `json:"where"`
 }
 
 // Input is a file attached to the session: its name under /data, where it

@@ -78,6 +78,7 @@ func (s *Session) Restore(ctx context.Context, paths map[string]string) error {
 
 func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]string) error {
 	s.setState(StateBusy, nil)
+	s.warnMissingSources(rec)
 	var moved []string
 	for _, in := range rec.Inputs() {
 		host := in.Path

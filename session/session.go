@@ -42,6 +42,7 @@ import (
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
+	"github.com/quarry-cli/quarry/source"
 )
 
 // Options configure a session.
@@ -71,6 +72,9 @@ type Options struct {
 	// Rerun makes a session without a model, for Rerun: it names what is
 	// rerun (a session id or a notebook) in the record.
 	Rerun string
+	// Sources are the live databases sql(query, db=NAME) reaches, opened
+	// and checked by the caller; the session closes them.
+	Sources *source.Set
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -126,7 +130,7 @@ func New(opts Options) *Session {
 		state: StateNew,
 		ready: make(chan struct{}),
 		op:    make(chan struct{}, 1),
-		mask:  opts.Config.Masker(),
+		mask:  secret.New(append(opts.Config.Secrets(), opts.Sources.Secrets()...)...),
 	}
 	s.outDir = opts.OutputDir
 	if opts.Resume != nil {
@@ -281,6 +285,7 @@ func (s *Session) Close() error {
 	if e != nil && own {
 		errs = append(errs, e.Close())
 	}
+	s.opts.Sources.Close()
 	if rec != nil {
 		errs = append(errs, rec.Close())
 		if !rec.hasWork() && s.opts.Resume == nil {

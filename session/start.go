@@ -97,6 +97,9 @@ func (s *Session) start(ctx context.Context) error {
 		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 		SessionID: s.id,
 	}
+	if s.opts.Sources != nil {
+		opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
+	}
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()
 	}
@@ -117,6 +120,7 @@ func (s *Session) start(ctx context.Context) error {
 	if err := s.openRecord(); err != nil {
 		return err
 	}
+	s.profileSources(ctx)
 	if note := sb.RuntimeNote(); note != "" {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox: " + note})
 	}
@@ -200,6 +204,9 @@ func (s *Session) settings() Settings {
 	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build, Thousands: c.Thousands}
 	if c.BaseURL != "" {
 		st.Endpoint = c.Endpoint()
+	}
+	for _, src := range s.Sources() {
+		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where)})
 	}
 	return st
 }

@@ -128,6 +128,7 @@ func (m *Model) openCmd(path string) tea.Cmd {
 var helpRows = [][2]string{
 	{"/attach PATH", "attach a CSV or Excel file (Tab completes; dropping a file works too)"},
 	{"/files", "list the attached files"},
+	{"/sources", "list the connected databases (sql(query, db=NAME))"},
 	{"/undo", "take back the last question: its answer, its cells' variables and files go"},
 	{"/reset", "fresh kernel with the same files; the model forgets the conversation"},
 	{"/clear", "clear the screen (the conversation stays)"},
@@ -184,6 +185,8 @@ func (m *Model) slash(text string) tea.Cmd {
 		return m.attachCmd(path, true)
 	case "/files":
 		m.notice(levelInfo, m.filesText())
+	case "/sources":
+		m.notice(levelInfo, m.sourcesText())
 	case "/reset":
 		if m.running {
 			m.st.hint = "An answer is running: press Esc to cancel it first."
@@ -260,4 +263,16 @@ func tokensText(u agent.Usage, model string) string {
 		text += fmt.Sprintf(" Cost unknown: quarry has no price for %s ([prices] in the config file adds one).", sanitizeLine(model))
 	}
 	return text
+}
+
+func (m *Model) sourcesText() string {
+	if len(m.opts.Sources) == 0 {
+		return "No database is connected: start quarry with --db NAME=postgres://user@host/db, or attach a SQLite or DuckDB file."
+	}
+	var b strings.Builder
+	b.WriteString("Connected databases (read-only; sql(query, db=NAME)):")
+	for _, s := range m.opts.Sources {
+		fmt.Fprintf(&b, "\n  %s — PostgreSQL %s, %s", sanitizeLine(s.Name), sanitizeLine(s.Version), sanitizeLine(s.Where))
+	}
+	return b.String()
 }

@@ -68,6 +68,16 @@ type Options struct {
 	// Ask is a question the chat asks by itself once the sandbox has
 	// started and the launch files are attached (quarry demo).
 	Ask string
+	// Sources are the connected databases, for the status bar and
+	// /sources; no credentials in them.
+	Sources []Source
+}
+
+// Source is a connected database as the chat shows it.
+type Source struct {
+	Name    string
+	Where   string // user@host/db
+	Version string // the server's
 }
 
 // Model is the chat: the one tea.Model of the package.
@@ -163,7 +173,7 @@ func New(ctx context.Context, opts Options) *Model {
 	m.chooseImages()
 	m.kittyID = newKittyIDs()
 	m.inline = map[int]*inlineImage{}
-	m.st = status{label: opts.Label, model: opts.Backend.Model(), sandbox: "starting", share: opts.Share}
+	m.st = status{label: opts.Label, model: opts.Backend.Model(), sandbox: "starting", share: opts.Share, sources: len(opts.Sources)}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}

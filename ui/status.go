@@ -24,6 +24,7 @@ type status struct {
 	running  int       // cell number running, 0 for none
 	since    time.Time // when it started
 	hint     string    // a one-off message (e.g. "press Ctrl+C again to quit")
+	sources  int       // connected databases
 }
 
 // Render draws the status line and the key help line.
@@ -46,6 +47,12 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		parts = append(parts, seg("schema only"))
 	case "values":
 		parts = append(parts, seg("values shared"))
+	}
+	switch {
+	case s.sources == 1:
+		parts = append(parts, seg("1 database"))
+	case s.sources > 1:
+		parts = append(parts, seg(fmt.Sprintf("%d databases", s.sources)))
 	}
 	if t := s.usage.Total; t.Prompt+t.Completion > 0 {
 		u := fmt.Sprintf("%s tok", render.GroupInt(t.Prompt+t.Completion))

@@ -220,6 +220,9 @@ def reader(f, q):
             msg = json.loads(line)
         except ValueError:
             continue
+        if msg.get('op') in ('db_chunk', 'db_done'):
+            db_reply(msg, f)  # sql(db=): the main thread waits for it
+            continue
         if msg.get('op') == 'interrupt':
             if state.running and msg.get('id') == state.cell:
                 state.interrupted = True
@@ -261,7 +264,7 @@ def main():
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
-    user_ns.update(sql=sql, DuckDBError=DuckDBError)
+    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError)
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')

@@ -32,6 +32,8 @@ def short(v):
 def file_kind(path, head):
     """(kind, compression) of a file from its name and first bytes; a name
     without an extension (or one of digits: data.2024) goes by the bytes."""
+    if is_duckdb(head):
+        return 'duckdb', None
     name = os.path.basename(path).lower()
     compression = None
     for ext, magic, comp in _COMPRESSED:
@@ -260,6 +262,8 @@ def profile(path, limits=None):
         elif kind == 'other':
             raise ValueError('the file is neither text nor a data format quarry reads (it starts with %s)'
                              % head[:8].hex(' '))
+        elif kind == 'duckdb':
+            profile_duckdb(path, size, out, lim)
     except Exception as e:
         out['error'] = explain(e)
         out.pop('read', None)

@@ -193,19 +193,26 @@ def _frame(schema, batches):
         return pd.DataFrame(cols)
 
 
-def sql(query, max_rows=SQL_MAX_ROWS):
+def sql(query, max_rows=SQL_MAX_ROWS, db=None):
     """Runs DuckDB SQL (one statement or several, separated by ';') over the
     files in /data and returns the last statement's rows as a pandas
     DataFrame, or None when it has none (CREATE VIEW, SET, ...). Files are
     read where they are, in pieces, so a file larger than memory can be
     aggregated. Views and macros persist across calls. A result of more than
-    max_rows rows (None: no cap) raises rather than being cut."""
+    max_rows rows (None: no cap) raises rather than being cut.
+
+    With db=NAME the query goes to that database instead, read-only: a
+    connected source (PostgreSQL, through quarry on the host) or a SQLite
+    or DuckDB file in /data named NAME (without its extension). A result
+    over max_rows is cut there, with a note; errors are DatabaseError."""
     if not isinstance(query, str):
         raise TypeError('sql() takes the SQL text as a string, e.g. sql("SELECT 42")')
     if '\x00' in query:
         raise ValueError('the SQL text contains a NUL character')
     if max_rows is not None and (not isinstance(max_rows, int) or max_rows < 0):
         raise ValueError('max_rows must be a number of rows or None')
+    if db is not None:
+        return sql_db(query, db, max_rows)
     _duckdb()
     os.makedirs(SQL_DIR, mode=0o700, exist_ok=True)
     with _one_at_a_time:  # one database file, one open at a time

@@ -1,0 +1,76 @@
+package export
+
+import (
+	"regexp"
+	"sort"
+
+	"github.com/quarry-cli/quarry/kernel"
+)
+
+// A cell's sql(query, db=NAME) read a database through quarry. The
+// notebook cannot reach quarry, so its setup defines sql() over a
+// connection the reader fills in: a placeholder with no credentials (the
+// record never had any), the session's user@host/db beside it.
+
+var dbArgRE = regexp.MustCompile(`\bdb\s*=\s*(?:"([^"\\\n]{1,64})"|'([^'\\\n]{1,64})')`)
+
+// dbNames are the databases the cells name in db=, sorted.
+func (d *doc) dbNames() []string {
+	seen := map[string]bool{}
+	for _, t := range d.turns {
+		for _, c := range t.Cells {
+			for _, m := range dbArgRE.FindAllStringSubmatch(c.Code, -1) {
+				seen[m[1]+m[2]] = true
+			}
+		}
+	}
+	names := make([]string, 0, len(seen))
+	for n := range seen {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// sourcesSetup is the part of the setup cell that defines sql(); empty
+// when no cell reads a database.
+func (d *doc) sourcesSetup() []string {
+	names := d.dbNames()
+	if len(names) == 0 {
+		return nil
+	}
+	where := map[string]string{}
+	for _, s := range d.sources {
+		where[s.Name] = s.Where
+	}
+	lines := []string{
+		"",
+		"# The session read databases with quarry's sql(query, db=NAME), on the host,",
+		"# read-only. Put each one's connection here (SQLAlchemy URLs); the password",
+		"# comes from PGPASSWORD or ~/.pgpass, never this file. A NAME without an",
+		"# entry is a SQLite file in DATA_DIR.",
+		"SOURCES = {",
+	}
+	for _, n := range names {
+		w, ok := where[n]
+		if !ok {
+			continue
+		}
+		lines = append(lines, "    "+kernel.PyString(n)+": 'postgresql://USER@HOST:5432/DBNAME',  # in the session: "+pyComment(w))
+	}
+	lines = append(lines, "}",
+		"def sql(query, db=None, max_rows=None):",
+		"    if db in SOURCES:",
+		"        import sqlalchemy",
+		"        with sqlalchemy.create_engine(SOURCES[db]).connect() as con:",
+		"            return pd.read_sql_query(sqlalchemy.text(query), con)",
+		"    if db is not None:",
+		"        import glob, os, sqlite3",
+		"        path = ([p for p in glob.glob(os.path.join(DATA_DIR, glob.escape(db) + '*')) if os.path.splitext(os.path.basename(p))[0] == db] + [os.path.join(DATA_DIR, db)])[0]",
+		"        with sqlite3.connect('file:%s?mode=ro' % path, uri=True) as con:",
+		"            return pd.read_sql_query(query, con)",
+		"    import duckdb",
+		"    return duckdb.sql(query).df()",
+	)
+	return lines
+}
