@@ -128,14 +128,14 @@ def run_cell(msg):
     try:
         state.running = True
         try:
-            value = execute(code, cid)
+            value = ipython_execute(code, cid, execute)  # ipython.py
         finally:
             state.running = False
     except BaseException as e:  # SystemExit and KeyboardInterrupt included
         state.running = False
         err = error_of(e)
     duration = time.monotonic() - t0
-    notes = []
+    notes = ipython_notes()
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
