@@ -170,6 +170,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	plan := &rerunPlan{source: source}
 	var originals []session.Input
 	outside := map[string]string{} // a notebook's input named outside its folder: read only when given
+	rels := map[string]string{}    // a notebook's input inside its folder: where its code finds it
 	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
 		nb, err := export.ReadNotebook(source)
 		if err != nil {
@@ -181,6 +182,9 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {
 				outside[in.Name] = in.Named
+			}
+			if in.Rel != "" {
+				rels[in.Name] = in.Rel
 			}
 		}
 	} else {
@@ -195,7 +199,8 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	}
 	match := func(old string) (session.Input, bool) {
 		for _, in := range originals {
-			if old == in.Name || old == in.Path || old == outside[in.Name] || filepath.Base(old) == in.Name {
+			if old == in.Name || old == in.Path || old == outside[in.Name] || filepath.Base(old) == in.Name ||
+				(rels[in.Name] != "" && filepath.ToSlash(filepath.Clean(old)) == rels[in.Name]) {
 				return in, true
 			}
 		}
@@ -223,13 +228,17 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		if path == "" {
 			return nil, fmt.Errorf("%s: its file is not known: give it as an argument or with --map %s=FILE", in.Name, in.Name)
 		}
-		if err := session.CheckFile(path); err != nil {
+		check := session.CheckFile
+		if rels[in.Name] != "" {
+			check = session.CheckNotebookInput // its code opens it as it likes
+		}
+		if err := check(path); err != nil {
 			if how != "given" {
 				return nil, fmt.Errorf("%s (read %s): %w\nGive the file to use as an argument or with --map %s=FILE", in.Name, how, err, in.Name)
 			}
 			return nil, err
 		}
-		plan.inputs = append(plan.inputs, session.RerunInput{Name: in.Name, Path: path, Was: in.Profile})
+		plan.inputs = append(plan.inputs, session.RerunInput{Name: in.Name, Path: path, Was: in.Profile, Rel: rels[in.Name]})
 	}
 	if len(plan.turns) == 0 || countCells(plan.turns) == 0 {
 		return nil, errors.New(source + " has no cells that ran: there is nothing to rerun")

@@ -15,15 +15,17 @@ import (
 
 // A notebook to rerun: one quarry exported (its first cell sets DATA_DIR,
 // its metadata names the inputs and their columns) or one written by hand
-// in Jupyter (its inputs are the files its code passes to pandas' readers).
+// in Jupyter (its inputs are the files its code names: notebook_inputs.go).
 // Either way only code cells run, in order; a cell Jupyter marks as
 // expected to raise (tag raises-exception, as quarry marks its failed
-// cells) is left out; IPython's own syntax is refused.
+// cells) is left out; IPython syntax with a plain meaning is run by the
+// kernel, the rest is refused here, before anything runs (ipython.go).
 
 // RerunNotebook is what a rerun of a notebook needs.
 type RerunNotebook struct {
 	Path   string
-	Quarry bool // exported by quarry
+	Dir    string // the notebook's folder, absolute: the code's working folder in Jupyter
+	Quarry bool   // exported by quarry
 	Turns  []session.Turn
 	Inputs []NotebookInput
 }
@@ -34,8 +36,12 @@ type NotebookInput struct {
 	// Path is the host file by default, always inside the notebook's
 	// folder; "" when the notebook names one outside it (Named), which is
 	// read only when the user names it too.
-	Path    string
-	Named   string
+	Path  string
+	Named string
+	// Rel is where the code finds the file, relative to its working folder
+	// (the notebook's in Jupyter, /output in the sandbox); "" for a file
+	// the code reads at /data/<Name>.
+	Rel     string
 	Profile *kernel.Profile // the columns the session saw (quarry's notebooks only)
 }
 
@@ -91,11 +97,11 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 	if nb.NBFormat != 4 {
 		return nil, fmt.Errorf("%s is nbformat %d: quarry reruns nbformat 4 notebooks; open and save it in a current Jupyter first", path, nb.NBFormat)
 	}
-	out := &RerunNotebook{Path: path, Quarry: nb.Metadata.Quarry != nil}
 	dir := filepath.Dir(path)
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	out := &RerunNotebook{Path: path, Dir: dir, Quarry: nb.Metadata.Quarry != nil}
 	if q := nb.Metadata.Quarry; q != nil {
 		for _, in := range q.Inputs {
 			if checkName(in.Name) != nil {
@@ -120,7 +126,7 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		}
 	}
 	var cur *session.Turn
-	reads := map[string]string{} // hand-written: literal path -> name under /data
+	scan := newInputScan(dir, out)
 	code := 0
 	for _, c := range nb.Cells {
 		src, err := cellSource(c.Source)
@@ -146,11 +152,11 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		if hasTag(c.Metadata.Tags, "raises-exception") {
 			continue
 		}
-		if line := ipythonLine(src); line != "" {
-			return nil, fmt.Errorf("%s: code cell %d uses IPython syntax quarry does not run (%s): remove the line or write it as plain Python", path, code, clip(line, 80))
+		if r := ipythonRefusal(src); r != nil {
+			return nil, fmt.Errorf("%s: code cell %d, line %d: %s: %s", path, code, r.Line, clip(r.Text, 80), r.Why)
 		}
 		if !out.Quarry {
-			if src, err = relocateReads(src, dir, reads, out); err != nil {
+			if src, err = scan.cell(src); err != nil {
 				return nil, fmt.Errorf("%s: code cell %d: %v", path, code, err)
 			}
 		}
@@ -164,39 +170,6 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		return nil, fmt.Errorf("%s has no code cells: there is nothing to rerun", path)
 	}
 	return out, nil
-}
-
-// relocateReads points each file a hand-written cell reads at /data, and
-// adds the file to the notebook's inputs.
-func relocateReads(src, dir string, names map[string]string, nb *RerunNotebook) (string, error) {
-	var b strings.Builder
-	last := 0
-	for _, s := range dataReads(src) {
-		name := filepath.Base(s.body)
-		if prev, ok := names[s.body]; ok {
-			name = prev
-		} else {
-			if err := checkName(name); err != nil {
-				return "", fmt.Errorf("it reads %q: %v", s.body, err)
-			}
-			for lit, n := range names {
-				if n == name {
-					return "", fmt.Errorf("it reads two files named %s (%s and %s): rename one", name, lit, s.body)
-				}
-			}
-			names[s.body] = name
-			host := s.body
-			if !filepath.IsAbs(host) {
-				host = filepath.Join(dir, host)
-			}
-			nb.Inputs = append(nb.Inputs, NotebookInput{Name: name, Path: host}.confined(dir))
-		}
-		b.WriteString(src[last:s.start])
-		b.WriteString(s.prefix + s.quote + "/data/" + name + s.quote)
-		last = s.end
-	}
-	b.WriteString(src[last:])
-	return b.String(), nil
 }
 
 // confined keeps the default file only when it lies in dir, the notebook's

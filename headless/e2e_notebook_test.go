@@ -1,0 +1,156 @@
+package headless_test
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// testdata/notebook is a notebook as analysts write them, run and saved by
+// Jupyter (nbclient) with its outputs: magics at the top, data in ./data/
+// read by relative paths (a CSV, a space-separated log without an
+// extension, a SQLite file), a text file opened with open(), display() of
+// an HTML table, a Styler, %time, a help line, a file written, a figure,
+// and a last cell that fails in Jupyter too (the column it reads is not
+// in the data).
+
+// copyNotebook copies testdata/notebook into a new folder and returns the
+// notebook's path there.
+func copyNotebook(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk("testdata/notebook", func(p string, info os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel("testdata/notebook", p)
+		if info.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dst, "sales-review.ipynb")
+}
+
+// plainPython runs the notebook's code cells as one plain Python program in
+// the notebook's folder on the host (magic lines dropped, %time's statement
+// kept, help lines dropped): what the code means without IPython.
+func plainPython(t *testing.T, nb string) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if exec.Command(py, "-c", "import pandas, matplotlib").Run() != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the host's python3 has no pandas: scripts/install-deps.sh test installs it")
+		}
+		t.Skip("the host's python3 has no pandas (scripts/install-deps.sh test installs it)")
+	}
+	var doc struct {
+		Cells []struct {
+			CellType string   `json:"cell_type"`
+			Source   []string `json:"source"`
+		} `json:"cells"`
+	}
+	b, _ := os.ReadFile(nb)
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var prog []string
+	prog = append(prog, "import matplotlib\nmatplotlib.use('Agg')")
+	for _, c := range doc.Cells {
+		if c.CellType != "code" {
+			continue
+		}
+		for _, l := range strings.Split(strings.Join(c.Source, ""), "\n") {
+			switch s := strings.TrimSpace(l); {
+			case strings.HasPrefix(s, "%time "):
+				l = strings.Replace(l, "%time ", "", 1)
+			case strings.HasPrefix(s, "%"), strings.HasSuffix(s, "?"):
+				continue
+			}
+			prog = append(prog, l)
+		}
+	}
+	cmd := exec.Command(py, "-c", strings.Join(prog, "\n"))
+	cmd.Dir = filepath.Dir(nb)
+	out, _ := cmd.CombinedOutput() // the last cell fails, as in Jupyter
+	os.Remove(filepath.Join(cmd.Dir, "by_region.csv"))
+	return string(out)
+}
+
+// tagged are the lines the notebook prints about its data.
+var tagged = regexp.MustCompile(`(?m)^(LOG|SQL|NOTES|TOTAL) .*$`)
+
+// A notebook people wrote reruns as Jupyter runs it: its magics run, its
+// relative paths find the files in its folder whatever their kind, what it
+// writes lands in the rerun's folder, and the numbers are those of its code
+// run as plain Python; the cell that fails in Jupyter fails here too, and
+// is named.
+func TestRerunNotebookPeopleWrote(t *testing.T) {
+	sandboxtest.Engine(t)
+	nb := copyNotebook(t)
+	want := tagged.FindAllString(plainPython(t, nb), -1)
+	if len(want) != 6 {
+		t.Fatalf("plain Python printed %q", want)
+	}
+	srv := openaitest.New(t)
+	out := filepath.Join(t.TempDir(), "out")
+	r := newRun(t, srv.URL, "rerun", nb, "--json", "--output-dir", out).withoutModel()
+	if code := r.exec(3 * time.Minute); code != 1 {
+		t.Fatalf("rerun: exit %d, want 1 (the last cell fails, as in Jupyter)\n%s", code, r.stderr.String())
+	}
+	var doc rerunDoc
+	if err := json.Unmarshal(r.stdout.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var printed strings.Builder
+	for _, c := range doc.Cells {
+		printed.WriteString(c.Stdout)
+	}
+	if got := tagged.FindAllString(printed.String(), -1); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("the rerun printed\n%s\nplain Python\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(doc.Cells) != 7 || doc.FailedCell == nil || *doc.FailedCell != 7 || doc.Cells[6].Error == nil || doc.Cells[6].Error.Type != "KeyError" {
+		t.Fatalf("cells %+v, want 7 with the last failing on a KeyError", doc.Cells)
+	}
+	if !strings.Contains(r.stderr.String(), "cell 7 failed: KeyError: 'discount'") {
+		t.Errorf("stderr does not name the failed cell:\n%s", r.stderr.String())
+	}
+	names := map[string]bool{}
+	for _, in := range doc.Inputs {
+		names[in.Name] = true
+	}
+	for _, n := range []string{"sales.csv", "access_log", "shop.sqlite", "notes.txt"} {
+		if !names[n] {
+			t.Errorf("input %s missing from %+v", n, doc.Inputs)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(out, "by_region.csv")); err != nil || !strings.Contains(string(b), "North,3300") {
+		t.Errorf("the file the code wrote: %q %v", b, err)
+	}
+	if len(doc.Cells[5].Figures) != 1 {
+		t.Errorf("the figure: %+v", doc.Cells[5])
+	}
+	for _, n := range []string{"data", "notes.txt"} {
+		if _, err := os.Lstat(filepath.Join(out, n)); err == nil {
+			t.Errorf("%s: an input came back as an output", n)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(nb), "by_region.csv")); err == nil {
+		t.Error("the rerun wrote into the notebook's folder")
+	}
+}
