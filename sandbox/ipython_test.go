@@ -17,7 +17,7 @@ func TestIPythonLinesRun(t *testing.T) {
 		"%time total = sum(range(1000))\nfor i in range(2):\n    %time i * 2\n%timeit -n 5 -r 2 sum(range(10))\ntotal?\n?np.mean\ntotal")
 	cellOK(t, res)
 	out := res.Stdout
-	for _, want := range []string{"env: QUARRY_NB=yes", "yes [0.333]", "Wall time: ", "per loop (mean ± std. dev. of 2 runs, 5 loops each)"} {
+	for _, want := range []string{"env: QUARRY_NB=yes", "yes [0.333]", "CPU times: user ", "Wall time: ", "per loop (mean ± std. dev. of 2 runs, 5 loops each)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out)
 		}
@@ -94,6 +94,13 @@ func TestIPythonDisplay(t *testing.T) {
 	v := res.Value
 	if v == nil || v.Table == nil || strings.Join(v.Table.Columns, ",") != "k,v" || v.Table.Rows != 2 || v.Table.Head[1][1] != "2" {
 		t.Fatalf("an HTML table as the value: %+v", v)
+	}
+	// to_html() of a frame with a named index: one header, as Jupyter
+	// shows it; and matplotlib still draws once IPython is imported.
+	res = cell(t, s, "by = df.set_index('region').revenue.to_frame()\nax = by.plot.bar()\nHTML(by.to_html())")
+	cellOK(t, res)
+	if v := res.Value; v == nil || v.Table == nil || strings.Join(v.Table.Columns, ",") != "region,revenue" || len(res.Figures) != 1 {
+		t.Errorf("to_html() table %+v, figures %d", v, len(res.Figures))
 	}
 	res = cell(t, s, "df.style.background_gradient()")
 	cellOK(t, res)

@@ -227,7 +227,7 @@ class IPythonRuntime:
     @staticmethod
     def time(src, g, l):
         import ast
-        t0, c0 = ipy_time.perf_counter(), ipy_time.process_time()
+        t0, c0 = ipy_time.perf_counter(), ipy_cpu()
         tree = ast.parse(src, '<%time>', 'exec')
         value = None
         try:
@@ -236,7 +236,7 @@ class IPythonRuntime:
             else:
                 exec(compile(tree, '<%time>', 'exec'), g, l)
         finally:
-            ipy_print_time(ipy_time.process_time() - c0, ipy_time.perf_counter() - t0)
+            ipy_print_time(c0, ipy_time.perf_counter() - t0)
         return value
 
     @staticmethod
@@ -251,8 +251,18 @@ def ipy_fmt_time(s):
             return '%.3g %s' % (s / scale, unit)
 
 
-def ipy_print_time(cpu, wall):
-    print('CPU times: total: %s\nWall time: %s' % (ipy_fmt_time(cpu), ipy_fmt_time(wall)))
+def ipy_cpu():
+    import os
+    t = os.times()
+    return t.user, t.system
+
+
+def ipy_print_time(c0, wall):
+    """IPython's two lines, from the CPU times at the start."""
+    u, s = ipy_cpu()
+    u, s = u - c0[0], s - c0[1]
+    print('CPU times: user %s, sys: %s, total: %s\nWall time: %s' % (
+        ipy_fmt_time(u), ipy_fmt_time(s), ipy_fmt_time(u + s), ipy_fmt_time(wall)))
 
 
 # %timeit runs the code until about this long per repeat, and at most this
@@ -292,11 +302,11 @@ def ipython_execute(code, cid, execute):
     code, cell, notes = ipython_transform(code)
     IPythonRuntime.notes = notes
     if cell == 'time':
-        t0, c0 = ipy_time.perf_counter(), ipy_time.process_time()
+        t0, c0 = ipy_time.perf_counter(), ipy_cpu()
         try:
             return execute(code, cid)
         finally:
-            ipy_print_time(ipy_time.process_time() - c0, ipy_time.perf_counter() - t0)
+            ipy_print_time(c0, ipy_time.perf_counter() - t0)
     if cell.startswith('timeit'):
         _, loops, repeat = cell.split(':')
         execute(code, cid)  # once, so a failing cell fails as itself
@@ -350,7 +360,13 @@ def ipy_html_table(html):
         import io
         import pandas as pd
         tables = pd.read_html(io.StringIO(html), flavor='lxml')
-        return tables[0] if tables else None
+        if not tables:
+            return None
+        t = tables[0]
+        if t.columns.nlevels > 1:
+            # to_html() writes the index's name as a second header row
+            t.columns = [' '.join(str(p) for p in c if not str(p).startswith('Unnamed:')) or str(c[-1]) for c in t.columns]
+        return t
     except Exception:
         return None
 
@@ -448,6 +464,9 @@ def ipy_install():
             core.display = disp
             top = ipy_types.ModuleType('IPython')
             top.display, top.core, top.get_ipython = disp, core, lambda: None
+            # Libraries that look for IPython (matplotlib) read its version
+            # and then find no shell, as in plain Python.
+            top.version_info, top.__version__ = (8, 0, 0), '8.0.0'
             top.__path__ = []
             ipy_sys.modules.update({'IPython': top, 'IPython.display': disp, 'IPython.core': core, 'IPython.core.display': disp})
             ns.setdefault('display', display)
