@@ -85,6 +85,7 @@ type rerunPlan struct {
 	source string // the session id or the notebook's path
 	turns  []session.Turn
 	inputs []session.RerunInput
+	stored []export.StoredOutputs // a notebook's outputs, one per cell in order
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -139,15 +140,19 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if _, err := export.Write(rec, format, report); err != nil {
 		return err
 	}
+	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report)
-	} else {
-		err = export.Render(a.stdout, rec, export.Markdown)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared)
+	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
+		err = writeComparison(a.stdout, compared)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
 	}
 	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	if line := comparisonSummary(compared); line != "" {
+		fmt.Fprintln(a.stderr, "quarry: "+line)
+	}
 	if res.Failed != nil {
 		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
 			render.SanitizeLine(failureLine(res.Failed)))
@@ -177,7 +182,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
-		plan.source, plan.turns = abs, nb.Turns
+		plan.source, plan.turns, plan.stored = abs, nb.Turns, nb.Stored
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {

@@ -28,6 +28,9 @@ type RerunNotebook struct {
 	Quarry bool   // exported by quarry
 	Turns  []session.Turn
 	Inputs []NotebookInput
+	// Stored are the outputs the notebook holds, one for each cell of
+	// Turns in order: what a rerun's outputs are compared with.
+	Stored []StoredOutputs
 }
 
 // NotebookInput is a file the notebook's code reads.
@@ -59,21 +62,22 @@ type nbFile struct {
 			} `json:"inputs"`
 		} `json:"quarry"`
 	} `json:"metadata"`
-	Cells []struct {
-		ID       string          `json:"id"`
-		CellType string          `json:"cell_type"`
-		Source   json.RawMessage `json:"source"`
-		Metadata struct {
-			Tags   []string `json:"tags"`
-			Quarry struct {
-				Role string `json:"role"`
-			} `json:"quarry"`
-		} `json:"metadata"`
-	} `json:"cells"`
 }
 
-// maxNotebook bounds what is read of a notebook (its outputs hold images).
-const maxNotebook = 256 << 20
+// readNBCell is one cell as read, its strings cut (notebook_stream.go).
+type readNBCell struct {
+	ID       string          `json:"id"`
+	CellType string          `json:"cell_type"`
+	Source   json.RawMessage `json:"source"`
+	Metadata struct {
+		Tags   []string `json:"tags"`
+		Quarry struct {
+			Role string `json:"role"`
+		} `json:"quarry"`
+	} `json:"metadata"`
+	ExecutionCount *int           `json:"execution_count"`
+	Outputs        []storedOutput `json:"outputs"`
+}
 
 // ReadNotebook reads a notebook for a rerun. Its errors name the file and,
 // for a cell quarry cannot run, the cell.
@@ -83,15 +87,30 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxNotebook+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if len(data) > maxNotebook {
-		return nil, fmt.Errorf("%s: over %s: not a notebook quarry reruns", path, kernel.FormatSize(maxNotebook))
-	}
 	var nb nbFile
-	if err := json.Unmarshal(data, &nb); err != nil {
+	type readCell struct {
+		readNBCell
+		src    string
+		stored StoredOutputs
+	}
+	var cells []readCell
+	err = walkNotebook(f, &nb, func(c readNBCell) error {
+		src, err := cellSource(c.Source)
+		if err != nil {
+			return fmt.Errorf("cell %s: %v", c.ID, err)
+		}
+		rc := readCell{readNBCell: c, src: src}
+		if c.CellType == "code" {
+			rc.stored = storedOutputs(c)
+		}
+		rc.Outputs, rc.Source = nil, nil // what is kept of them is in stored
+		cells = append(cells, rc)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = errors.New("it ends early")
+		}
 		return nil, fmt.Errorf("%s is not a Jupyter notebook (%v): save it from Jupyter as .ipynb", path, err)
 	}
 	if nb.NBFormat != 4 {
@@ -128,11 +147,8 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 	var cur *session.Turn
 	scan := newInputScan(dir, out)
 	code := 0
-	for _, c := range nb.Cells {
-		src, err := cellSource(c.Source)
-		if err != nil {
-			return nil, fmt.Errorf("%s: cell %s: %v", path, c.ID, err)
-		}
+	for _, c := range cells {
+		src := c.src
 		switch c.CellType {
 		case "markdown":
 			if c.Metadata.Quarry.Role == "question" {
@@ -165,6 +181,7 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 			cur = &out.Turns[len(out.Turns)-1]
 		}
 		cur.Cells = append(cur.Cells, session.Cell{Num: code, Code: src, Status: session.CellOK})
+		out.Stored = append(out.Stored, c.stored)
 	}
 	if code == 0 {
 		return nil, fmt.Errorf("%s has no code cells: there is nothing to rerun", path)

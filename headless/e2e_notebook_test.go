@@ -103,9 +103,9 @@ var tagged = regexp.MustCompile(`(?m)^(LOG|SQL|NOTES|TOTAL) .*$`)
 func TestRerunNotebookPeopleWrote(t *testing.T) {
 	sandboxtest.Engine(t)
 	nb := copyNotebook(t)
-	want := tagged.FindAllString(plainPython(t, nb), -1)
-	if len(want) != 6 {
-		t.Fatalf("plain Python printed %q", want)
+	plain := tagged.FindAllString(plainPython(t, nb), -1)
+	if len(plain) != 6 {
+		t.Fatalf("plain Python printed %q", plain)
 	}
 	srv := openaitest.New(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -121,8 +121,8 @@ func TestRerunNotebookPeopleWrote(t *testing.T) {
 	for _, c := range doc.Cells {
 		printed.WriteString(c.Stdout)
 	}
-	if got := tagged.FindAllString(printed.String(), -1); strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("the rerun printed\n%s\nplain Python\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	if got := tagged.FindAllString(printed.String(), -1); strings.Join(got, "\n") != strings.Join(plain, "\n") {
+		t.Errorf("the rerun printed\n%s\nplain Python\n%s", strings.Join(got, "\n"), strings.Join(plain, "\n"))
 	}
 	if len(doc.Cells) != 7 || doc.FailedCell == nil || *doc.FailedCell != 7 || doc.Cells[6].Error == nil || doc.Cells[6].Error.Type != "KeyError" {
 		t.Fatalf("cells %+v, want 7 with the last failing on a KeyError", doc.Cells)
@@ -152,5 +152,45 @@ func TestRerunNotebookPeopleWrote(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(nb), "by_region.csv")); err == nil {
 		t.Error("the rerun wrote into the notebook's folder")
+	}
+	for _, c := range doc.Cells {
+		if c.Compared != "same" {
+			t.Errorf("cell %d on the notebook's own data: compared %q %q, want same", c.Cell, c.Compared, c.Diff)
+		}
+	}
+
+	// Next month's file: what moved is named, cell by cell.
+	feb := filepath.Join(t.TempDir(), "feb.csv")
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(nb), "data", "sales.csv"))
+	os.WriteFile(feb, []byte(strings.Replace(string(b), "North,widget,10,1200", "North,widget,10,1500", 1)), 0o644)
+	r = newRun(t, srv.URL, "rerun", nb, "--map", "data/sales.csv="+feb, "--json").withoutModel()
+	if code := r.exec(3 * time.Minute); code != 1 {
+		t.Fatalf("rerun on February: exit %d\n%s", code, r.stderr.String())
+	}
+	doc = rerunDoc{}
+	json.Unmarshal(r.stdout.Bytes(), &doc)
+	want := map[int]string{2: "row 0, revenue: 1500, was 1200", 5: "row North, revenue: 3600, was 3,300", 6: "+ TOTAL 7920 MEAN 1320.0"}
+	for _, c := range doc.Cells {
+		switch w, moved := want[c.Cell]; {
+		case moved && (c.Compared != "changed" || !strings.Contains(strings.Join(c.Diff, "\n"), w)):
+			t.Errorf("cell %d: %q %q, want changed: %s", c.Cell, c.Compared, c.Diff, w)
+		case !moved && c.Compared != "same":
+			t.Errorf("cell %d: %q %q, want same", c.Cell, c.Compared, c.Diff)
+		}
+	}
+	if !strings.Contains(r.stderr.String(), "compared with the notebook's outputs: 4 same, 3 changed, 0 failing now") {
+		t.Errorf("stderr lacks the comparison's summary:\n%s", r.stderr.String())
+	}
+
+	// A file without the column a cell groups by: that cell fails now.
+	os.WriteFile(feb, []byte(strings.Replace(string(b), "region", "area", 1)), 0o644)
+	r = newRun(t, srv.URL, "rerun", nb, "--map", "sales.csv="+feb, "--json").withoutModel()
+	if code := r.exec(3 * time.Minute); code != 1 {
+		t.Fatalf("rerun without the column: exit %d", code)
+	}
+	doc = rerunDoc{}
+	json.Unmarshal(r.stdout.Bytes(), &doc)
+	if last := doc.Cells[len(doc.Cells)-1]; last.Cell != 5 || last.Compared != "new" || !strings.Contains(strings.Join(last.Diff, ""), "fails now: KeyError") {
+		t.Errorf("the cell that fails now: %+v", last)
 	}
 }

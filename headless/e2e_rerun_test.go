@@ -70,10 +70,13 @@ type rerunDoc struct {
 		NewColumns     []string `json:"new_columns"`
 	} `json:"inputs"`
 	Cells []struct {
-		Stdout  string   `json:"stdout"`
-		Figures []string `json:"figures"`
-		Status  string   `json:"status"`
-		Error   *struct {
+		Cell     int      `json:"cell"`
+		Compared string   `json:"compared"`
+		Diff     []string `json:"diff"`
+		Stdout   string   `json:"stdout"`
+		Figures  []string `json:"figures"`
+		Status   string   `json:"status"`
+		Error    *struct {
 			Type      string `json:"type"`
 			Traceback string `json:"traceback"`
 		} `json:"error"`
