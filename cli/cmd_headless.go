@@ -107,7 +107,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 			fmt.Fprintf(a.stderr, "quarry: warning: %s\n", render.SanitizeLine(l.mask.Mask(cerr.Error())))
 		}
 	})
-	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs}
+	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs, Notebook: f.notebook}
 	if f.demo != nil {
 		q.Files = f.demo.opened(l.sess)
 		// Started here so the files are in the folder before Run attaches

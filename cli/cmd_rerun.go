@@ -86,6 +86,7 @@ type rerunPlan struct {
 	turns  []session.Turn
 	inputs []session.RerunInput
 	stored []export.StoredOutputs // a notebook's outputs, one per cell in order
+	text   string                 // a notebook's Markdown
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -182,7 +183,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
-		plan.source, plan.turns, plan.stored = abs, nb.Turns, nb.Stored
+		plan.source, plan.turns, plan.stored, plan.text = abs, nb.Turns, nb.Stored, nb.Text
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {

@@ -31,7 +31,11 @@ type RerunNotebook struct {
 	// Stored are the outputs the notebook holds, one for each cell of
 	// Turns in order: what a rerun's outputs are compared with.
 	Stored []StoredOutputs
+	Text   string // the Markdown cells, joined (capped): what the notebook says
 }
+
+// maxNotebookText caps RerunNotebook.Text.
+const maxNotebookText = 16 << 10
 
 // NotebookInput is a file the notebook's code reads.
 type NotebookInput struct {
@@ -151,6 +155,9 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		src := c.src
 		switch c.CellType {
 		case "markdown":
+			if len(out.Text) < maxNotebookText {
+				out.Text = clip(out.Text+strings.TrimSpace(src)+"\n\n", maxNotebookText)
+			}
 			if c.Metadata.Quarry.Role == "question" {
 				out.Turns = append(out.Turns, session.Turn{Question: questionText(src)})
 				cur = &out.Turns[len(out.Turns)-1]

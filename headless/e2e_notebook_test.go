@@ -194,3 +194,49 @@ func TestRerunNotebookPeopleWrote(t *testing.T) {
 		t.Errorf("the cell that fails now: %+v", last)
 	}
 }
+
+// A notebook continued with the model: its cells run first (the one that
+// fails in Jupyter fails here and stops them, as Jupyter's "run all"
+// does), the model gets its cells, outputs and text, its next cell uses
+// the notebook's variables, and the exported notebook starts with the
+// notebook's cells.
+func TestContinueNotebookHeadless(t *testing.T) {
+	sandboxtest.Engine(t)
+	nb := copyNotebook(t)
+	home := t.TempDir()
+	srv := openaitest.New(t, openaitest.ToolCalls("print('NEXT', by_region['North'], len(log), orders['total'].sum())"))
+	srv.Handle(func(req openaitest.Request) openaitest.Reply { return openaitest.Text("North made 3300.") })
+	r := newRun(t, srv.URL, "-p", "which region made most?", nb, "--json").inHome(home)
+	if code := r.exec(3 * time.Minute); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr.String())
+	}
+	if !strings.Contains(r.stderr.String(), "the notebook's cell 7 of 7 failed: KeyError: 'discount'") {
+		t.Errorf("stderr does not name the notebook's failed cell:\n%s", r.stderr.String())
+	}
+	var res struct {
+		Session string
+		Cells   []struct {
+			Stdout string `json:"stdout"`
+		} `json:"cells"`
+	}
+	json.Unmarshal(r.stdout.Bytes(), &res)
+	if len(res.Cells) != 1 || res.Cells[0].Stdout != "NEXT 3300 5 620.0\n" {
+		t.Fatalf("the model's cell: %+v", res.Cells)
+	}
+	first := srv.Requests()[0]
+	for _, want := range []string{"continues the notebook sales-review.ipynb", "LOG rows 5 bytes 11694", "SQL West 300.25", "Q1 sales review", "KeyError"} {
+		if !first.Contains(want) {
+			t.Errorf("the model was not given %q", want)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "continued.ipynb")
+	if code := newRun(t, srv.URL, "export", res.Session, "-o", out).inHome(home).exec(time.Minute); code != 0 {
+		t.Fatal("export failed")
+	}
+	b, _ := os.ReadFile(out)
+	text := string(b)
+	i, j := strings.Index(text, "%matplotlib inline"), strings.Index(text, "print('NEXT'")
+	if i < 0 || j < 0 || i > j || !strings.Contains(text, "pd.read_csv('./data/sales.csv'") {
+		t.Errorf("the exported notebook does not start with the notebook's cells (at %d, the model's at %d)", i, j)
+	}
+}
