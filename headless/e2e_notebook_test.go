@@ -240,3 +240,37 @@ func TestContinueNotebookHeadless(t *testing.T) {
 		t.Errorf("the exported notebook does not start with the notebook's cells (at %d, the model's at %d)", i, j)
 	}
 }
+
+// A notebook the chat or -p cannot continue is bad input, named before
+// anything starts: exit 2.
+func TestContinueNotebookBadInput(t *testing.T) {
+	dir := t.TempDir()
+	broken := filepath.Join(dir, "broken.ipynb")
+	os.WriteFile(broken, []byte("not json"), 0o644)
+	elsewhere := filepath.Join(t.TempDir(), "ledger.csv")
+	os.WriteFile(elsewhere, []byte("a\n1\n"), 0o644)
+	reaches := filepath.Join(dir, "reaches.ipynb")
+	os.WriteFile(reaches, []byte(strings.NewReplacer("q1.csv", elsewhere, "q2.csv", elsewhere).Replace(handNotebook)), 0o644)
+	pip := filepath.Join(dir, "pip.ipynb")
+	os.WriteFile(pip, []byte(strings.Replace(handNotebook, `"import pandas as pd\n", `, `"%pip install polars\n", `, 1)), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-p", "go on", broken}, "broken.ipynb is not a Jupyter notebook"},
+		{[]string{"-p", "go on", reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},
+		{[]string{"-p", "go on", pip}, "pip.ipynb: code cell 1, line 1: %pip install polars: the sandbox has no network"},
+		{[]string{"--resume", reaches}, "a notebook is continued by naming it alone"},
+	} {
+		r := newRun(t, "", c.args...).withoutModel()
+		if code := r.exec(time.Minute); code != 2 {
+			t.Errorf("%q: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(r.stderr.String(), c.want) {
+			t.Errorf("%q: stderr lacks %q:\n%s", c.args, c.want, r.stderr.String())
+		}
+		if strings.Contains(r.stderr.String(), "starting the sandbox") {
+			t.Errorf("%q: the sandbox started", c.args)
+		}
+	}
+}

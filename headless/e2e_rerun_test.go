@@ -252,6 +252,8 @@ func TestRerunBadInput(t *testing.T) {
 	os.WriteFile(reaches, []byte(strings.NewReplacer("q1.csv", "q3.csv", "q2.csv", elsewhere).Replace(handNotebook)), 0o644)
 	broken := filepath.Join(dir, "broken.ipynb")
 	os.WriteFile(broken, []byte("{"), 0o644)
+	v3 := filepath.Join(dir, "old.ipynb")
+	os.WriteFile(v3, []byte(`{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [{"cell_type": "code", "input": "1"}]}]}`), 0o644)
 	full := t.TempDir()
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "empty.csv"), nil, 0o644)
@@ -269,6 +271,7 @@ func TestRerunBadInput(t *testing.T) {
 		{[]string{id, q3, q4, "--format", "pdf"}, "--format pdf: use md, html or ipynb"},
 		{[]string{nb}, "code cell 1, line 2: %pip install polars: the sandbox has no network"},
 		{[]string{broken}, "is not a Jupyter notebook"},
+		{[]string{v3}, "old.ipynb is nbformat 3: quarry reruns nbformat 4 notebooks"},
 		{[]string{reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},
 		{[]string{filepath.Join(dir, "variance.ipynb")}, "variance.ipynb: no such file"},
 		{[]string{}, "name what to rerun"},
