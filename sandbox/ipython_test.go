@@ -76,6 +76,10 @@ func TestIPythonLinesRefused(t *testing.T) {
 // HTML table as a table, a Styler as its data, Markdown as its text.
 func TestIPythonDisplay(t *testing.T) {
 	s := sharedSession(t)
+	// Until the code imports it, no IPython is there for libraries to find.
+	if r := cell(t, s, "import sys\n'IPython' in sys.modules"); r.Value == nil || r.Value.Repr != "False" {
+		t.Errorf("IPython in sys.modules before any import: %+v", r.Value)
+	}
 	res := cell(t, s, "from IPython.display import display, HTML, Markdown, Image\nimport pandas as pd\n"+
 		"df = pd.DataFrame({'region': ['North', 'South'], 'revenue': [80000, 100000]})\n"+
 		"display(df)\ndisplay(Markdown('**Total** 180000'))\ndisplay(HTML('<p>Revenue &amp; cost</p>'))\n"+

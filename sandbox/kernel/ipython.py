@@ -438,6 +438,26 @@ class IPyStyler:
 IPyStyler.__name__ = 'Styler'
 
 
+class IPyFinder:
+    """Finds the stand-in modules (last on sys.meta_path: a real IPython
+    would be found first)."""
+
+    def __init__(self, mods):
+        self.mods = mods
+
+    def find_spec(self, name, path=None, target=None):
+        if name not in self.mods:
+            return None
+        import importlib.machinery
+        return importlib.machinery.ModuleSpec(name, self, is_package=name in ('IPython', 'IPython.core'))
+
+    def create_module(self, spec):
+        return self.mods[spec.name]
+
+    def exec_module(self, module):
+        pass
+
+
 class IPyState:
     installed = False
     styler = False
@@ -467,8 +487,11 @@ def ipy_install():
             # Libraries that look for IPython (matplotlib) read its version
             # and then find no shell, as in plain Python.
             top.version_info, top.__version__ = (8, 0, 0), '8.0.0'
-            top.__path__ = []
-            ipy_sys.modules.update({'IPython': top, 'IPython.display': disp, 'IPython.core': core, 'IPython.core.display': disp})
+            top.__path__ = core.__path__ = []
+            # Found only when the code imports them, so libraries that look
+            # for IPython in sys.modules find none until then.
+            ipy_sys.meta_path.append(IPyFinder({'IPython': top, 'IPython.display': disp, 'IPython.core': core,
+                                                'IPython.core.display': disp}))
             ns.setdefault('display', display)
     pd = ipy_sys.modules.get('pandas')
     if pd is not None and not IPyState.styler:
