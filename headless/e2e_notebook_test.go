@@ -47,10 +47,9 @@ func copyNotebook(t *testing.T) string {
 	return filepath.Join(dst, "sales-review.ipynb")
 }
 
-// plainPython runs the notebook's code cells as one plain Python program in
-// the notebook's folder on the host (magic lines dropped, %time's statement
-// kept, help lines dropped): what the code means without IPython.
-func plainPython(t *testing.T, nb string) string {
+// plainPython runs the notebook's code cells as plain Python on the host
+// (testdata/plain_python.py), the last one replaced by more when given.
+func plainPython(t *testing.T, nb string, more ...string) string {
 	t.Helper()
 	py := "/usr/bin/python3"
 	if exec.Command(py, "-c", "import pandas, matplotlib").Run() != nil {
@@ -59,36 +58,8 @@ func plainPython(t *testing.T, nb string) string {
 		}
 		t.Skip("the host's python3 has no pandas (scripts/install-deps.sh test installs it)")
 	}
-	var doc struct {
-		Cells []struct {
-			CellType string   `json:"cell_type"`
-			Source   []string `json:"source"`
-		} `json:"cells"`
-	}
-	b, _ := os.ReadFile(nb)
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatal(err)
-	}
-	var prog []string
-	prog = append(prog, "import matplotlib\nmatplotlib.use('Agg')")
-	for _, c := range doc.Cells {
-		if c.CellType != "code" {
-			continue
-		}
-		for _, l := range strings.Split(strings.Join(c.Source, ""), "\n") {
-			switch s := strings.TrimSpace(l); {
-			case strings.HasPrefix(s, "%time "):
-				l = strings.Replace(l, "%time ", "", 1)
-			case strings.HasPrefix(s, "%"), strings.HasSuffix(s, "?"):
-				continue
-			}
-			prog = append(prog, l)
-		}
-	}
-	cmd := exec.Command(py, "-c", strings.Join(prog, "\n"))
-	cmd.Dir = filepath.Dir(nb)
-	out, _ := cmd.CombinedOutput() // the last cell fails, as in Jupyter
-	os.Remove(filepath.Join(cmd.Dir, "by_region.csv"))
+	script, _ := filepath.Abs(filepath.Join("testdata", "plain_python.py"))
+	out, _ := exec.Command(py, append([]string{script, nb}, more...)...).CombinedOutput() // the last cell fails, as in Jupyter
 	return string(out)
 }
 
@@ -204,7 +175,12 @@ func TestContinueNotebookHeadless(t *testing.T) {
 	sandboxtest.Engine(t)
 	nb := copyNotebook(t)
 	home := t.TempDir()
-	srv := openaitest.New(t, openaitest.ToolCalls("print('NEXT', by_region['North'], len(log), orders['total'].sum())"))
+	next := "print('NEXT', by_region['North'], len(log), orders['total'].sum())"
+	want := regexp.MustCompile(`(?m)^NEXT .*$`).FindString(plainPython(t, nb, next))
+	if want == "" {
+		t.Fatal("plain Python printed no NEXT line")
+	}
+	srv := openaitest.New(t, openaitest.ToolCalls(next))
 	srv.Handle(func(req openaitest.Request) openaitest.Reply { return openaitest.Text("North made 3300.") })
 	r := newRun(t, srv.URL, "-p", "which region made most?", nb, "--json").inHome(home)
 	if code := r.exec(3 * time.Minute); code != 0 {
@@ -220,11 +196,11 @@ func TestContinueNotebookHeadless(t *testing.T) {
 		} `json:"cells"`
 	}
 	json.Unmarshal(r.stdout.Bytes(), &res)
-	if len(res.Cells) != 1 || res.Cells[0].Stdout != "NEXT 3300 5 620.0\n" {
+	if len(res.Cells) != 1 || res.Cells[0].Stdout != want+"\n" {
 		t.Fatalf("the model's cell: %+v", res.Cells)
 	}
 	first := srv.Requests()[0]
-	for _, want := range []string{"continues the notebook sales-review.ipynb", "LOG rows 5 bytes 11694", "SQL West 300.25", "Q1 sales review", "KeyError"} {
+	for _, want := range append(tagged.FindAllString(plainPython(t, nb), -1), "continues the notebook sales-review.ipynb", "Q1 sales review", "KeyError") {
 		if !first.Contains(want) {
 			t.Errorf("the model was not given %q", want)
 		}
