@@ -212,7 +212,12 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		}
 		return session.Input{}, false
 	}
-	mapped, err := parseMaps(maps, match)
+	mapped, err := parseMaps(maps, match, func(in session.Input, path string) error {
+		if rels[in.Name] != "" {
+			return session.CheckNotebookInput(path) // its code opens it as it likes
+		}
+		return session.CheckFile(path)
+	})
 	if err != nil {
 		return nil, err
 	}

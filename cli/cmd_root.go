@@ -127,6 +127,8 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--quiet and --verbose contradict each other: choose one")
 	case f.promptSet && o.Confirm:
 		return usagef(c, "--confirm needs the chat to ask you about each cell; it does not go with --prompt")
+	case laterNotebook(f.files):
+		return usagef(c, "name the notebook first: quarry NOTEBOOK.ipynb [FILE...] continues one notebook, with more files for the chat")
 	case f.resume != "" && isNotebook(f.files):
 		return usagef(c, "--resume continues a saved session; a notebook is continued by naming it alone: quarry %s", f.files[0])
 	case len(f.maps) > 0 && f.resume == "" && !isNotebook(f.files):

@@ -21,6 +21,16 @@ func isNotebook(files []string) bool {
 	return len(files) > 0 && strings.EqualFold(filepath.Ext(files[0]), ".ipynb")
 }
 
+// laterNotebook tells a notebook among the files after the first.
+func laterNotebook(files []string) bool {
+	for i := 1; i < len(files); i++ {
+		if isNotebook(files[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
 // openNotebook reads the notebook and settles its inputs, before anything
 // starts: every error is bad input.
 func openNotebook(path string, maps []string) (*session.NotebookRun, error) {

@@ -237,6 +237,7 @@ func TestContinueNotebookBadInput(t *testing.T) {
 		{[]string{"-p", "go on", reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},
 		{[]string{"-p", "go on", pip}, "pip.ipynb: code cell 1, line 1: %pip install polars: the sandbox has no network"},
 		{[]string{"--resume", reaches}, "a notebook is continued by naming it alone"},
+		{[]string{"-p", "go on", elsewhere, pip}, "name the notebook first"},
 	} {
 		r := newRun(t, "", c.args...).withoutModel()
 		if code := r.exec(time.Minute); code != 2 {
