@@ -44,7 +44,7 @@ func ipythonRefusal(src string) *IPythonRefusal {
 	if !strings.ContainsAny(src, "%!") && !strings.Contains(src, "get_ipython(") {
 		return nil
 	}
-	_, starts := scanPython(src)
+	starts := statementStarts(src)
 	refuse := func(off int, why string) *IPythonRefusal {
 		end := strings.IndexByte(src[off:], '\n')
 		if end < 0 {
@@ -146,4 +146,43 @@ func codePart(line string) string {
 		}
 	}
 	return line
+}
+
+// statementStarts are the offsets of the lines that begin a statement:
+// outside strings and brackets, not continued (as the kernel reads them).
+func statementStarts(src string) []int {
+	strs, starts := scanPython(src)
+	depthAt := map[int]int{}
+	depth, k, si := 0, 0, 0
+	for i := 0; i <= len(src); i++ {
+		for k < len(starts) && starts[k] == i {
+			depthAt[i] = depth
+			k++
+		}
+		if i == len(src) {
+			break
+		}
+		if si < len(strs) && i == strs[si].start {
+			i = strs[si].end - 1
+			si++
+			continue
+		}
+		switch src[i] {
+		case '#':
+			for i+1 < len(src) && src[i+1] != '\n' {
+				i++
+			}
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth = max(0, depth-1)
+		}
+	}
+	var out []int
+	for _, st := range starts {
+		if depthAt[st] == 0 {
+			out = append(out, st)
+		}
+	}
+	return out
 }

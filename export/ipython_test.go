@@ -20,6 +20,7 @@ var ipythonCases = map[string]string{
 	"df.head?\n?df\nx = 1  # why?":        "",
 	"s = '''\n%not magic\n!nor this\n'''": "",
 	"y = x % 2\nprint('!')":               "",
+	"df = (df\n      % 3)\n!ls":           "3:!ls:shell commands",
 	"if a != b:\n    pass":                "",
 	"x = 1\n  !ls /data":                  "2:!ls /data:shell commands",
 	"files = !ls":                         "1:files = !ls:shell commands",
