@@ -45,7 +45,14 @@ reported.
 
 The cells that succeeded in the session run in order (in a notebook, every
 code cell but those tagged raises-exception); the first that fails stops
-the rerun. The rerun is a session of its own: its folder holds the new
+the rerun. A notebook's code runs as in Jupyter, in the notebook's folder:
+every file inside it the code names is an input at the same relative path,
+whatever its kind, and what the code writes goes to the rerun's folder. A
+file outside the folder is read only when you name it. IPython lines with a
+plain meaning (%matplotlib, %time, %env, display(), ...) run; shell
+escapes, %pip, %run and the like are refused before anything runs. Each
+cell's outputs are compared with those the notebook holds: same, changed
+(what moved) or new (fails now). The rerun is a session of its own: its folder holds the new
 figures and files and a report (--format md, html or ipynb; default md),
 and standard output carries the report in Markdown (or JSON with --json).
 

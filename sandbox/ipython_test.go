@@ -32,6 +32,12 @@ func TestIPythonLinesRun(t *testing.T) {
 		t.Errorf("notes %q, want the two help lines", res.Notes)
 	}
 
+	if r := cell(t, s, "1/3"); r.Value == nil || r.Value.Repr != "0.333" {
+		t.Errorf("a float after %%precision 3: %+v", r.Value)
+	}
+	if r := cell(t, s, "%precision\nimport pandas as pd\n(1/3, pd.get_option('display.precision'))"); r.Value == nil || r.Value.Repr != "(0.3333333333333333, 6)" {
+		t.Errorf("%%precision alone: %+v, want the defaults back", r.Value)
+	}
 	res = cell(t, s, "%%time\nsquares = [i * i for i in range(100)]\nsum(squares)")
 	cellOK(t, res)
 	if !strings.Contains(res.Stdout, "Wall time") || res.Value == nil || res.Value.Repr != "328350" {

@@ -196,18 +196,25 @@ class IPythonRuntime:
     namespace."""
 
     notes = []
+    float_digits = None  # %precision: how a float value is shown
 
     @staticmethod
     def precision(arg):
-        n = int(arg) if arg.strip().isdigit() else (3 if not arg.strip() else None)
-        if n is None:
+        """%precision N; alone, back to the defaults, as IPython's."""
+        arg = arg.strip()
+        if arg and not arg.isdigit():
             raise ValueError('%%precision %s: give a number of digits, e.g. %%precision 2' % arg)
-        np = ipy_sys.modules.get('numpy')
-        if np is None:
-            import numpy as np
-        np.set_printoptions(precision=n)
+        import numpy as np
         import pandas as pd
+        if not arg:
+            np.set_printoptions(precision=8)
+            pd.reset_option('display.precision')
+            IPythonRuntime.float_digits = None
+            return
+        n = int(arg)
+        np.set_printoptions(precision=n)
         pd.set_option('display.precision', n)
+        IPythonRuntime.float_digits = n
 
     @staticmethod
     def env(arg):
@@ -386,6 +393,8 @@ def ipy_plain(obj):
         return IPyText(ipy_text_of(obj))
     if type(obj).__name__ == 'Styler' and hasattr(obj, 'data'):
         return obj.data
+    if isinstance(obj, float) and IPythonRuntime.float_digits is not None:
+        return IPyText('%.*f' % (IPythonRuntime.float_digits, obj))
     return obj
 
 
