@@ -52,8 +52,10 @@ file outside the folder is read only when you name it. IPython lines with a
 plain meaning (%matplotlib, %time, %env, display(), ...) run; shell
 escapes, %pip, %run and the like are refused before anything runs. Each
 cell's outputs are compared with those the notebook holds: same, changed
-(what moved) or new (fails now). The rerun is a session of its own: its folder holds the new
-figures and files and a report (--format md, html or ipynb; default md),
+(what moved) or new (fails now).
+
+The rerun is a session of its own: its folder holds the new figures and
+files and a report (--format md, html or ipynb; default md),
 and standard output carries the report in Markdown (or JSON with --json).
 
 Exit status: 0 every cell ran; 1 a cell failed (the report names it and
