@@ -105,6 +105,17 @@ func TestCutStringsKeepsJSONValid(t *testing.T) {
 	}
 }
 
+// A line of code over the cut is refused, not run cut short.
+func TestReadNotebookRefusesAHugeLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "huge.ipynb")
+	os.WriteFile(path, []byte(`{"cells": [{"cell_type": "code", "id": "big", "metadata": {}, "outputs": [], "source": "x = '`+
+		strings.Repeat("a", maxJSONString+10)+`'"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+	_, err := ReadNotebook(path)
+	if err == nil || !strings.Contains(err.Error(), path+": cell big has a line of over 256 KiB") || strings.Contains(err.Error(), "not a Jupyter notebook") {
+		t.Errorf("%v", err)
+	}
+}
+
 func BenchmarkReadBigNotebook(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "figures.ipynb")
 	writeBigNotebook(b, path, 200, 1<<20)

@@ -70,7 +70,7 @@ func storedOutputs(c readNBCell) StoredOutputs {
 			s.EName, s.Error = o.EName, o.EName+": "+clip(o.EValue, 500)
 		}
 	}
-	s.Stdout = clip(out.String(), maxStoredText)
+	s.Stdout = clip(strings.ReplaceAll(out.String(), cutMark, ""), maxStoredText)
 	return s
 }
 

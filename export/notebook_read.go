@@ -98,10 +98,14 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		stored StoredOutputs
 	}
 	var cells []readCell
+	var cellErr error // a cell quarry does not read, in a notebook that parses
 	err = walkNotebook(f, &nb, func(c readNBCell) error {
 		src, err := cellSource(c.Source)
 		if err != nil {
 			return fmt.Errorf("cell %s: %v", c.ID, err)
+		}
+		if strings.Contains(src, cutMark) && cellErr == nil {
+			cellErr = fmt.Errorf("%s: cell %s has a line of over %s: quarry does not read such code", path, c.ID, kernel.FormatSize(maxJSONString))
 		}
 		rc := readCell{readNBCell: c, src: src}
 		if c.CellType == "code" {
@@ -116,6 +120,9 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 			err = errors.New("it ends early")
 		}
 		return nil, fmt.Errorf("%s is not a Jupyter notebook (%v): save it from Jupyter as .ipynb", path, err)
+	}
+	if cellErr != nil {
+		return nil, cellErr
 	}
 	if nb.NBFormat != 4 {
 		return nil, fmt.Errorf("%s is nbformat %d: quarry reruns nbformat 4 notebooks; open and save it in a current Jupyter first", path, nb.NBFormat)

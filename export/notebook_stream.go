@@ -18,14 +18,20 @@ import (
 const maxJSONString = 256 << 10
 
 // cutStrings passes JSON through, cutting each string after max bytes of
-// its body (at a whole escape, so the JSON stays valid).
+// its body (at a whole escape, so the JSON stays valid) and marking the cut
+// with cutMark, so a cut line of code is told from a whole one.
 type cutStrings struct {
-	r   *bufio.Reader
-	max int
-	in  bool // inside a string
-	esc int  // bytes of an escape still to come (\uXXXX: 5 after the backslash)
-	n   int  // bytes of the current string's body
+	r       *bufio.Reader
+	max     int
+	in      bool // inside a string
+	esc     int  // bytes of an escape still to come (\uXXXX: 5 after the backslash)
+	n       int  // bytes of the current string's body
+	cut     bool // the current string was cut
+	pending []byte
 }
+
+// cutMark ends a string that was cut: a NUL, which no notebook's text holds.
+const cutMark = "\x00"
 
 func newCutStrings(r io.Reader, max int) *cutStrings {
 	return &cutStrings{r: bufio.NewReaderSize(r, 64<<10), max: max}
@@ -34,6 +40,11 @@ func newCutStrings(r io.Reader, max int) *cutStrings {
 func (c *cutStrings) Read(p []byte) (int, error) {
 	w := 0
 	for w < len(p) {
+		if len(c.pending) > 0 {
+			k := copy(p[w:], c.pending)
+			c.pending, w = c.pending[k:], w+k
+			continue
+		}
 		b, err := c.r.ReadByte()
 		if err != nil {
 			return w, err
@@ -42,7 +53,7 @@ func (c *cutStrings) Read(p []byte) (int, error) {
 		switch {
 		case !c.in:
 			if b == '"' {
-				c.in, c.n, c.esc = true, 0, 0
+				c.in, c.n, c.esc, c.cut = true, 0, 0, false
 			}
 		case c.esc > 0:
 			c.esc--
@@ -63,6 +74,8 @@ func (c *cutStrings) Read(p []byte) (int, error) {
 		if keep {
 			p[w] = b
 			w++
+		} else if !c.cut {
+			c.cut, c.pending = true, []byte(`\u0000`)
 		}
 	}
 	return w, nil
