@@ -251,3 +251,33 @@ func TestContinueNotebookBadInput(t *testing.T) {
 		}
 	}
 }
+
+// A notebook cell that ends the kernel restarts the sandbox, whose working
+// folder starts empty: the notebook's files are linked again, so the
+// model's next cell reads them at the notebook's paths.
+func TestContinueNotebookAfterTheKernelDied(t *testing.T) {
+	sandboxtest.Engine(t)
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("kept after the restart\n"), 0o644)
+	nb := filepath.Join(dir, "dies.ipynb")
+	os.WriteFile(nb, []byte(`{"cells": [
+  {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": "notes = open('notes.txt').read()"},
+  {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": "import os\nos._exit(3)"}],
+ "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+	srv := openaitest.New(t, openaitest.ToolCalls("print('AFTER', open('notes.txt').read().strip())"))
+	srv.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Text("done") })
+	r := newRun(t, srv.URL, "-p", "read the notes again", nb, "--json")
+	if code := r.exec(3 * time.Minute); code != 0 {
+		t.Fatalf("exit %d\n%s", code, r.stderr.String())
+	}
+	var res struct {
+		Cells []struct {
+			Stdout string                    `json:"stdout"`
+			Error  *struct{ Message string } `json:"error"`
+		} `json:"cells"`
+	}
+	json.Unmarshal(r.stdout.Bytes(), &res)
+	if len(res.Cells) != 1 || res.Cells[0].Stdout != "AFTER kept after the restart\n" {
+		t.Errorf("the model's cell after the restart: %+v\n%s", res.Cells, r.stderr.String())
+	}
+}

@@ -81,6 +81,9 @@ func (s *Session) continueNotebook(ctx context.Context, nb NotebookRun) error {
 		if err != nil {
 			return fmt.Errorf("the notebook's cell %d: %w", n, err)
 		}
+		if r.StateLost {
+			s.remakeLayout(ctx, sb, &r)
+		}
 		s.publish(agent.Event{Kind: agent.EventCellDone, Cell: n, Code: c.Code, Result: &r, Time: time.Now()}, sink)
 		turn.Cells = append(turn.Cells, Cell{Num: n, Code: c.Code, Status: statusOf(r), Result: r})
 		if r.Error != nil {

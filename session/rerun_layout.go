@@ -10,6 +10,8 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // A notebook's code runs as in Jupyter, in its folder: the sandbox's
@@ -37,7 +39,7 @@ func layoutCode(inputs []RerunInput) (string, error) {
 	list, _ := json.Marshal(pairs) // a JSON list of strings is a Python literal
 	return "import os as _os\nfor _rel, _src in " + string(list) + ":\n" +
 		"    if _os.path.dirname(_rel):\n        _os.makedirs(_os.path.dirname(_rel), exist_ok=True)\n" +
-		"    _os.symlink(_src, _rel)\ndel _os, _rel, _src\n", nil
+		"    if not _os.path.lexists(_rel):\n        _os.symlink(_src, _rel)\ndel _os, _rel, _src\n", nil
 }
 
 // checkRel refuses a path that would leave the working folder.
@@ -62,7 +64,27 @@ func (s *Session) makeLayout(ctx context.Context, inputs []RerunInput) error {
 	if r.Error != nil {
 		return fmt.Errorf("the notebook's folder in the sandbox: %s: %s", r.Error.Type, r.Error.Message)
 	}
+	s.mu.Lock()
+	s.layout = code
+	s.mu.Unlock()
 	return nil
+}
+
+// remakeLayout makes the links again after the sandbox restarted (its
+// working folder starts empty; /data is kept), so the notebook's relative
+// paths work on; a note on r says when they could not be.
+func (s *Session) remakeLayout(ctx context.Context, sb interface {
+	Replay(context.Context, string) (kernel.Result, error)
+}, r *kernel.Result) {
+	s.mu.Lock()
+	code := s.layout
+	s.mu.Unlock()
+	if code == "" {
+		return
+	}
+	if res, err := sb.Replay(ctx, code); err != nil || res.Error != nil {
+		r.Notes = append(r.Notes, "the notebook's files could not be linked again after the restart: read them from /data")
+	}
 }
 
 // CheckNotebookInput checks a file a notebook's code names inside its

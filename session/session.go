@@ -112,6 +112,7 @@ type Session struct {
 	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore, Replay, Undo)
 	mask      *secret.Masker
 	box       kernel.FigureBox // how the front end shows figures inline
+	layout    string           // the notebook's folder layout, made again after a restart (rerun_layout.go)
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -307,7 +308,11 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if sb == nil {
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
-	return sb.Exec(ctx, code, onChunk)
+	r, err := sb.Exec(ctx, code, onChunk)
+	if err == nil && r.StateLost {
+		s.remakeLayout(ctx, sb, &r)
+	}
+	return r, err
 }
 
 // SetFigureBox says how the front end shows figures inline, so the kernel
