@@ -47,12 +47,16 @@ func TestChatTUIResume(t *testing.T) {
 
 	os.WriteFile(sales, []byte("region,revenue\nNorth,1200.5\nSouth,980.25\nEast,15000\nWest,77.7\nNorth,1\n"), 0o644)
 	c = startChatArgs(t, dir, srv.URL, []string{"--resume"})
-	s := c.waitFor("the question about sales.csv", 3*time.Minute, c.has("sales.csv:", "has changed since the session"))
-	for _, want := range []string{"What is the revenue by region?", "cell 1 · done", "Resumed session"} {
+	s := c.waitFor("the question about sales.csv", 3*time.Minute, c.has("sales.csv:", "has changed since the session", "Resumed session"))
+	// The conversation is longer than the screen: its start is above.
+	c.tmux("send-keys", "-t", "q", "C-Home")
+	s = c.waitFor("the start of the resumed chat", time.Minute, c.has("↓ more below"))
+	for _, want := range []string{"What is the revenue by region?", "cell 1 · done"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the resumed chat lacks %q:\n%s", want, s)
 		}
 	}
+	c.tmux("send-keys", "-t", "q", "C-End")
 	c.tmux("send-keys", "-t", "q", "Enter")
 	c.waitFor("the rebuilt kernel", 2*time.Minute, c.has("Kernel rebuilt"))
 	c.tmux("send-keys", "-t", "q", "-l", "still there?")

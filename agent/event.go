@@ -60,4 +60,7 @@ type Tokens struct {
 type Usage struct {
 	Turn  Tokens `json:"turn"`
 	Total Tokens `json:"total"`
+	// Priced says the model has a price, so CostUSD is a cost; without
+	// one it is 0 and the cost unknown.
+	Priced bool `json:"priced,omitempty"`
 }

@@ -51,6 +51,12 @@ func (a *Agent) Load(turns []PastTurn, markdown bool) {
 	}
 }
 
+// NumberAfter makes the next cell's number follow n when n is later than
+// the loaded turns' last: a resumed session's folder counts the cells of
+// questions taken back too, and figures and tracebacks are named by the
+// sandbox's count, so the chat's numbers must follow the same one.
+func (a *Agent) NumberAfter(n int) { a.cells = max(a.cells, n) }
+
 // loadCalls is one assistant message calling the tool once per cell, each
 // answered by its tool message.
 func (a *Agent) loadCalls(cells []PastCell) {

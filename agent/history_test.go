@@ -75,3 +75,20 @@ func TestLoadPastTurnsMarkdown(t *testing.T) {
 		t.Errorf("blocks %q, outputs %q", msgs[2].Content, msgs[3].Content)
 	}
 }
+
+// A resumed folder whose last cells were taken back numbers on after them,
+// as the sandbox names figures and tracebacks.
+func TestNumberAfterTheFoldersCells(t *testing.T) {
+	srv := openaitest.New(t, openaitest.ToolCalls("print(v)"), openaitest.Text("done"))
+	a := newAgent(t, testConfig(srv), echoKernel())
+	a.Load(pastTurns, false)
+	a.NumberAfter(5)
+	a.NumberAfter(1) // never back
+	_, rec, err := run(t, a, "follow-up")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if done := rec.of(EventCellDone); len(done) != 1 || done[0].Cell != 6 {
+		t.Errorf("the first new cell is %+v, want cell 6", done)
+	}
+}

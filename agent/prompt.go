@@ -48,7 +48,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	if p.Compression != "" {
 		kind += " (" + oneLine(p.Compression, 8) + ")"
 	}
-	facts := []string{kind, kernel.FormatSize(p.Size)}
+	size := kernel.FormatSize(p.Size)
+	if p.Unpacked > 0 {
+		size += ", about " + kernel.FormatSize(p.Unpacked) + " unpacked"
+	}
+	facts := []string{kind, size}
 	if p.Rows > 0 {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
@@ -88,10 +92,14 @@ func profileText(p kernel.Profile, examples bool) string {
 	}
 	writeNotes(&b, "  ", p.Notes)
 	if len(p.Sheets) == 0 {
-		writeColumns(&b, "  ", p.Columns, p.Head, examples)
+		writeColumns(&b, "  ", p.Columns, p.ColumnCount, p.Head, examples)
+	}
+	part := "sheet"
+	if p.Kind == "sqlite" {
+		part = "table" // a database's tables are profiled as a workbook's sheets
 	}
 	for _, s := range p.Sheets[:min(len(p.Sheets), maxPromptSheets)] {
-		fmt.Fprintf(&b, "\n  sheet %s: %d rows", kernel.PyString(s.Name), s.Rows)
+		fmt.Fprintf(&b, "\n  %s %s: %d rows", part, kernel.PyString(s.Name), s.Rows)
 		if s.State != "" {
 			fmt.Fprintf(&b, " (%s)", oneLine(s.State, 16))
 		}
@@ -101,10 +109,14 @@ func profileText(p kernel.Profile, examples bool) string {
 			}
 		}
 		writeNotes(&b, "    ", s.Notes)
-		writeColumns(&b, "    ", s.Columns, s.Head, examples)
+		writeColumns(&b, "    ", s.Columns, s.ColumnCount, s.Head, examples)
 	}
 	if len(p.Sheets) > maxPromptSheets {
-		fmt.Fprintf(&b, "\n  … and %d more sheets (pd.ExcelFile(path).sheet_names lists them)", len(p.Sheets)-maxPromptSheets)
+		list := "pd.ExcelFile(path).sheet_names lists them"
+		if part == "table" {
+			list = "sqlite_master lists them"
+		}
+		fmt.Fprintf(&b, "\n  … and %d more %ss (%s)", len(p.Sheets)-maxPromptSheets, part, list)
 	}
 	return b.String()
 }
@@ -135,7 +147,7 @@ const maxPromptColumns = 60
 // writeColumns lists the columns and the first rows. Names, examples and
 // cells are values from the file: each is folded onto one line, so a cell
 // holding line breaks cannot break the layout.
-func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head [][]string, examples bool) {
+func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, total int, head [][]string, examples bool) {
 	if len(cols) == 0 {
 		return
 	}
@@ -157,10 +169,15 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, head 
 		}
 		parts = append(parts, s)
 	}
-	if len(cols) > maxPromptColumns {
-		parts = append(parts, fmt.Sprintf("… and %d more (list them with df.columns)", len(cols)-maxPromptColumns))
+	// total is the file's count: a very wide file's profile lists only its
+	// first columns, and the prompt fewer still.
+	total = max(total, len(cols))
+	count := fmt.Sprintf("%d", total)
+	if shown := len(parts); total > shown {
+		parts = append(parts, fmt.Sprintf("… and %d more (list them with df.columns)", total-shown))
+		count = fmt.Sprintf("%d, the first %d listed", total, shown)
 	}
-	fmt.Fprintf(b, "\n%scolumns (%d): %s", indent, len(cols), strings.Join(parts, " · "))
+	fmt.Fprintf(b, "\n%scolumns (%s): %s", indent, count, strings.Join(parts, " · "))
 	if !examples || len(head) == 0 {
 		return
 	}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -225,5 +226,41 @@ func TestCellViewKeepsTextAfterC1Controls(t *testing.T) {
 	long := cellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
 	if n := utf8.RuneCountInString(long); n > modelViewLimit || !strings.HasSuffix(long, "END") || !utf8.ValidString(long) {
 		t.Errorf("view of %d runes, valid %v", n, utf8.ValidString(long))
+	}
+}
+
+// A very wide file says how many columns it has and which are listed; a
+// compressed one how large it is unpacked.
+func TestProfileTextWideAndCompressed(t *testing.T) {
+	cols := make([]kernel.Column, 200)
+	for i := range cols {
+		cols[i] = kernel.Column{Name: fmt.Sprintf("s%d", i), Dtype: "int64"}
+	}
+	p := kernel.Profile{Name: "m.csv.gz", Kind: "csv", Compression: "gzip", Size: 3 << 20, Unpacked: 2 << 30,
+		Rows: 9, Columns: cols, ColumnCount: 300000}
+	text := profileText(p, false)
+	for _, want := range []string{
+		"(csv (gzip), 3 MiB, about 2 GiB unpacked, 9 rows)",
+		"columns (300000, the first 60 listed): s0: int64 · ",
+		"s59: int64 · … and 299940 more (list them with df.columns)",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("lacks %q:\n%s", want, text)
+		}
+	}
+	p = kernel.Profile{Name: "n.csv", Kind: "csv", Rows: 1, Columns: cols[:3]}
+	if text := profileText(p, false); !strings.Contains(text, "columns (3): s0: int64 · s1: int64 · s2: int64") {
+		t.Errorf("a narrow file: %s", text)
+	}
+}
+
+// An SQLite database lists its tables as tables, not sheets.
+func TestProfileTextSQLiteTables(t *testing.T) {
+	p := kernel.Profile{Name: "shop", Kind: "sqlite", Rows: 40, HeaderRow: 0,
+		Notes:  []string{"an SQLite database: import sqlite3; con = sqlite3.connect('file:/data/shop?immutable=1', uri=True)"},
+		Sheets: []kernel.Sheet{{Name: "items", Rows: 40, Columns: []kernel.Column{{Name: "sku", Dtype: "int64"}}}}}
+	text := profileText(p, false)
+	if !strings.Contains(text, "\n  table 'items': 40 rows") || strings.Contains(text, "sheet") {
+		t.Errorf("tables:\n%s", text)
 	}
 }

@@ -24,7 +24,8 @@ func (t *turn) addUsage(u *tokenUsage) {
 	if u != nil {
 		d.Prompt, d.Completion, d.Reasoning = u.prompt, u.completion, u.reasoning
 	}
-	if p, ok := t.a.price(); ok {
+	p, priced := t.a.price()
+	if priced {
 		d.CostUSD = (float64(d.Prompt)*p.Input + float64(d.Completion)*p.Output) / 1e6
 	}
 	add := func(to *Tokens) {
@@ -35,5 +36,5 @@ func (t *turn) addUsage(u *tokenUsage) {
 	}
 	add(&t.usage)
 	add(&t.a.total)
-	t.emit(Event{Kind: EventUsage, Usage: &Usage{Turn: t.usage, Total: t.a.total}})
+	t.emit(Event{Kind: EventUsage, Usage: &Usage{Turn: t.usage, Total: t.a.total, Priced: priced}})
 }

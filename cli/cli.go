@@ -97,6 +97,6 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.versionCmd(), a.manCmd())
 	root.SetVersionTemplate("quarry {{.Version}}\n")
 	// Sub-commands inherit it: a bad flag anywhere is a usage error.
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{cmd: c.CommandPath(), err: err} })
+	root.SetFlagErrorFunc(flagError)
 	return root
 }

@@ -111,7 +111,15 @@ func chatResume(l *launched) *ui.Resume {
 		r.Changed = append(r.Changed, ui.ChangedInput{Name: c.Name, Path: c.Path, Problem: c.Problem, Gone: c.Gone})
 	}
 	mapped := l.inputs
-	r.Restore = func(ctx context.Context, chosen map[string]string) error {
+	inputs := l.resumed.Inputs()
+	for _, in := range inputs {
+		r.Inputs = append(r.Inputs, inputHost(in, mapped))
+	}
+	changed := map[string]bool{}
+	for _, c := range l.changed {
+		changed[c.Name] = true
+	}
+	r.Restore = func(ctx context.Context, chosen map[string]string) ([]ui.RestoredInput, error) {
 		paths := map[string]string{}
 		for k, v := range mapped {
 			paths[k] = v
@@ -119,9 +127,31 @@ func chatResume(l *launched) *ui.Resume {
 		for k, v := range chosen {
 			paths[k] = v
 		}
-		return l.sess.Restore(ctx, paths)
+		err := l.sess.Restore(ctx, paths)
+		var out []ui.RestoredInput
+		for _, p := range l.sess.Files() {
+			for _, in := range inputs {
+				if in.Name == p.Name {
+					_, other := paths[in.Name]
+					out = append(out, ui.RestoredInput{Path: inputHost(in, paths), Profile: p, Changed: other || changed[in.Name], Before: in.Profile})
+				}
+			}
+		}
+		return out, err
 	}
 	return r
+}
+
+// inputHost is the host file an input of a resumed session is read from:
+// the one paths names for it, else where it was.
+func inputHost(in session.Input, paths map[string]string) string {
+	if p, ok := paths[in.Name]; ok {
+		return p
+	}
+	if in.Path == "" {
+		return in.Name
+	}
+	return in.Path
 }
 
 // exportChat is /export: PATH in the format its extension names, or with

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/suggest"
 )
 
 // configCmd is `quarry config [-v]`, `quarry config init` and `quarry
@@ -194,6 +195,9 @@ func wrapWords(text string, width int) []string {
 // names none of them is a mistake.
 func unknownCommand(c *cobra.Command, args []string) error {
 	if len(args) > 0 {
+		if p := suggest.Phrase(nearCommands(c, args[0]), func(s string) string { return c.CommandPath() + " " + s }); p != "" {
+			return usagef(c, "unknown command %q: %s", args[0], p)
+		}
 		return usagef(c, "unknown command %q", args[0])
 	}
 	return nil

@@ -58,8 +58,8 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
 		t.Errorf("exit %d, want %d", code, exitInterrupted)
 	}
-	if n := len(containersOfPID(t, pid)); n != 0 {
-		t.Errorf("doctor left %d container(s) behind", n)
+	if left := containersOfPID(t, pid); len(left) != 0 {
+		t.Errorf("doctor left %d container(s) behind: %s", len(left), strings.Join(left, "; "))
 	}
 }
 
@@ -77,7 +77,7 @@ func containersOfPID(t *testing.T, pid int) []string {
 	}
 	var ids []string
 	for _, c := range list.Items {
-		ids = append(ids, c.ID)
+		ids = append(ids, strings.Join(c.Names, ",")+" ("+c.ID[:12]+", "+string(c.State)+")")
 	}
 	return ids
 }
@@ -90,8 +90,13 @@ func removeContainersOfPID(t *testing.T, pid int) {
 		return
 	}
 	defer cli.Close()
-	for _, id := range containersOfPID(t, pid) {
-		cli.ContainerRemove(context.Background(), id, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
+	list, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true,
+		Filters: make(client.Filters).Add("label", fmt.Sprintf("io.quarry.pid=%d", pid))})
+	if err != nil {
+		return
+	}
+	for _, c := range list.Items {
+		cli.ContainerRemove(context.Background(), c.ID, client.ContainerRemoveOptions{Force: true, RemoveVolumes: true})
 	}
 }
 

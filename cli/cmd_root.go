@@ -2,6 +2,7 @@ package cli
 
 import (
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -84,6 +85,9 @@ func (a *app) mainCommand() *cobra.Command {
 			f.files = args
 			f.promptSet = c.Flags().Changed("prompt")
 			f.takeResumeID()
+			if err := commandSuggestion(c, f.files); err != nil {
+				return err
+			}
 			if err := f.check(c); err != nil {
 				return err
 			}
@@ -141,12 +145,17 @@ func (f *rootFlags) check(c *cobra.Command) error {
 
 // takeResumeID reads `--resume ID` (with a space) as the id: an optional
 // value only binds with "=", so the id arrives as the first file. It is
-// taken for an id only when it has an id's shape and is no file.
+// taken for an id when it is no file and has an id's shape, or no file's
+// (no extension, no folder), so a mistyped id is told as a session.
 func (f *rootFlags) takeResumeID() {
-	if f.resume != session.Latest || len(f.files) == 0 || !session.LooksLikeID(f.files[0]) {
+	if f.resume != session.Latest || len(f.files) == 0 {
 		return
 	}
-	if _, err := os.Stat(f.files[0]); err == nil {
+	a := f.files[0]
+	if _, err := os.Stat(a); err == nil {
+		return
+	}
+	if !session.LooksLikeID(a) && (strings.ContainsAny(a, "./"+string(os.PathSeparator)) || a == "") {
 		return
 	}
 	f.resume, f.files = f.files[0], f.files[1:]

@@ -51,10 +51,25 @@ func openNotebook(path string, maps []string) (*session.NotebookRun, error) {
 // show, the cells run (and show) in Restore.
 func notebookResume(sess *session.Session, nb *session.NotebookRun) *ui.Resume {
 	name := render.SanitizeLine(nb.Name)
-	return &ui.Resume{
+	r := &ui.Resume{
 		ID: name,
 		Notice: fmt.Sprintf("Continuing the notebook %s: its %d code cells run in the kernel now, then the model sees them with their outputs.",
 			name, len(nb.Cells)),
-		Restore: func(ctx context.Context, _ map[string]string) error { return sess.ContinueNotebook(ctx, *nb) },
 	}
+	for _, in := range nb.Inputs {
+		r.Inputs = append(r.Inputs, in.Path)
+	}
+	r.Restore = func(ctx context.Context, _ map[string]string) ([]ui.RestoredInput, error) {
+		err := sess.ContinueNotebook(ctx, *nb)
+		var out []ui.RestoredInput
+		for _, p := range sess.Files() {
+			for _, in := range nb.Inputs {
+				if in.Name == p.Name {
+					out = append(out, ui.RestoredInput{Path: in.Path, Profile: p})
+				}
+			}
+		}
+		return out, err
+	}
+	return r
 }

@@ -1,6 +1,8 @@
 package config
 
 import (
+	"github.com/quarry-cli/quarry/suggest"
+
 	"fmt"
 	"sort"
 	"strings"
@@ -62,7 +64,7 @@ func closest(name string, candidates []string, n int, onlyNear bool) []string {
 	var all []scored
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := editDistance(lname, lc)
+		d := suggest.Distance(lname, lc)
 		p := commonPrefix(lname, lc)
 		score := d*2 - min(p, 8)
 		if strings.Contains(lc, lname) || strings.Contains(lname, lc) {
@@ -93,25 +95,4 @@ func commonPrefix(a, b string) int {
 		n++
 	}
 	return n
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

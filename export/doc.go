@@ -108,20 +108,11 @@ func tableShape(t *kernel.Table, g render.Grid) string {
 	return s
 }
 
-// cellTitle is "cell 3 · 120ms" or "cell 3 · failed: KeyError".
+// cellTitle is the chat's header of the cell, in the chat's words:
+// "cell 3 · done in 120ms", "cell 3 · failed: KeyError in 300ms", "cell 3 ·
+// interrupted after 3.0s".
 func cellTitle(c session.Cell) string {
-	s := fmt.Sprintf("cell %d", c.Num)
-	switch c.Status {
-	case session.CellFailed:
-		what := "failed"
-		if e := c.Result.Error; e != nil && e.Type != "" {
-			what += ": " + e.Type
-		}
-		return s + " · " + what
-	case session.CellCancelled:
-		return s + " · cancelled"
-	}
-	return s + " · " + render.FormatDuration(c.Result.Duration)
+	return fmt.Sprintf("cell %d · %s", c.Num, render.CellSummary(&c.Result))
 }
 
 // errorText is a failed cell's traceback, or its message.

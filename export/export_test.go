@@ -79,7 +79,7 @@ print(nb.nbformat, nb.nbformat_minor, len(nb.cells))`, path).CombinedOutput()
 	if setup.ID != setupID || !strings.Contains(setup.Source, "DATA_DIR = './'") || setup.ExecutionCount != nil {
 		t.Errorf("setup cell %+v", setup)
 	}
-	if !strings.Contains(q.Source, "&lt;script>") || strings.Contains(q.Source, "<script") {
+	if !strings.Contains(q.Source, `\<script>`) || rawTag(q.Source, "<script") {
 		t.Errorf("question cell keeps raw HTML: %q", q.Source)
 	}
 	if *first.ExecutionCount != 1 || !strings.Contains(first.Source, "pd.read_csv((DATA_DIR + 'q1.csv'))") ||
@@ -111,7 +111,7 @@ print(nb.nbformat, nb.nbformat_minor, len(nb.cells))`, path).CombinedOutput()
 	if e := failed.Outputs[0]; e.EName != "KeyError" || len(e.Traceback) < 2 || failed.Metadata["tags"] == nil {
 		t.Errorf("failed cell %+v", failed)
 	}
-	if !strings.Contains(answer.Source, "&lt;img src=x") {
+	if !strings.Contains(answer.Source, `\<img src=x`) || rawTag(answer.Source, "<img") {
 		t.Errorf("answer cell keeps raw HTML: %q", answer.Source)
 	}
 }
@@ -128,18 +128,18 @@ func TestMarkdownReport(t *testing.T) {
 	}
 	md, _ := os.ReadFile(inside)
 	for _, want := range []string{
-		"| region | revenue | note |\n|---|---:|---|\n| North | 90000 | &lt;b&gt;bold&lt;/b&gt; |\n| South | 80000 | a\\|b |",
+		"| region | revenue | note |\n|---|---:|---|\n| North | 90000 | \\<b\\>bold\\</b\\> |\n| South | 80000 | a\\|b |",
 		"![cell 2, figure 1](figures/cell2-1.png)",
 		"```python\ndf = pd.read_csv('/data/q1.csv')",
 		"KeyError: 'Nowhere'",
-		"## 1. Variance by region &lt;script&gt;alert('q')&lt;/script&gt;",
+		"## 1. Variance by region \\<script\\>alert('q')\\</script\\>",
 		"Files saved: v1.csv (40 B)",
 	} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report lacks %q:\n%s", want, md)
 		}
 	}
-	if strings.Contains(string(md), "<img") || strings.Contains(string(md), "<script") || strings.Contains(string(md), "\x1b") {
+	if rawTag(string(md), "<img") || rawTag(string(md), "<script") || strings.Contains(string(md), "\x1b") || strings.Contains(string(md), "&lt;") {
 		t.Errorf("raw HTML or escapes in the report:\n%s", md)
 	}
 

@@ -130,3 +130,18 @@ func hostTool(t *testing.T, name, pkg string) string {
 	}
 	return p
 }
+
+// rawTag tells whether tag occurs in s unescaped: not after a backslash,
+// Markdown's escape of the <.
+func rawTag(s, tag string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], tag)
+		if j < 0 {
+			return false
+		}
+		if at := i + j; at == 0 || s[at-1] != '\\' {
+			return true
+		}
+		i += j + 1
+	}
+}

@@ -77,7 +77,7 @@ func writeHTML(w io.Writer, d *doc) error {
 			ht.Cells = append(ht.Cells, htmlCellOf(d, c))
 		}
 		if t.Answer != "" {
-			ht.Answer = markdownHTML(md, t.Answer)
+			ht.Answer = markdownHTML(md, demoteHeadings(t.Answer, answerTop))
 		}
 		p.Turns = append(p.Turns, ht)
 	}

@@ -36,7 +36,7 @@ func writeMarkdown(w io.Writer, d *doc, link func(kernel.File) string) error {
 			markdownCell(&b, d, c, link)
 		}
 		if t.Answer != "" {
-			b.WriteString("**Answer**\n\n" + strings.TrimSpace(safeMarkdown(t.Answer)) + "\n\n")
+			b.WriteString("**Answer**\n\n" + strings.TrimSpace(safeMarkdown(demoteHeadings(t.Answer, answerTop))) + "\n\n")
 		}
 		if t.Error != "" {
 			b.WriteString("*The turn failed:* " + escapeMarkdown(t.Error) + "\n\n")
@@ -149,7 +149,7 @@ func inputLine(in session.Input) string {
 		about = append(about, kernel.FormatSize(in.Size))
 	}
 	if p := in.Profile; p != nil && p.Rows > 0 {
-		about = append(about, fmt.Sprintf("%d rows × %d columns", p.Rows, len(p.Columns)))
+		about = append(about, fmt.Sprintf("%d rows × %d columns", p.Rows, p.Width()))
 	}
 	if in.SHA256 != "" {
 		about = append(about, "sha256 "+in.SHA256[:min(12, len(in.SHA256))]+"…")
@@ -192,21 +192,19 @@ func linkTarget(p string) string {
 func esc(s string) string { return html.EscapeString(s) }
 
 // escapeMarkdown keeps one line of untrusted text plain in Markdown: no
-// emphasis, link, heading or HTML made from it.
+// emphasis, link, heading or HTML made from it. It escapes with
+// backslashes, never with HTML entities, so the file reads as text too
+// (R&D stays R&D; only an & that would start an entity is escaped).
 func escapeMarkdown(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	var b strings.Builder
-	for _, r := range s {
-		switch r {
-		case '\\', '`', '*', '_', '[', ']', '#', '!', '|', '~':
+	for i, r := range s {
+		switch {
+		case strings.ContainsRune("\\`*_[]#!|~<>", r):
 			b.WriteRune('\\')
 			b.WriteRune(r)
-		case '<':
-			b.WriteString("&lt;")
-		case '>':
-			b.WriteString("&gt;")
-		case '&':
-			b.WriteString("&amp;")
+		case r == '&' && startsEntity(s[i+1:]):
+			b.WriteString(`\&`)
 		default:
 			b.WriteRune(r)
 		}
@@ -214,8 +212,18 @@ func escapeMarkdown(s string) string {
 	return b.String()
 }
 
+// startsEntity tells whether s, after an &, reads as the rest of an HTML
+// entity (amp;, #39;, #x27;), which Markdown viewers would decode.
+func startsEntity(s string) bool {
+	n := 0
+	for n < len(s) && n < 32 && (s[n] == '#' || s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z' || s[n] >= '0' && s[n] <= '9') {
+		n++
+	}
+	return n > 0 && n < len(s) && s[n] == ';'
+}
+
 // safeMarkdown keeps the model's Markdown but neutralises raw HTML and
-// images in it: outside code, < becomes &lt;, so no viewer builds a tag
+// images in it: outside code, < becomes \<, so no viewer builds a tag
 // from it, and ![ becomes \![, a link, so no viewer fetches from a host the
 // model chose (the HTML page shows images as text for the same reason).
 func safeMarkdown(s string) string {
@@ -276,8 +284,8 @@ func escapeHTMLOutsideCode(l string) string {
 			continue
 		}
 		switch {
-		case l[i] == '<':
-			b.WriteString("&lt;")
+		case l[i] == '<' && backslashesBefore(l, i)%2 == 0:
+			b.WriteString(`\<`) // a backslash, not &lt;: the file reads as text too
 		case l[i] == '!' && strings.HasPrefix(l[i+1:], "[") && backslashesBefore(l, i)%2 == 0:
 			b.WriteString(`\!`)
 		default:

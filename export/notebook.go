@@ -82,7 +82,7 @@ func writeNotebook(w io.Writer, d *doc) error {
 		}
 		if t.Answer != "" {
 			nb.Cells = append(nb.Cells, nbCell{ID: fmt.Sprintf("a%d", i+1), CellType: "markdown",
-				Metadata: map[string]any{"quarry": map[string]any{"role": "answer"}}, Source: safeMarkdown(t.Answer)})
+				Metadata: map[string]any{"quarry": map[string]any{"role": "answer"}}, Source: safeMarkdown(demoteHeadings(t.Answer, answerTop))})
 		}
 		if t.Error != "" {
 			nb.Cells = append(nb.Cells, nbCell{ID: fmt.Sprintf("e%d", i+1), CellType: "markdown",

@@ -242,7 +242,7 @@ func questionText(src string) string {
 	for i, l := range lines {
 		lines[i] = strings.TrimPrefix(strings.TrimPrefix(l, ">"), " ")
 	}
-	return strings.NewReplacer("&lt;", "<", `\![`, "![").Replace(strings.Join(lines, "\n"))
+	return strings.NewReplacer(`\<`, "<", "&lt;", "<", `\![`, "![").Replace(strings.Join(lines, "\n")) // &lt; as older exports wrote it
 }
 
 func hasTag(tags []string, tag string) bool {

@@ -6,6 +6,7 @@ package headless_test
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -15,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -38,7 +41,7 @@ func TestMain(m *testing.M) {
 
 // quarryBin builds the binary once per test run. QUARRY_TEST_BINARY names a
 // prebuilt one instead, for runs as a user without Go (the rootless CI run).
-func quarryBin(t *testing.T) string {
+func quarryBin(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		if p := os.Getenv("QUARRY_TEST_BINARY"); p != "" {
@@ -63,7 +66,7 @@ func quarryBin(t *testing.T) string {
 
 // run is one invocation of the binary.
 type run struct {
-	t      *testing.T
+	t      testing.TB
 	args   []string
 	env    []string
 	stdin  io.Reader
@@ -73,7 +76,7 @@ type run struct {
 	stderr syncBuffer
 }
 
-func newRun(t *testing.T, baseURL string, args ...string) *run {
+func newRun(t testing.TB, baseURL string, args ...string) *run {
 	t.Helper()
 	home := t.TempDir()
 	env := []string{
@@ -177,6 +180,33 @@ func (s *syncBuffer) String() string {
 func requireNoContainers(t *testing.T, pid int) {
 	t.Helper()
 	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", pid))
+}
+
+// waitForSandboxFile polls the sandbox of the quarry process pid until
+// path exists in it: the proof that a cell got that far ("cell 1 running"
+// comes before the cell's code, which may wait for the kernel's imports).
+func waitForSandboxFile(t *testing.T, pid int, path string, limit time.Duration) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatalf("docker client: %v", err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	f := make(client.Filters).Add("label", fmt.Sprintf("io.quarry.pid=%d", pid))
+	for ctx.Err() == nil {
+		if list, err := cli.ContainerList(ctx, client.ContainerListOptions{Filters: f}); err == nil {
+			for _, c := range list.Items {
+				if res, err := cli.CopyFromContainer(ctx, c.ID, client.CopyFromContainerOptions{SourcePath: path}); err == nil {
+					res.Content.Close()
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no %s in the sandbox of quarry %d after %s", path, pid, limit)
 }
 
 // waitFor polls the child's stderr for a line containing s.

@@ -66,7 +66,7 @@ func answerFromTool(req openaitest.Request) openaitest.Reply {
 	return openaitest.Text(b.String())
 }
 
-func writeQuarters(t *testing.T, dir string) (q1, q2 string) {
+func writeQuarters(t testing.TB, dir string) (q1, q2 string) {
 	t.Helper()
 	q1, q2 = filepath.Join(dir, "q1.csv"), filepath.Join(dir, "q2.csv")
 	for p, data := range map[string]string{q1: q1CSV, q2: q2CSV} {
@@ -281,7 +281,8 @@ func TestSignalMidCellExit130(t *testing.T) {
 			r := newRun(t, srv.URL, "-p", "sleep", q1, "--output-dir", out)
 			r.start()
 			waitFor(t, &r.stderr, "cell 1 running", 3*time.Minute)
-			time.Sleep(1500 * time.Millisecond) // well inside time.sleep
+			waitForSandboxFile(t, r.cmd.Process.Pid, "/output/partial.txt", time.Minute)
+			time.Sleep(500 * time.Millisecond) // inside time.sleep
 			r.cmd.Process.Signal(sig)
 			code := r.wait(time.Minute)
 			t.Logf("stderr:\n%s", r.stderr.String())

@@ -34,7 +34,7 @@ func (p Package) String() string { return p.Name + " " + p.Version }
 // one built before the manifest existed).
 var ErrNoManifest = errors.New("the image has no package manifest (" + packageManifest + ")")
 
-// ImagePackages lists the packages of image ref, read from its manifest
+// Packages lists the packages of image ref, read from its manifest
 // through a container that is created, never started, and removed again:
 // nothing in the image runs.
 func Packages(ctx context.Context, e *engine.Engine, ref string) ([]Package, error) {
@@ -49,14 +49,16 @@ func Packages(ctx context.Context, e *engine.Engine, ref string) ([]Package, err
 		},
 		HostConfig: &container.HostConfig{NetworkMode: "none", LogConfig: container.LogConfig{Type: "none"}},
 	})
-	if err != nil {
-		return nil, fmt.Errorf("image packages: container create: %w", err)
-	}
+	// Removed whatever ends the call, found by its label too: a create
+	// cancelled by an interrupt may have happened on the engine all the same.
 	defer func() {
 		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		e.RemoveContainer(rm, res.ID)
+		e.RemoveContainers(rm, res.ID, id)
 	}()
+	if err != nil {
+		return nil, fmt.Errorf("image packages: container create: %w", err)
+	}
 	rc, err := e.Client().CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: packageManifest})
 	if err != nil {
 		if strings.Contains(err.Error(), "No such") || strings.Contains(err.Error(), "not found") {

@@ -148,22 +148,29 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, other
+	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, other
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`
-	Encoding    string `json:"encoding,omitempty"`
-	Delimiter   string `json:"delimiter,omitempty"`
-	Decimal     string `json:"decimal,omitempty"`
+	// Unpacked is a compressed file's size unpacked, counted or estimated
+	// within the profile's time (gzip's trailer, a zip's directory, or the
+	// rate of a bounded read); "large" and sampling go by it.
+	Unpacked  int64  `json:"unpacked,omitempty"`
+	Encoding  string `json:"encoding,omitempty"`
+	Delimiter string `json:"delimiter,omitempty"`
+	Decimal   string `json:"decimal,omitempty"`
 	// Thousands is the digit-group separator the numbers use ("." in
 	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
-	Thousands string     `json:"thousands,omitempty"`
-	HeaderRow int        `json:"header_row"` // 0-based; -1 when there is no header
-	Rows      int        `json:"rows"`
-	Columns   []Column   `json:"columns,omitempty"`
-	Head      [][]string `json:"head,omitempty"`
-	Sheets    []Sheet    `json:"sheets,omitempty"` // Excel workbooks
-	Error     string     `json:"error,omitempty"`  // profiling failed; the file is still attached
+	Thousands string   `json:"thousands,omitempty"`
+	HeaderRow int      `json:"header_row"` // 0-based; -1 when there is no header
+	Rows      int      `json:"rows"`
+	Columns   []Column `json:"columns,omitempty"`
+	// ColumnCount is the number of columns the file has when Columns lists
+	// only the first of them (very wide tables); 0 when it lists all.
+	ColumnCount int        `json:"column_count,omitempty"`
+	Head        [][]string `json:"head,omitempty"`
+	Sheets      []Sheet    `json:"sheets,omitempty"` // Excel workbooks; an SQLite database's tables
+	Error       string     `json:"error,omitempty"`  // profiling failed; the file is still attached
 	// Read is the call that loaded the file in the profile (for a workbook,
 	// its main sheet's): loading it the same way gives the same table.
 	Read *ReadCall `json:"read,omitempty"`
@@ -178,6 +185,12 @@ type Profile struct {
 	// rows of a large file with the row count estimated, and what the read
 	// call had to handle (lines above or below the table, ragged rows).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Width is the number of columns the file has: ColumnCount when the
+// profile lists only the first of them, else the columns listed.
+func (p *Profile) Width() int {
+	return max(p.ColumnCount, len(p.Columns))
 }
 
 // Column is one column of a profiled file.
@@ -195,11 +208,14 @@ type Column struct {
 type Sheet struct {
 	Name string `json:"name"`
 	// State is "hidden" or "very hidden" for a sheet Excel does not show.
-	State     string     `json:"state,omitempty"`
-	HeaderRow int        `json:"header_row"` // 0-based row of the sheet; -1 when there is none
-	Rows      int        `json:"rows"`
-	Columns   []Column   `json:"columns,omitempty"`
-	Head      [][]string `json:"head,omitempty"`
-	Read      *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
-	Notes     []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
+	State     string   `json:"state,omitempty"`
+	HeaderRow int      `json:"header_row"` // 0-based row of the sheet; -1 when there is none
+	Rows      int      `json:"rows"`
+	Columns   []Column `json:"columns,omitempty"`
+	// ColumnCount is as in Profile: the sheet's columns when Columns lists
+	// only the first of them.
+	ColumnCount int        `json:"column_count,omitempty"`
+	Head        [][]string `json:"head,omitempty"`
+	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
+	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
 }

@@ -28,7 +28,7 @@ type CallArg struct {
 // readers are the functions a ReadCall may name; the pyreadstat ones
 // return (DataFrame, metadata), so the call takes [0].
 var readers = map[string]string{
-	"pd.read_csv": "", "pd.read_excel": "", "pd.read_json": "", "pd.read_parquet": "",
+	"pd.read_csv": "", "pd.read_fwf": "", "pd.read_excel": "", "pd.read_json": "", "pd.read_parquet": "",
 	"pd.read_feather": "", "pd.read_stata": "", "pd.read_spss": "",
 	"pyreadstat.read_sas7bdat": "[0]", "pyreadstat.read_xport": "[0]", "pyreadstat.read_por": "[0]",
 }

@@ -90,5 +90,5 @@ func (m *Markdown) renderClean(text string, width int, style Style) (string, err
 	if err != nil {
 		return "", fmt.Errorf("markdown render: %w", err)
 	}
-	return sanitizeRendered(out), nil
+	return compactTables(hangListItems(sanitizeRendered(out), max(width, 10))), nil
 }

@@ -22,8 +22,7 @@ type TableOptions struct {
 }
 
 const (
-	maxCellWidth = 32 // a column never grows wider than this
-	minCellWidth = 8  // a text column (the labels too) is not squeezed below this (or its natural width)
+	minCellWidth = 8 // a text column (the labels too) is not squeezed below this (or its natural width)
 	gapMark      = "⋯"
 )
 
@@ -118,7 +117,7 @@ func (f Grid) fit(width int) (keep int, widths []int) {
 		}
 	}
 	for j := range natural {
-		natural[j] = max(1, min(natural[j], maxCellWidth))
+		natural[j] = max(1, natural[j]) // content decides; only the window cuts
 	}
 	// Numbers are never cut: a truncated number misleads. Labels are cut
 	// (with "…") before a column of numbers is dropped.

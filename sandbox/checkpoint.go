@@ -188,17 +188,23 @@ func (s *Session) request(ctx context.Context, msg map[string]any, answer string
 	if err := k.send(msg); err != nil {
 		return frame{}, s.engineError(err)
 	}
-	timer := time.NewTimer(checkpointTimeout)
-	defer timer.Stop()
+	clock := newOpClock(checkpointTimeout)
+	defer clock.stop()
+	if answer != "checkpoint" { // only a checkpoint waits for the imports
+		clock.begin()
+	}
 	for {
 		select {
 		case f := <-k.frames:
+			if f.ID == id && f.T == "running" {
+				clock.begin()
+			}
 			if f.ID == id && f.T == answer {
 				return f, nil
 			}
 		case <-k.done:
 			return frame{}, errKernelGone
-		case <-timer.C:
+		case <-clock.timer.C:
 			return frame{}, s.replaceKernel(ctx, fmt.Errorf("%s: no answer from the kernel in %s", msg["op"], checkpointTimeout))
 		case <-ctx.Done():
 			return frame{}, s.replaceKernel(ctx, fmt.Errorf("%s: %w", msg["op"], ctx.Err()))

@@ -212,26 +212,7 @@ func sandboxEnv(lim Limits) []string {
 
 // removeSessionObjects removes the container and both volumes of a session.
 func removeSessionObjects(ctx context.Context, e *engine.Engine, containerID, sessionID string) error {
-	var errs []error
-	ids := []string{}
-	if containerID != "" {
-		ids = append(ids, containerID)
-	}
-	// A create cancelled on the client side may still have happened on the
-	// engine: find the session's containers by label too.
-	f := make(client.Filters).Add("label", engine.LabelSession+"="+sessionID)
-	if cs, err := e.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
-		for _, c := range cs.Items {
-			if c.ID != containerID {
-				ids = append(ids, c.ID)
-			}
-		}
-	}
-	for _, id := range ids {
-		if err := e.RemoveContainer(ctx, id); err != nil {
-			errs = append(errs, err)
-		}
-	}
+	errs := []error{e.RemoveContainers(ctx, containerID, sessionID)}
 	for _, v := range sessionVolumes(sessionID) {
 		if err := e.RemoveVolume(ctx, v); err != nil {
 			errs = append(errs, err)

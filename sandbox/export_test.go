@@ -19,6 +19,13 @@ func SetInterruptGrace(d time.Duration) func() {
 	return func() { interruptGrace = old }
 }
 
+// SetImportsDelay holds the kernel's background imports back by d in the
+// sessions started after it, and returns a restore func.
+func SetImportsDelay(d time.Duration) func() {
+	old := importsDelay.Swap(int64(d))
+	return func() { importsDelay.Store(old) }
+}
+
 // CopyIn exposes the file transfer without the profile, for benchmarks.
 func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
 	s.mu.Lock()

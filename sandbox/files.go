@@ -47,7 +47,9 @@ func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgre
 		return kernel.Profile{}, err
 	}
 	onProgress(Upload{Name: name, Phase: UploadProfiling, Done: size, Size: size, Elapsed: time.Since(t0)})
-	return s.profile(ctx, dataDir+"/"+name)
+	p, err := s.profile(ctx, dataDir+"/"+name)
+	p.Size = size // the host copied it: true also when profiling failed
+	return p, err
 }
 
 // copyIn streams one host file into /data as a one-entry tar built on the

@@ -56,6 +56,9 @@ var checkpointSource string
 //go:embed kernel/supervisor.py
 var supervisorSource string
 
+//go:embed kernel/imports.py
+var importsSource string
+
 const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
 
 const (
@@ -67,7 +70,7 @@ const (
 // which starts with the guard (limits.go).
 func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + ipythonSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + kernelSource
+	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + ipythonSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 

@@ -17,8 +17,10 @@ import (
 // exec runs one cell on the live kernel, replacing a dead kernel first. It
 // never waits longer than the timeout plus the interrupt grace plus a
 // restart; a cell that ignores SIGINT costs its kernel, not the session.
-// harvest false is a replay: no figure or file reaches the host.
-func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chunk), harvest bool) (kernel.Result, error) {
+// harvest false is a replay: no figure or file reaches the host. num is the
+// cell's number in the session, which names its code in tracebacks
+// (<cell-3>); a harvested cell takes the next one.
+func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(kernel.Chunk), harvest bool) (kernel.Result, error) {
 	var res kernel.Result
 	start := time.Now()
 	if err := s.ensureKernel(ctx, &res); err != nil {
@@ -33,11 +35,12 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	s.seq++
 	if harvest {
 		s.cells++
+		num = s.cells
 	}
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
-	req := map[string]any{"op": "exec", "id": id, "code": code, "quiet": !harvest}
+	req := map[string]any{"op": "exec", "id": id, "cell": num, "code": code, "quiet": !harvest}
 	if b := s.figureBox(); b.W > 0 && b.H > 0 && b.FontPx > 0 {
 		req["inline"] = b
 	}
@@ -47,8 +50,8 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 
 	var out, errs outputBuf
 	died := -1 // the status of a kernel the supervisor is bringing back
-	timer := time.NewTimer(s.opts.Timeout)
-	defer timer.Stop()
+	clock := newOpClock(s.opts.Timeout)
+	defer clock.stop()
 	ctxDone := ctx.Done()
 	var grace <-chan time.Time
 	var why kernel.ErrorKind
@@ -74,6 +77,8 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 				continue // a stale frame of an earlier cell (a forged result leaves the real one queued)
 			}
 			switch f.T {
+			case "running":
+				clock.begin()
 			case "stream":
 				buf, stream := &out, kernel.Stdout
 				if f.Name == "stderr" {
@@ -93,7 +98,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 		case <-k.done:
 			res.Stdout, res.Stderr = string(out.b), string(errs.b)
 			return s.afterDeath(&res, start, why)
-		case <-timer.C:
+		case <-clock.timer.C:
 			interrupt(kernel.ErrTimeout)
 		case <-ctxDone:
 			ctxDone = nil

@@ -36,11 +36,15 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 	if err := k.send(msg); err != nil {
 		return fallback, s.engineError(err)
 	}
-	timer := time.NewTimer(s.opts.Timeout)
-	defer timer.Stop()
+	clock := newOpClock(s.opts.Timeout)
+	defer clock.stop()
 	for {
 		select {
 		case f := <-k.frames:
+			if f.T == "running" {
+				clock.begin()
+				continue
+			}
 			if f.T == "revived" {
 				fallback.Error = "profiling stopped the kernel" + rewound
 				return fallback, nil
@@ -64,7 +68,7 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 			}
 			fallback.Error = "profiling stopped the kernel (" + r.Error.Message + ")"
 			return fallback, nil
-		case <-timer.C:
+		case <-clock.timer.C:
 			return s.abandonProfile(k, id, fallback, fmt.Sprintf("profiling took longer than %s", s.opts.Timeout))
 		case <-ctx.Done():
 			return s.abandonProfile(k, id, fallback, "profiling cancelled")

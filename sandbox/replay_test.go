@@ -36,7 +36,7 @@ func TestContinueInEarlierFolder(t *testing.T) {
 	if _, err := s.AddFileAs(ctx, newer, "q1.csv", nil); err != nil {
 		t.Fatal(err)
 	}
-	res, err := s.Replay(ctx, "import pandas as pd\ndf = pd.read_csv('/data/q1.csv')\ndf.to_csv('variance.csv')\ndf.plot()\nprint(len(df))")
+	res, err := s.Replay(ctx, 2, "import pandas as pd\ndf = pd.read_csv('/data/q1.csv')\ndf.to_csv('variance.csv')\ndf.plot()\nprint(len(df))")
 	if err != nil || res.Error != nil || strings.TrimSpace(res.Stdout) != "1" {
 		t.Fatalf("replay: %+v, %v", res, err)
 	}
@@ -61,5 +61,35 @@ func TestContinueInEarlierFolder(t *testing.T) {
 	}
 	if _, err := s.AddFileAs(ctx, newer, "../q1.csv", nil); err == nil {
 		t.Error("a /data name with a slash was accepted")
+	}
+}
+
+// A traceback names the code by the user's cell number, not by the
+// protocol's request id (which attached files and profiles also take).
+func TestTracebackNamesTheCellNumber(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	s := sandboxtest.Session(t, e, sandbox.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	in := filepath.Join(t.TempDir(), "q1.csv")
+	os.WriteFile(in, []byte("region,revenue\nNorth,7\n"), 0o644)
+	for _, name := range []string{"q1.csv", "q2.csv"} {
+		if _, err := s.AddFileAs(ctx, in, name, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res, err := s.Replay(ctx, 7, "x = 1\n{}['nope']")
+	if err != nil || res.Error == nil {
+		t.Fatalf("replay: %+v, %v", res, err)
+	}
+	if !strings.Contains(res.Error.Traceback, `"<cell-7>", line 2`) {
+		t.Errorf("replayed cell 7's traceback:\n%s", res.Error.Traceback)
+	}
+	res, err = s.Exec(ctx, "import pandas as pd\n\npd.read_csv('/data/q1.csv')['nope']", nil)
+	if err != nil || res.Error == nil {
+		t.Fatalf("exec: %+v, %v", res, err)
+	}
+	if !strings.Contains(res.Error.Traceback, `"<cell-1>", line 3`) {
+		t.Errorf("cell 1's traceback:\n%s", res.Error.Traceback)
 	}
 }

@@ -123,8 +123,9 @@ func newSessionID() string {
 	return hex.EncodeToString(b)
 }
 
-// Start creates and starts a container and returns once the kernel is ready
-// with pandas, numpy and matplotlib imported.
+// Start creates and starts a container and returns once the kernel is
+// ready; it imports pandas, numpy and matplotlib after that, and what needs
+// them waits (kernel/imports.py; ImportsEnv keeps the old order).
 func Start(ctx context.Context, e *engine.Engine, opts Options) (*Session, error) {
 	if opts.SessionID == "" {
 		opts.SessionID = newSessionID()
@@ -220,11 +221,19 @@ func (s *Session) createOnce(ctx context.Context) error {
 	if err := createVolumes(ctx, s.e, s.id, s.lim); err != nil {
 		return err
 	}
-	res, err := s.e.Client().ContainerCreate(ctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
+	// The create is not cut short by an interrupt: an engine that has the
+	// request creates the container all the same, and only its id lets the
+	// caller remove it for certain; the interrupt is seen right after.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	res, err := s.e.Client().ContainerCreate(cctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
+	cancel()
 	if err != nil {
 		return fmt.Errorf("container create: %w", err)
 	}
 	s.cid = res.ID
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("container create: %w", err)
+	}
 	s.startup.Create = time.Since(t0)
 	return s.startKernel(ctx)
 }
@@ -313,7 +322,8 @@ func (s *Session) ContainerID() string { return s.cid }
 // OutputDir is the host folder harvested files and figures are written to.
 func (s *Session) OutputDir() string { return s.harvest.Dir() }
 
-// PythonVersion reports the kernel's Python and pandas versions.
+// PythonVersion reports the kernel's Python and pandas versions; pandas is
+// empty unless it was imported before ready (ImportsEnv).
 func (s *Session) PythonVersion() (python, pandas string) { return s.info.Python, s.info.Pandas }
 
 // Interrupt sends KeyboardInterrupt to the running cell, if any.
@@ -375,19 +385,20 @@ func (s *Session) Exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if s.closed {
 		return kernel.Result{}, ErrClosed
 	}
-	return s.exec(ctx, code, onChunk, true)
+	return s.exec(ctx, 0, code, onChunk, true)
 }
 
 // Replay runs a cell again to rebuild the kernel's state: like Exec, but
 // nothing reaches the host (figures and files were harvested when the cell
-// first ran) and the cell does not count for figure numbers.
-func (s *Session) Replay(ctx context.Context, code string) (kernel.Result, error) {
+// first ran) and the cell does not count for figure numbers. num is the
+// cell's number in the session, for its tracebacks.
+func (s *Session) Replay(ctx context.Context, num int, code string) (kernel.Result, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
 		return kernel.Result{}, ErrClosed
 	}
-	return s.exec(ctx, code, nil, false)
+	return s.exec(ctx, num, code, nil, false)
 }
 
 func (s *Session) getK() *kconn {

@@ -25,11 +25,15 @@ func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)
 	rec, sb := s.rec, s.sb
 	s.mu.Unlock()
 	rec.question(prompt)
-	turn := s.beginTurn(ctx, sb, prompt)
+	turn, checkpointed := s.beginTurn(ctx, sb, prompt)
 	answer, err := s.ag.Run(ctx, prompt, func(e agent.Event) {
 		turn.note(e)
 		s.publish(e, emit)
 	})
+	<-checkpointed // bounded: a checkpoint ignores ctx and has its own limit
+	s.mu.Lock()
+	s.checkpointing = nil
+	s.mu.Unlock()
 	s.release(StateReady, nil)
 	return s.mask.Mask(answer), s.maskErr(err)
 }

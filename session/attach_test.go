@@ -2,8 +2,10 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,4 +55,84 @@ func TestConcurrentAttachSameName(t *testing.T) {
 	if n := len(s.Files()); n != 1 {
 		t.Errorf("%d files listed, want 1", n)
 	}
+}
+
+// A file whose profile fails keeps its real size in the record and the
+// profile: here the profile outlives a cell time limit of a millisecond.
+func TestAttachKeepsSizeWhenProfilingFails(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	cfg := testConfig(srv.URL, t.TempDir())
+	cfg.Timeout = time.Millisecond
+	s := New(Options{Config: cfg, Engine: e})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(strings.Repeat("2024-01-01 00:00:00,sensor-1,0\n", 20000))
+	path := filepath.Join(t.TempDir(), "sensors.csv")
+	if err := os.WriteFile(path, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Attach(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p.Error, "longer than") || p.Size != int64(len(body)) {
+		t.Fatalf("profile error %q, size %d (want a timeout and %d)", p.Error, p.Size, len(body))
+	}
+	rec, err := LoadRecord(s.OutputDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := rec.Inputs()
+	if len(in) != 1 || in[0].Size != int64(len(body)) || in[0].Profile == nil || in[0].Profile.Size != int64(len(body)) {
+		t.Fatalf("record inputs %+v", in)
+	}
+}
+
+// A space-separated log without an extension attaches and profiles as a
+// table; a picture without one is refused before anything is copied.
+func TestAttachFileWithoutExtension(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("#rank name     inst  vote\n")
+	for i := 1; i <= 30; i++ {
+		b.WriteString(strings.Join([]string{padTo(i, 5), fmt.Sprintf("%-8s", "pkg"+strconv.Itoa(i)), padTo(1000-i, 5), padTo(500-i, 5)}, " ") + "\n")
+	}
+	log := filepath.Join(dir, "popcon")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Attach(ctx, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.Kind != "csv" || p.Rows != 30 || len(p.Columns) != 4 || p.Columns[0].Name != "#rank" {
+		t.Fatalf("profile %+v", p)
+	}
+	pic := filepath.Join(dir, "chart")
+	os.WriteFile(pic, []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), 0o644)
+	if _, err := s.Attach(ctx, pic); err == nil || !strings.Contains(err.Error(), "is a PNG image") {
+		t.Fatalf("attach of a PNG: %v", err)
+	}
+	if n := len(s.Files()); n != 1 {
+		t.Errorf("%d files attached, want 1", n)
+	}
+}
+
+func padTo(n, w int) string {
+	s := strconv.Itoa(n)
+	return strings.Repeat(" ", max(0, w-len(s))) + s
 }

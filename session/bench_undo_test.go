@@ -91,7 +91,7 @@ func BenchmarkUndo(b *testing.B) {
 // uncounted cell) and returns what it printed.
 func (s *Session) replayValue(b *testing.B, code string) string {
 	b.Helper()
-	res, err := s.sb.Replay(context.Background(), code)
+	res, err := s.sb.Replay(context.Background(), 0, code)
 	if err != nil || res.Error != nil {
 		b.Fatalf("%s: %v %+v", code, err, res.Error)
 	}

@@ -39,12 +39,8 @@ func CheckFile(path string) error {
 		return fmt.Errorf("%s: is not a regular file (a pipe or device): save the data to a file first, or pipe it on standard input", path)
 	}
 	ext := strings.ToLower(filepath.Ext(path))
-	if !supported(ext) {
-		what := "no extension"
-		if ext != "" {
-			what = "type " + ext
-		}
-		return fmt.Errorf("%s: unsupported file (%s): quarry reads %s; export it as CSV or Excel", path, what, strings.Join(SupportedExts, " "))
+	if !supported(ext) && !extensionless(ext) {
+		return fmt.Errorf("%s: unsupported file (type %s): quarry reads %s, and files without an extension by their content; export it as CSV or Excel", path, ext, strings.Join(SupportedExts, " "))
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,6 +58,9 @@ func CheckFile(path string) error {
 	head = head[:n]
 	if n == 0 {
 		return fmt.Errorf("%s: is empty: there is nothing to analyse; check that the export finished", path)
+	}
+	if !supported(ext) {
+		return checkByContent(path, head)
 	}
 	return checkContent(path, ext, head)
 }

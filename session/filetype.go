@@ -19,6 +19,7 @@ var SupportedExts = []string{
 	".xlsx", ".xlsm", ".xls", ".ods",
 	".parquet", ".feather", ".arrow",
 	".dta", ".sav", ".zsav", ".por", ".sas7bdat", ".xpt",
+	".sqlite", ".sqlite3", ".db",
 	".gz", ".bz2", ".xz", ".zip",
 }
 
@@ -38,6 +39,7 @@ var (
 	oleMagic     = []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}
 	parquetMagic = []byte("PAR1")
 	arrowMagic   = []byte("ARROW1")
+	sqliteMagic  = []byte("SQLite format 3\x00")
 )
 
 // checkContent checks that the first bytes match the extension, so a
@@ -92,6 +94,10 @@ func checkContent(p, ext string, head []byte) error {
 	case ".xpt":
 		if !bytes.HasPrefix(head, []byte("HEADER RECORD*******LIB")) {
 			return fmt.Errorf("%s: is not a SAS transport (XPORT) file: check the export", p)
+		}
+	case ".sqlite", ".sqlite3", ".db":
+		if !bytes.HasPrefix(head, sqliteMagic) {
+			return fmt.Errorf("%s: is not an SQLite database (no \"SQLite format 3\" signature): check the export", p)
 		}
 	case ".por":
 		// SPSS portable files are text with their own character table.

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/quarry-cli/quarry/suggest"
 )
 
 // The index lets `quarry sessions` find every session from any folder: one
@@ -200,6 +202,13 @@ func FindSession(index, ref string) (*Record, error) {
 	case 0:
 		if st, err := os.Stat(ref); err == nil && st.IsDir() {
 			return LoadRecord(ref)
+		}
+		ids := make([]string, len(entries))
+		for i, e := range entries {
+			ids[i] = e.ID
+		}
+		if p := suggest.Phrase(suggest.Nearest(ref, ids, 3), nil); p != "" {
+			return nil, fmt.Errorf("%w: %q: %s (quarry sessions lists them)", ErrNoSession, ref, p)
 		}
 		return nil, fmt.Errorf("%w: %q: quarry sessions lists them", ErrNoSession, ref)
 	case 1:

@@ -78,8 +78,10 @@ func TestIndexListFindRemove(t *testing.T) {
 		}
 	}
 	for ref, want := range map[string]string{
-		"20260102":               "names 2 sessions",
-		"nope":                   `no such session: "nope"`,
+		"20260102": "names 2 sessions",
+		"nope":     `no such session: "nope": quarry sessions lists them`,
+		// a typo in an id: the nearest id, and only it
+		"20260102-090000-bbbbbc": `no such session: "20260102-090000-bbbbbc": did you mean 20260102-090000-bbbbbb? (quarry sessions lists them)`,
 		"20250101-000000-cccccc": "quarry sessions rm 20250101-000000-cccccc",
 	} {
 		if _, err := FindSession(index, ref); err == nil || !strings.Contains(err.Error(), want) {

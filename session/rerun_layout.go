@@ -57,7 +57,7 @@ func (s *Session) makeLayout(ctx context.Context, inputs []RerunInput) error {
 	if err != nil || code == "" {
 		return err
 	}
-	r, err := s.sb.Replay(ctx, code)
+	r, err := s.sb.Replay(ctx, 0, code) // not a cell of the session
 	if err != nil {
 		return fmt.Errorf("the notebook's folder in the sandbox: %w", err)
 	}
@@ -74,7 +74,7 @@ func (s *Session) makeLayout(ctx context.Context, inputs []RerunInput) error {
 // working folder starts empty; /data is kept), so the notebook's relative
 // paths work on; a note on r says when they could not be.
 func (s *Session) remakeLayout(ctx context.Context, sb interface {
-	Replay(context.Context, string) (kernel.Result, error)
+	Replay(context.Context, int, string) (kernel.Result, error)
 }, r *kernel.Result) {
 	s.mu.Lock()
 	code := s.layout
@@ -82,7 +82,7 @@ func (s *Session) remakeLayout(ctx context.Context, sb interface {
 	if code == "" {
 		return
 	}
-	if res, err := sb.Replay(ctx, code); err != nil || res.Error != nil {
+	if res, err := sb.Replay(ctx, 0, code); err != nil || res.Error != nil {
 		r.Notes = append(r.Notes, "the notebook's files could not be linked again after the restart: read them from /data")
 	}
 }

@@ -36,8 +36,10 @@ func (rec *Record) CheckInputs() []InputCheck {
 			c.Problem, c.Gone = "is no longer a regular file", true
 		case in.SHA256 == "":
 			c.Problem = "was recorded without its SHA-256, so whether it changed cannot be told"
-		case fileSHA256(in.Path) != in.SHA256:
-			c.Problem = fmt.Sprintf("has changed since the session (%s then, %s now)", kernel.FormatSize(in.Size), kernel.FormatSize(st.Size()))
+		default:
+			if now := fileSHA256(in.Path); now != in.SHA256 {
+				c.Problem = "has changed since the session: " + changeText(in, st, now, rec.attachedAt(in.Name))
+			}
 		}
 		out = append(out, c)
 	}
@@ -96,6 +98,7 @@ func (s *Session) restore(ctx context.Context, rec *Record, paths map[string]str
 	}
 	turns := rec.Turns()
 	s.ag.Load(PastTurns(turns), rec.markdownMode())
+	s.ag.NumberAfter(rec.earlier().Cells) // the sandbox counts from there: one numbering
 	s.turns = resumedTurns(turns)
 	if len(moved) > 0 {
 		s.ag.Note(fmt.Sprintf("[quarry] This session was resumed with other data for %s than the earlier turns used: results computed from now on may differ from the ones above.", strings.Join(moved, ", ")))
@@ -166,7 +169,7 @@ func (s *Session) replay(ctx context.Context, cells []Cell) error {
 	t0 := time.Now()
 	for i, c := range cells {
 		s.progress(fmt.Sprintf("rebuilding the kernel: cell %d of %d", i+1, len(cells)))
-		res, err := sb.Replay(ctx, c.Code)
+		res, err := sb.Replay(ctx, c.Num, c.Code)
 		if err != nil {
 			return fmt.Errorf("rebuilding the kernel at cell %d: %w", c.Num, err)
 		}
@@ -183,4 +186,38 @@ func (s *Session) replay(ctx context.Context, cells []Cell) error {
 		s.progress(fmt.Sprintf("kernel rebuilt: %d cells in %s", len(cells), time.Since(t0).Round(10*time.Millisecond)))
 	}
 	return nil
+}
+
+// changeText says how an input's file differs from the one the session
+// read: size, SHA-256, when it was modified, and the shape it had (the
+// shape now is known once it is attached again).
+func changeText(in Input, now os.FileInfo, sum string, attached time.Time) string {
+	short := func(h string) string { return h[:min(8, len(h))] }
+	var parts []string
+	if in.Size != now.Size() {
+		parts = append(parts, fmt.Sprintf("size %s then, %s now", kernel.FormatSize(in.Size), kernel.FormatSize(now.Size())))
+	} else {
+		parts = append(parts, fmt.Sprintf("same size (%s)", kernel.FormatSize(in.Size)))
+	}
+	parts = append(parts, fmt.Sprintf("SHA-256 %s then, %s now", short(in.SHA256), short(sum)))
+	mod := "modified " + now.ModTime().Local().Format("2006-01-02 15:04")
+	if !attached.IsZero() {
+		mod += ", after the session read it at " + attached.Local().Format("2006-01-02 15:04")
+	}
+	parts = append(parts, mod)
+	if p := in.Profile; p != nil && (p.Rows > 0 || len(p.Columns) > 0) {
+		parts = append(parts, fmt.Sprintf("it had %d rows × %d columns", p.Rows, len(p.Columns)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// attachedAt is when the session last attached the input called name.
+func (rec *Record) attachedAt(name string) time.Time {
+	var t time.Time
+	for _, e := range rec.Entries {
+		if e.Kind == EntryInput && e.Input != nil && e.Input.Name == name {
+			t = e.Time
+		}
+	}
+	return t
 }

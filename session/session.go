@@ -112,7 +112,10 @@ type Session struct {
 	op        chan struct{} // one kernel operation at a time (Attach, Ask, Reset, Restore, Replay, Undo)
 	mask      *secret.Masker
 	box       kernel.FigureBox // how the front end shows figures inline
-	layout    string           // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	// checkpointing is closed when the running question's checkpoint is
+	// taken; its cells wait for it. Nil between questions.
+	checkpointing chan struct{}
+	layout        string // the notebook's folder layout, made again after a restart (rerun_layout.go)
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -308,6 +311,7 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 	if sb == nil {
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
+	s.checkpointed()
 	r, err := sb.Exec(ctx, code, onChunk)
 	if err == nil && r.StateLost {
 		s.remakeLayout(ctx, sb, &r)

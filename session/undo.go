@@ -64,10 +64,33 @@ var ErrNothingToUndo = errors.New("nothing to undo: no question was asked since 
 
 // beginTurn checkpoints the kernel before a question, so Undo can return to
 // this moment; a failed checkpoint only makes that undo slower (a replay).
-func (s *Session) beginTurn(ctx context.Context, sb *sandbox.Session, prompt string) *turnRecord {
-	cp, _ := sb.Checkpoint(ctx)
-	s.turns = append(s.turns, turnRecord{question: prompt, start: cp})
-	return &s.turns[len(s.turns)-1]
+// The checkpoint is taken while the model's first request goes out (the
+// kernel may still be importing, and forks only after): the question's
+// cells wait for it (exec), and Ask for it before it returns.
+func (s *Session) beginTurn(ctx context.Context, sb *sandbox.Session, prompt string) (*turnRecord, chan struct{}) {
+	s.turns = append(s.turns, turnRecord{question: prompt})
+	t := &s.turns[len(s.turns)-1]
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.checkpointing = done
+	s.mu.Unlock()
+	go func() {
+		defer close(done)
+		t.start, _ = sb.Checkpoint(ctx)
+	}()
+	return t, done
+}
+
+// checkpointed waits for the running question's checkpoint, if any. It
+// does not give up on a cancelled question: the checkpoint is bounded, and
+// Exec then reports the interruption as it always does.
+func (s *Session) checkpointed() {
+	s.mu.Lock()
+	done := s.checkpointing
+	s.mu.Unlock()
+	if done != nil {
+		<-done
+	}
 }
 
 func (t *turnRecord) note(e agent.Event) {

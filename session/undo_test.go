@@ -201,7 +201,7 @@ func TestUndoAfterTheKernelCameBack(t *testing.T) {
 		t.Fatalf("after the kernel came back: %q", got)
 	}
 	// Every copy lost: undoing "Check." rebuilds a = 1 and c = 3, not b.
-	if res, err := s.sb.Replay(context.Background(), sandboxtest.KillCopiesPy); err != nil || res.Error != nil {
+	if res, err := s.sb.Replay(context.Background(), 0, sandboxtest.KillCopiesPy); err != nil || res.Error != nil {
 		t.Fatalf("ending the copies: %v %+v", err, res.Error)
 	}
 	if u := undo(t, s); u.Question != "Check." || u.Replayed != 2 {

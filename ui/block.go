@@ -161,8 +161,7 @@ func (b *block) lines(rc renderCtx) []string {
 
 func (b *block) userLines(rc renderCtx) []string {
 	out := []string{rc.th.user.Render("you")}
-	body := ansi.Wrap(sanitize(b.text), max(rc.width-2, 1), "")
-	for _, l := range strings.Split(body, "\n") {
+	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
 		out = append(out, truncate("  "+l, rc.width))
 	}
 	return out
@@ -177,7 +176,7 @@ func (b *block) noticeLines(rc renderCtx) []string {
 		st, mark = rc.th.fail, "✗"
 	}
 	var out []string
-	for i, l := range strings.Split(ansi.Wrap(sanitize(b.text), max(rc.width-2, 1), ""), "\n") {
+	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
 		p := "  "
 		if i == 0 {
 			p = mark + " "
@@ -237,10 +236,10 @@ func (b *block) cellBody(rc renderCtx) []string {
 	w := max(rc.width-2, 8)
 	var out []string
 	gut := th.code.Render("│ ")
-	code := splitLines(rc.codeBlock(c.code, w), w)
+	code := rc.codeBlock(c.code, w)
 	if !rc.expanded && len(code) > foldCode {
 		more := len(code) - foldCode + 1
-		code = append(code[:foldCode-1], th.dim.Render(fmt.Sprintf("… %d more lines (ctrl+o expands)", more)))
+		code = append(code[:foldCode-1], th.dim.Render("… "+plural(more, "more line")+" (ctrl+o expands)"))
 	}
 	for _, l := range code {
 		out = append(out, gut+l)
@@ -264,14 +263,14 @@ func (b *block) cellBody(rc renderCtx) []string {
 	}
 	text = strings.Trim(sanitize(text), "\n")
 	if text != "" {
-		ol := strings.Split(ansi.Hardwrap(text, w, true), "\n")
+		ol := wrapText(text, w, outputBreaks)
 		hidden := 0
 		if !rc.expanded && len(ol) > foldLines {
 			hidden = len(ol) - foldLines
 			ol = ol[len(ol)-foldLines:] // the end of output is what matters most
 		}
 		if hidden > 0 {
-			out = append(out, "  "+th.dim.Render(fmt.Sprintf("… %d earlier lines (ctrl+o expands)", hidden)))
+			out = append(out, "  "+th.dim.Render("… "+plural(hidden, "earlier line")+" (ctrl+o expands)"))
 		}
 		for _, l := range ol {
 			out = append(out, truncate("  "+l, rc.width))
@@ -287,7 +286,7 @@ func (b *block) cellBody(rc renderCtx) []string {
 			out = append(out, figureLines(f, rc)...)
 		}
 		for _, f := range c.result.Files {
-			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f), rc.width))
+			out = append(out, truncate("  "+th.dim.Render("file ")+fileLink(f, rc.width-7), rc.width))
 		}
 		for _, n := range c.result.Notes {
 			out = append(out, truncate("  "+th.dim.Render(sanitizeLine(n)), rc.width))

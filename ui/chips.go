@@ -13,6 +13,7 @@ import (
 type chip struct {
 	path    string
 	profile *kernel.Profile // nil while uploading
+	changed bool            // a resumed input whose data is not what the earlier turns used
 }
 
 // chips are the attachments, in the order they were asked for.
@@ -28,6 +29,25 @@ func (c *chips) adding(path string) {
 		}
 	}
 	c.items = append(c.items, chip{path: path})
+}
+
+// drop removes the chip of path if it is still uploading.
+func (c *chips) drop(path string) {
+	for i := range c.items {
+		if c.items[i].path == path && c.items[i].profile == nil {
+			c.items = append(c.items[:i], c.items[i+1:]...)
+			return
+		}
+	}
+}
+
+// changed marks the chip of a resumed input that changed since.
+func (c *chips) changed(path string, yes bool) {
+	for i := range c.items {
+		if c.items[i].path == path {
+			c.items[i].changed = yes
+		}
+	}
 }
 
 // done records an upload's outcome; a failed one leaves the chips (the
@@ -53,10 +73,13 @@ func (c chip) label() string {
 	p := c.profile
 	s := name + " " + kernel.FormatSize(p.Size)
 	if p.Rows > 0 || len(p.Columns) > 0 {
-		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), len(p.Columns))
+		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), p.Width())
 	}
 	if p.Error != "" {
 		s += " · not profiled"
+	}
+	if c.changed {
+		s += " · changed"
 	}
 	return s
 }

@@ -1,14 +1,19 @@
 package ui
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/suggest"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -71,10 +76,16 @@ func (m *Model) applyPaste(msg pasteMsg) tea.Cmd {
 	return nil
 }
 
-// openCmd shows a figure quarry wrote in the system viewer. The path is
-// quarry's own output, never a command proposed by the model.
+// openWait is how long Ctrl+F waits for the opener to fail before it
+// counts the figure as opened (xdg-open returns once the viewer started).
+const openWait = 2 * time.Second
+
+// openCmd shows a figure quarry wrote in the system viewer, and says what
+// came of it. The path is quarry's own output, never a command proposed by
+// the model.
 func (m *Model) openCmd(path string) tea.Cmd {
-	open := m.opts.Open
+	open, getenv := m.opts.Open, m.opts.Getenv
+	m.st.hint = "Opening " + sanitizeLine(filepath.Base(path)) + "…"
 	return func() tea.Msg {
 		var c *exec.Cmd
 		switch {
@@ -82,33 +93,74 @@ func (m *Model) openCmd(path string) tea.Cmd {
 			c = open(path)
 		case runtime.GOOS == "darwin":
 			c = exec.Command("open", path)
+		case getenv("DISPLAY") == "" && getenv("WAYLAND_DISPLAY") == "":
+			return openedMsg{path: path, err: errors.New("there is no display to show it on (DISPLAY and WAYLAND_DISPLAY are unset)")}
 		default:
 			c = exec.Command("xdg-open", path)
 		}
-		if err := c.Start(); err != nil {
-			return openedMsg{err: fmt.Errorf("%s: %w (install xdg-utils, or open %s yourself)", c.Path, err, path)}
+		by := filepath.Base(c.Path)
+		var stderr bytes.Buffer
+		if c.Stderr == nil {
+			c.Stderr = &stderr
 		}
-		go func() { _ = c.Wait() }() // reap; the viewer lives on its own
-		return openedMsg{}
+		if err := c.Start(); err != nil {
+			return openedMsg{path: path, by: by, err: fmt.Errorf("%s: %w (install xdg-utils)", by, err)}
+		}
+		done := make(chan error, 1)
+		go func() { done <- c.Wait() }() // reaps; the viewer lives on its own
+		select {
+		case err := <-done:
+			if err != nil {
+				why := strings.TrimSpace(stderr.String())
+				if why != "" {
+					why = ": " + oneLine(why, 120)
+				}
+				return openedMsg{path: path, by: by, err: fmt.Errorf("%s failed (%w)%s", by, err, why)}
+			}
+		case <-time.After(openWait):
+		}
+		return openedMsg{path: path, by: by}
 	}
 }
 
-const helpText = `Commands:
-  /attach PATH   attach a CSV or Excel file (Tab completes; dropping a file works too)
-  /files         list the attached files
-  /undo          take back the last question: its answer, its cells' variables and files go
-  /reset         fresh kernel with the same files; the model forgets the conversation
-  /clear         clear the screen (the conversation stays)
-  /model NAME    switch the model
-  /export [PATH] write the session as PATH (.ipynb, .md or .html); alone, all three into its folder
-  /tokens        tokens and cost so far
-  /help          this help
-  /quit          leave (Ctrl+C twice at idle does too)
-Keys:
+// helpRows are /help's commands, a table of two columns: helpText lays it
+// out and the notice wraps each description under its column.
+var helpRows = [][2]string{
+	{"/attach PATH", "attach a CSV or Excel file (Tab completes; dropping a file works too)"},
+	{"/files", "list the attached files"},
+	{"/undo", "take back the last question: its answer, its cells' variables and files go"},
+	{"/reset", "fresh kernel with the same files; the model forgets the conversation"},
+	{"/clear", "clear the screen (the conversation stays)"},
+	{"/model NAME", "switch the model"},
+	{"/export [PATH]", "write the session as PATH (.ipynb, .md or .html); alone, all three into its folder"},
+	{"/tokens", "tokens and cost so far"},
+	{"/help", "this help"},
+	{"/quit", "leave (Ctrl+C twice at idle does too)"},
+}
+
+const helpKeys = `Keys:
   Enter send · Alt+Enter or Ctrl+J newline · Up/Down history (input empty)
   PgUp/PgDn, wheel, Alt+Up/Down scroll · Ctrl+Home/End top/bottom
   Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
   Esc or Ctrl+C cancel a running answer`
+
+// helpText is /help: the commands with two spaces at least between the
+// columns, which is what keeps them two columns when a line wraps.
+var helpText = func() string {
+	w := 0
+	for _, r := range helpRows {
+		w = max(w, len(r[0]))
+	}
+	var b strings.Builder
+	b.WriteString("Commands:\n")
+	for _, r := range helpRows {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, r[0], r[1])
+	}
+	return b.String() + helpKeys
+}()
+
+// slashCommands are the names slash knows, for "did you mean".
+var slashCommands = []string{"/attach", "/files", "/undo", "/reset", "/clear", "/model", "/export", "/tokens", "/help", "/quit", "/exit"}
 
 // slash runs a /command.
 func (m *Model) slash(text string) tea.Cmd {
@@ -154,19 +206,16 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/export":
 		return m.exportCmd(arg)
 	case "/tokens":
-		u := m.st.usage
-		text := fmt.Sprintf("This answer: %s prompt + %s completion tokens ($%.4f). Session: %s + %s ($%.4f).",
-			render.GroupInt(u.Turn.Prompt), render.GroupInt(u.Turn.Completion), u.Turn.CostUSD,
-			render.GroupInt(u.Total.Prompt), render.GroupInt(u.Total.Completion), u.Total.CostUSD)
-		if u.Total.Reasoning > 0 {
-			text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", render.GroupInt(u.Total.Reasoning))
-		}
-		m.notice(levelInfo, text)
+		m.notice(levelInfo, tokensText(m.st.usage, m.st.model))
 	case "/help":
 		m.notice(levelInfo, helpText)
 	case "/quit", "/exit", "/q":
 		return m.quit()
 	default:
+		if p := suggest.Phrase(suggest.Nearest(name, slashCommands, 0), nil); p != "" {
+			m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
+			return nil
+		}
 		m.notice(levelError, fmt.Sprintf("Unknown command %s: try /help.", name))
 	}
 	return nil
@@ -184,10 +233,30 @@ func (m *Model) filesText() string {
 		case c.profile != nil:
 			b.WriteString(" — " + c.profile.Path)
 			if c.profile.Kind != "" {
-				b.WriteString(" (" + c.profile.Kind + ")")
+				b.WriteString(" (" + c.profile.Kind + ")") // the size is in the label already
 			}
-			b.WriteString(", " + kernel.FormatSize(c.profile.Size))
 		}
 	}
 	return b.String()
+}
+
+// tokensText is /tokens: the counts, and the cost only when the model has a
+// price (a model without one costs "unknown", not $0).
+func tokensText(u agent.Usage, model string) string {
+	cost := func(t agent.Tokens) string {
+		if !u.Priced {
+			return ""
+		}
+		return fmt.Sprintf(" ($%.4f)", t.CostUSD)
+	}
+	text := fmt.Sprintf("This answer: %s prompt + %s completion tokens%s. Session: %s + %s%s.",
+		render.GroupInt(u.Turn.Prompt), render.GroupInt(u.Turn.Completion), cost(u.Turn),
+		render.GroupInt(u.Total.Prompt), render.GroupInt(u.Total.Completion), cost(u.Total))
+	if u.Total.Reasoning > 0 {
+		text += fmt.Sprintf(" Completion includes %s reasoning tokens this session.", render.GroupInt(u.Total.Reasoning))
+	}
+	if !u.Priced && u.Total.Prompt+u.Total.Completion > 0 {
+		text += fmt.Sprintf(" Cost unknown: quarry has no price for %s ([prices] in the config file adds one).", sanitizeLine(model))
+	}
+	return text
 }

@@ -59,7 +59,7 @@ func (c *confirmPrompt) Render(rc renderCtx) string {
 func (c *confirmPrompt) render(rc renderCtx) string {
 	th := rc.th
 	w := max(rc.width-2, 8)
-	code := splitLines(rc.codeBlock(c.req.code, w), w)
+	code := rc.codeBlock(c.req.code, w)
 	more := 0
 	if len(code) > confirmShown {
 		more = len(code) - confirmShown

@@ -45,7 +45,14 @@ func loadFigure(cell int, f kernel.File, kittyID uint32, maxCols int) tea.Cmd {
 	}
 }
 
-// Thumbnail size in cells; half-blocks draw two pixel rows per text row.
+// halfBlockRows is the most rows a half-block figure takes on a screen of
+// height rows: half of them, or 16 when that leaves the input, the status,
+// the hints and the caption their 8.
+func halfBlockRows(height int) int {
+	return max(height/2, min(height-8, 16), 6)
+}
+
+// Kitty placeholders' size in cells.
 const (
 	thumbMaxCols = 60
 	thumbMaxRows = 14
@@ -67,10 +74,12 @@ func figureLines(f *figure, rc renderCtx) []string {
 			out = append(out, "  "+l)
 		}
 	default:
-		// Half-blocks take the whole width, in at most a third of the
-		// screen's rows, so the question and answer around it stay in view.
+		// Half-blocks are the terminal's own pixels, two per cell: the more
+		// cells, the more legible. Up to the chat's width, in half the
+		// screen's rows (at least 16 when the screen has them), so the
+		// question and the answer around it stay in view.
 		b := f.img.Bounds()
-		cols, rows := render.ImageCells(b.Dx(), b.Dy(), rc.width-2, max(rc.height/3, thumbMaxRows))
+		cols, rows := render.ImageCells(b.Dx(), b.Dy(), max(rc.width-2, 10), halfBlockRows(rc.height))
 		if cols > 0 {
 			for _, l := range strings.Split(strings.TrimRight(render.HalfBlocks(f.img, cols, rows, rc.depth), "\n"), "\n") {
 				out = append(out, "  "+l)
@@ -81,12 +90,16 @@ func figureLines(f *figure, rc renderCtx) []string {
 	if f.err != nil {
 		label = "figure (" + sanitizeLine(f.err.Error()) + ") "
 	}
-	out = append(out, truncate("  "+rc.th.dim.Render(label)+fileLink(f.file), rc.width))
+	label = truncate(label, max(rc.width/2, 8))
+	out = append(out, truncate("  "+rc.th.dim.Render(label)+fileLink(f.file, rc.width-2-ansi.StringWidth(label)), rc.width))
 	return out
 }
 
-// fileLink shows a host path as an OSC 8 hyperlink.
-func fileLink(f kernel.File) string { return render.Hyperlink(f.Path, f.Path) }
+// fileLink shows a host path as an OSC 8 hyperlink to it, in width
+// columns: a long path loses its start, never its file name.
+func fileLink(f kernel.File, width int) string {
+	return render.Hyperlink(f.Path, shortenPath(sanitizeLine(f.Path), max(width, 1)))
+}
 
 // prepareFigure makes a decoded figure ready for the overlay at the size the
 // window gives it, when the overlay paints figures and it is not ready yet.

@@ -18,11 +18,14 @@ type input struct {
 
 const maxInputHeight = 8
 
+// askPlaceholder is the empty input's text when it takes a question.
+const askPlaceholder = "Ask about your data, /help for commands"
+
 func newInput(th *theme) input {
 	ta := textarea.New()
 	ta.Prompt = "› "
 	ta.ShowLineNumbers = false
-	ta.Placeholder = "Ask about your data, /help for commands"
+	ta.Placeholder = askPlaceholder
 	ta.CharLimit = 0
 	ta.MaxHeight = maxInputHeight // visible rows; longer input scrolls
 	ta.DynamicHeight = true

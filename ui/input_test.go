@@ -104,8 +104,11 @@ func TestSlashCommands(t *testing.T) {
 	run("/files")
 	run("/tokens")
 	run("/nope")
+	run("/exprot")
+	run("/FIles")
 	s := plain(m)
-	for _, want := range []string{"No files attached", "Session: 0 + 0", "Unknown command /nope"} {
+	for _, want := range []string{"No files attached", "Session: 0 + 0", "Unknown command /nope: try /help",
+		"Unknown command /exprot: did you mean /export?", "Unknown command /FIles: did you mean /files?"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("missing %q:\n%s", want, s)
 		}

@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/render"
@@ -117,7 +118,8 @@ type Model struct {
 	cur           *block
 	think         *block // the thinking being streamed
 	cells         map[int]*block
-	spans         []turnSpan // each question's blocks, for /undo
+	spans         []turnSpan       // each question's blocks, for /undo
+	savedTables   map[int][]string // cell number -> tables the viewer saved of it, which /undo of the cell removes
 	undoing       bool
 	lastTable     *kernel.Table
 	lastTableCell int
@@ -165,6 +167,9 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	if opts.Resume != nil {
 		m.res = &resuming{r: opts.Resume}
+		for _, p := range opts.Resume.Inputs {
+			m.chips.adding(p)
+		}
 		m.pastCmds = m.showPast(opts.Resume.Turns)
 	}
 	for _, n := range opts.Notices {
@@ -281,10 +286,14 @@ func (m *Model) render() (string, *tea.Cursor) {
 	if ch := m.chips.Render(m.width, m.th); ch != "" {
 		mid = ch + "\n" + mid
 	}
-	sep := m.th.dim.Render(strings.Repeat("─", m.width))
 	fixed := lipgloss.Height(mid) + lipgloss.Height(bottom) + 1
 	th := max(m.height-fixed, 0)
 	body := m.tr.Render(rc, th)
+	sep := m.th.dim.Render(strings.Repeat("─", m.width))
+	if mk := m.tr.marker(); mk != "" && m.width >= 8 {
+		mk = truncate(" "+mk+" ", m.width-2)
+		sep = m.th.dim.Render("──") + m.th.accent.Render(mk) + m.th.dim.Render(strings.Repeat("─", max(m.width-2-ansi.StringWidth(mk), 0)))
+	}
 	if cur != nil {
 		cur.Y += th + 1 + lipgloss.Height(mid) - inputH
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -223,11 +224,19 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	if m.tr.anchor == nil {
 		t.Fatal("pgup did not scroll")
 	}
-	top := plain(m)
-	// New output below does not move a scrolled view.
+	above := func() string { s, _, _ := strings.Cut(plain(m), "↓"); return s }
+	top := above()
+	if !strings.Contains(plain(m), "↓ more below · ctrl+end") {
+		t.Fatalf("no sign of the view being scrolled up:\n%s", plain(m))
+	}
+	// New output below does not move a scrolled view; the separator says
+	// it came.
 	m.tr.add(&block{kind: kindUser, text: "newest"})
-	if plain(m) != top {
+	if above() != top {
 		t.Fatal("view moved while scrolled up")
+	}
+	if !strings.Contains(plain(m), "↓ new output below · ctrl+end") {
+		t.Fatalf("no sign of the new output:\n%s", plain(m))
 	}
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
 	m.Update(press("ctrl+home"))
@@ -237,8 +246,14 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.Update(press("pgdown"))
 	}
-	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") {
+	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") || strings.Contains(plain(m), "↓") {
 		t.Fatalf("pgdown to the end did not resume following:\n%s", plain(m))
+	}
+	// A /command's output shows: the view jumps to it, as for a question.
+	m.Update(press("pgup"))
+	run(t, m, "/files")
+	if m.tr.anchor != nil || !strings.Contains(plain(m), "No files attached") {
+		t.Fatalf("/files printed out of sight:\n%s", plain(m))
 	}
 }
 
@@ -377,5 +392,39 @@ func TestSessionWarningShown(t *testing.T) {
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventWarning, Text: "sandbox limits: CPU: the 2-core limit is not enforced"}})
 	if s := plain(m); !strings.Contains(s, "the 2-core limit is not enforced") {
 		t.Fatalf("session warning not shown:\n%s", s)
+	}
+}
+
+// Ctrl+F says what came of it: opened with which program, or why not
+// with the figure's path.
+func TestCtrlFSaysWhatHappened(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		open func(string) *exec.Cmd
+		env  map[string]string
+		want string
+	}{
+		{"opened", func(string) *exec.Cmd { return exec.Command("true") }, nil, "Opened fig1.png with true."},
+		{"failed", func(string) *exec.Cmd { return exec.Command("sh", "-c", "echo no viewer for PNG >&2; exit 3") }, nil,
+			"Could not open the figure: sh failed (exit status 3): no viewer for PNG. It is at /tmp/out/fig1.png"},
+		{"missing", func(string) *exec.Cmd { return exec.Command("/no/such/opener") }, nil, "Could not open the figure: opener:"},
+		{"no display", nil, map[string]string{"DISPLAY": "", "WAYLAND_DISPLAY": ""},
+			"Could not open the figure: there is no display to show it on (DISPLAY and WAYLAND_DISPLAY are unset). It is at /tmp/out/fig1.png"},
+	} {
+		if c.open == nil && runtime.GOOS == "darwin" {
+			continue
+		}
+		env := func(k string) string { return c.env[k] }
+		m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: env, Open: c.open})
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 24})
+		m.lastFigure = "/tmp/out/fig1.png"
+		_, cmd := m.Update(press("ctrl+f"))
+		if !strings.Contains(plain(m), "Opening fig1.png…") {
+			t.Errorf("%s: no sign while it opens:\n%s", c.name, plain(m))
+		}
+		drain(t, m, cmd)
+		if !strings.Contains(plain(m), c.want) {
+			t.Errorf("%s: screen lacks %q:\n%s", c.name, c.want, plain(m))
+		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // Resume is a saved session the chat continues (quarry --resume).
@@ -18,13 +20,25 @@ type Resume struct {
 	// Changed are the inputs whose files changed or vanished since: the
 	// chat asks about each before anything runs.
 	Changed []ChangedInput
+	// Inputs are the host files of the session's inputs as recorded: their
+	// chips show as uploading until the restore ends.
+	Inputs []string
 	// Restore brings back the inputs, the conversation and the kernel;
-	// paths names the file chosen for each changed input.
-	Restore func(ctx context.Context, paths map[string]string) error
+	// paths names the file chosen for each changed input. It returns the
+	// inputs it attached, also when it failed after them.
+	Restore func(ctx context.Context, paths map[string]string) ([]RestoredInput, error)
 	// Notice, when set, is what the chat says as it opens instead of the
 	// resumed session's counts (a notebook continued: its cells run in
 	// Restore and show as they run).
 	Notice string
+}
+
+// RestoredInput is an input the restore attached again.
+type RestoredInput struct {
+	Path    string // the host file it was read from now
+	Profile kernel.Profile
+	Changed bool            // other data than the earlier turns used
+	Before  *kernel.Profile // as the earlier turns read it, when recorded
 }
 
 // ChangedInput is an input whose file is not as the session left it.
@@ -50,7 +64,10 @@ type (
 		name, path string
 		err        error
 	}
-	restoredMsg struct{ err error }
+	restoredMsg struct {
+		inputs []RestoredInput
+		err    error
+	}
 )
 
 // showPast puts the earlier turns on screen, as they were shown then; the
@@ -102,17 +119,24 @@ func (m *Model) afterStart() tea.Cmd {
 	}
 	if rs.asked < len(rs.r.Changed) {
 		c := rs.r.Changed[rs.asked]
-		text := fmt.Sprintf("%s: %s %s. Press Enter to use it as it is now, or type the path of another file.", c.Name, c.Path, c.Problem)
+		text := fmt.Sprintf("%s: %s %s.\nPress Enter to use it as it is now, or type the path of another file and press Enter.", c.Name, c.Path, c.Problem)
+		m.st.hint = "enter: use " + c.Name + " as it is now · or type a path, then enter"
+		m.in.ta.Placeholder = "Enter uses " + c.Name + " as it is now; or type the path of another file"
 		if c.Gone {
-			text = fmt.Sprintf("%s: %s %s. Type the path of the file to use instead.", c.Name, c.Path, c.Problem)
+			text = fmt.Sprintf("%s: %s %s.\nType the path of the file to use instead and press Enter.", c.Name, c.Path, c.Problem)
+			m.st.hint = "type the path of the file to use for " + c.Name + ", then enter"
+			m.in.ta.Placeholder = "The path of the file to use for " + c.Name
 		}
 		m.notice(levelWarn, text)
-		m.st.hint = "Answer about " + c.Name + " first: Enter, or a path."
 		return nil
 	}
+	m.in.ta.Placeholder = askPlaceholder
 	rs.done = true
 	restore, ctx, paths := rs.r.Restore, m.ctx, rs.paths
-	return func() tea.Msg { return restoredMsg{err: restore(ctx, paths)} }
+	return func() tea.Msg {
+		in, err := restore(ctx, paths)
+		return restoredMsg{inputs: in, err: err}
+	}
 }
 
 // askingInput tells whether the input line answers a changed-input
@@ -177,6 +201,15 @@ func (m *Model) remapChecked(msg remapCheckedMsg) tea.Cmd {
 
 func (m *Model) restored(msg restoredMsg) {
 	m.st.progress = ""
+	m.dropResumeChips()
+	for _, in := range msg.inputs {
+		m.chips.adding(in.Path)
+		m.chips.done(in.Path, in.Profile, nil)
+		m.chips.changed(in.Path, in.Changed)
+		if in.Changed {
+			m.notice(levelInfo, changedShape(in))
+		}
+	}
 	m.res = nil
 	if msg.err != nil {
 		m.notice(levelError, msg.err.Error()+". The chat goes on: the model is told what is missing.")
@@ -215,4 +248,30 @@ func (m *Model) exported(msg exportedMsg) {
 		return
 	}
 	m.notice(levelInfo, "Exported:\n"+strings.Join(msg.files, "\n"))
+}
+
+// dropResumeChips removes the chips of the resumed inputs still uploading:
+// the restore says which it attached (or it never ran).
+func (m *Model) dropResumeChips() {
+	if m.res == nil {
+		return
+	}
+	for _, p := range m.res.r.Inputs {
+		m.chips.drop(p)
+	}
+}
+
+// changedShape confirms what a changed input is now: "budget_q1.csv now 49
+// × 4 (48 × 4 in the earlier turns), from /srv/budget_q1.csv".
+func changedShape(in RestoredInput) string {
+	p := in.Profile
+	s := fmt.Sprintf("%s now %s × %d", sanitizeLine(p.Name), render.GroupInt(p.Rows), len(p.Columns))
+	if b := in.Before; b != nil {
+		if b.Rows == p.Rows && len(b.Columns) == len(p.Columns) {
+			s += " (the same shape as in the earlier turns)"
+		} else {
+			s += fmt.Sprintf(" (%s × %d in the earlier turns)", render.GroupInt(b.Rows), len(b.Columns))
+		}
+	}
+	return s + ", read from " + sanitizeLine(in.Path) + "."
 }

@@ -16,16 +16,17 @@ import (
 )
 
 type restoreLog struct {
-	mu    sync.Mutex
-	calls []map[string]string
-	err   error
+	mu     sync.Mutex
+	calls  []map[string]string
+	inputs []RestoredInput
+	err    error
 }
 
-func (r *restoreLog) restore(_ context.Context, paths map[string]string) error {
+func (r *restoreLog) restore(_ context.Context, paths map[string]string) ([]RestoredInput, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, paths)
-	return r.err
+	return r.inputs, r.err
 }
 
 func (r *restoreLog) n() int {
@@ -116,9 +117,14 @@ func TestResumeAsksAboutChangedInputs(t *testing.T) {
 	if !strings.Contains(plain(m), "q1.csv: /srv/q1.csv has changed since the session") || log.n() != 0 {
 		t.Fatalf("not asked about q1.csv:\n%s", plain(m))
 	}
+	// The keys are said where the eye is: the hint line and the input.
+	if s := plain(m); !strings.Contains(s, "enter: use q1.csv as it is now · or type a path, then enter") ||
+		!strings.Contains(s, "› Enter uses q1.csv as it is now; or type the path of another file") {
+		t.Fatalf("the keys are not said:\n%s", s)
+	}
 	_, cmd = m.Update(press("enter"))
 	drain(t, m, cmd)
-	if !strings.Contains(plain(m), "q2.csv: /srv/q2.csv is gone. Type the path") {
+	if !strings.Contains(plain(m), "q2.csv: /srv/q2.csv is gone.") || !strings.Contains(plain(m), "Type the path of the file to use instead") {
 		t.Fatalf("not asked about q2.csv:\n%s", plain(m))
 	}
 	_, cmd = m.Update(press("enter"))
@@ -140,6 +146,9 @@ func TestResumeAsksAboutChangedInputs(t *testing.T) {
 	}
 	if s := plain(m); !strings.Contains(s, "rebuilding the kernel stopped: cell 1") || !strings.Contains(s, "The chat goes on") {
 		t.Errorf("the replay failure is not shown:\n%s", s)
+	}
+	if s := plain(m); !strings.Contains(s, "› Ask about your data") {
+		t.Errorf("the input does not take questions again:\n%s", s)
 	}
 	typeText(m, "what now?")
 	m.Update(press("enter"))
@@ -171,5 +180,62 @@ func TestExportCommand(t *testing.T) {
 	s := plain(m)
 	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") {
 		t.Errorf("screen:\n%s", s)
+	}
+}
+
+// The resumed inputs are chips like attached ones: uploading while the
+// restore runs, then with their shape, a changed one marked, and /files
+// lists them.
+func TestResumeShowsItsFiles(t *testing.T) {
+	q1 := kernel.Profile{Name: "budget_q1.csv", Path: "/data/budget_q1.csv", Kind: "CSV", Size: 1740, Rows: 49, Columns: make([]kernel.Column, 4)}
+	q2 := kernel.Profile{Name: "budget_q2.csv", Path: "/data/budget_q2.csv", Kind: "CSV", Size: 1700, Rows: 48, Columns: make([]kernel.Column, 4)}
+	log := &restoreLog{inputs: []RestoredInput{{Path: "/srv/budget_q1.csv", Profile: q1, Changed: true}, {Path: "/srv/budget_q2.csv", Profile: q2}}}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore,
+		Inputs: []string{"/srv/budget_q1.csv", "/srv/budget_q2.csv"}})
+	if s := plain(m); !strings.Contains(s, "budget_q1.csv …") || !strings.Contains(s, "budget_q2.csv …") {
+		t.Errorf("no uploading chips while the restore runs:\n%s", s)
+	}
+	drain(t, m, cmd)
+	run(t, m, "/files")
+	s := plain(m)
+	for _, want := range []string{"budget_q1.csv 1.7 KiB · 49 × 4 · changed", "budget_q2.csv 1.7 KiB · 48 × 4",
+		"Attached files:", "budget_q1.csv 1.7 KiB · 49 × 4 · changed — /data/budget_q1.csv (CSV)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if strings.Contains(s, "No files attached") || strings.Contains(s, "budget_q2.csv 1.7 KiB · 48 × 4 · changed") {
+		t.Errorf("screen:\n%s", s)
+	}
+}
+
+// A restore that attached nothing leaves no chip uploading forever.
+func TestResumeDropsChipsItDidNotAttach(t *testing.T) {
+	log := &restoreLog{err: errors.New("rebuilding the kernel stopped")}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore, Inputs: []string{"/srv/gone.csv"}})
+	drain(t, m, cmd)
+	if s := plain(m); strings.Contains(s, "gone.csv") {
+		t.Errorf("a chip of an input the restore did not attach:\n%s", s)
+	}
+}
+
+// After the restore, a changed input's new shape is confirmed.
+func TestResumeConfirmsAChangedInput(t *testing.T) {
+	before := &kernel.Profile{Rows: 48, Columns: make([]kernel.Column, 4)}
+	now := kernel.Profile{Name: "budget_q1.csv", Path: "/data/budget_q1.csv", Size: 862, Rows: 49, Columns: make([]kernel.Column, 4)}
+	same := kernel.Profile{Name: "budget_q2.csv", Path: "/data/budget_q2.csv", Size: 845, Rows: 48, Columns: make([]kernel.Column, 4)}
+	log := &restoreLog{inputs: []RestoredInput{{Path: "/srv/budget_q1.csv", Profile: now, Changed: true, Before: before},
+		{Path: "/srv/budget_q2.csv", Profile: same, Before: before}}}
+	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore,
+		Changed: []ChangedInput{{Name: "budget_q1.csv", Path: "/srv/budget_q1.csv", Problem: "has changed since the session: size 845 B then, 862 B now"}}})
+	drain(t, m, cmd)
+	_, cmd = m.Update(press("enter"))
+	drain(t, m, cmd)
+	s := plain(m)
+	if !strings.Contains(s, "budget_q1.csv now 49 × 4 (48 × 4 in the earlier turns), read from /srv/budget_q1.csv.") {
+		t.Errorf("no confirmation of the new shape:\n%s", s)
+	}
+	if strings.Contains(s, "budget_q2.csv now") {
+		t.Errorf("an unchanged input confirmed as changed:\n%s", s)
 	}
 }

@@ -67,12 +67,16 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		line += seg(strings.Repeat(" ", width-w))
 	}
 
-	help := "enter send · alt+enter newline · pgup/pgdn scroll · ctrl+o expand · ctrl+t table · ctrl+f figure · /help"
-	if busy {
-		help = "esc/ctrl+c cancel · pgup/pgdn scroll · ctrl+o expand · ctrl+t table · ctrl+f figure"
+	var help string
+	switch {
+	case s.hint != "":
+		help = truncate(sanitizeLine(s.hint), width) // may hold file names from completion
+	case busy:
+		help = fitHints(width, hint{"esc/ctrl+c cancel", 0}, hint{"pgup/pgdn scroll", 2}, hint{"ctrl+o expand", 1},
+			hint{"ctrl+t table", 2}, hint{"ctrl+f figure", 3})
+	default:
+		help = fitHints(width, hint{"enter send", 0}, hint{"alt+enter newline", 4}, hint{"pgup/pgdn scroll", 3},
+			hint{"ctrl+o expand", 2}, hint{"ctrl+t table", 2}, hint{"ctrl+f figure", 3}, hint{"/help", 0}, hint{"ctrl+c ×2 quit", 1})
 	}
-	if s.hint != "" {
-		help = sanitizeLine(s.hint) // may hold file names from completion
-	}
-	return line + "\n" + th.help.Render(truncate(help, width))
+	return line + "\n" + th.help.Render(help)
 }

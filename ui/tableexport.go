@@ -68,6 +68,7 @@ func tsv(recs [][]string) string {
 
 // tableSavedMsg reports a table written as CSV.
 type tableSavedMsg struct {
+	cell int
 	path string
 	rows int
 	err  error
@@ -103,7 +104,7 @@ func writeTableCmd(dir string, cell int, recs [][]string) tea.Cmd {
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}
-			return tableSavedMsg{path: p, rows: len(recs) - 1, err: err}
+			return tableSavedMsg{cell: cell, path: p, rows: len(recs) - 1, err: err}
 		}
 		return tableSavedMsg{err: errors.New("too many tables of this cell saved already")}
 	}
@@ -146,6 +147,10 @@ func (m *Model) tableSaved(msg tableSavedMsg) {
 	case msg.err != nil:
 		note = "not saved: " + msg.err.Error()
 	default:
+		if m.savedTables == nil {
+			m.savedTables = map[int][]string{}
+		}
+		m.savedTables[msg.cell] = append(m.savedTables[msg.cell], msg.path) // /undo of the cell removes it
 		note = fmt.Sprintf("saved %s to %s", plural(msg.rows, "row"), msg.path)
 		if m.lastTable != nil && msg.rows < m.lastTable.Rows {
 			note += fmt.Sprintf(" (the %d shown of %s; to_csv in a cell saves them all)", msg.rows, render.GroupInt(m.lastTable.Rows))

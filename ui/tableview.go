@@ -2,8 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -22,7 +20,9 @@ type tableView struct {
 	numeric []bool
 	rows    []viewRow
 	widths  []int
-	total   string // "1,234 rows × 12 columns (first and last 15 shown)"
+	total   string // "48 rows × 7 columns · the viewer has the first 10 and the last 5"
+	gapAt   int    // rows before the gap of rows the kernel did not send; -1 for none
+	gap     string // what the gap line says
 	top     int    // first row shown
 	left    int    // first data column shown (the index column stays)
 	sel     int    // selected column
@@ -73,9 +73,17 @@ func newTableView(t *kernel.Table, thousands bool) *tableView {
 		}
 		tv.widths[c] = min(max(w, 1), maxColWidth)
 	}
-	tv.total = render.TableShape(t)
-	if len(tv.rows) < t.Rows {
-		tv.total += fmt.Sprintf(" (first and last %d shown)", len(tv.rows))
+	tv.total, tv.gapAt = render.TableShape(t), -1
+	if missing := t.Rows - len(tv.rows); missing > 0 {
+		// The kernel sends a long table's first and last rows only: say
+		// which the viewer has, and mark where the others are.
+		tv.gapAt = len(t.Head)
+		tv.gap = fmt.Sprintf("⋯ %s not in the viewer ⋯", render.GroupInt(missing)+" "+pluralWord(missing, "row"))
+		if len(t.Tail) > 0 {
+			tv.total += fmt.Sprintf(" · the viewer has the first %d and the last %d", len(t.Head), len(t.Tail))
+		} else {
+			tv.total += fmt.Sprintf(" · the viewer has the first %d", len(t.Head))
+		}
 	}
 	if len(tv.cols) > 1 {
 		tv.sel = 1
@@ -126,12 +134,16 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 		case "home", "g":
 			tv.top = 0
 		case "end", "G":
-			tv.top = len(tv.rows)
+			tv.top = tv.lineCount()
 		case "left", "h":
 			tv.sel = max(tv.sel-1, 0)
 		case "right", "l":
 			tv.sel = min(tv.sel+1, len(tv.cols)-1)
 		case "s", "enter":
+			if tv.partial() {
+				tv.note = fmt.Sprintf("no sort: only %d of %s rows here; ask for it sorted", len(tv.rows), render.GroupInt(tv.t.Rows))
+				break
+			}
 			if tv.sortBy == tv.sel {
 				tv.desc = !tv.desc
 			} else {
@@ -163,90 +175,34 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 			tv.sel = min(tv.sel+1, len(tv.cols)-1)
 		}
 	}
-	tv.top = max(min(tv.top, len(tv.rows)-page), 0)
+	tv.top = max(min(tv.top, tv.lineCount()-page), 0)
 	return tableNone
 }
 
-// searchKey edits the search typed after "/"; Enter looks for it.
-func (tv *tableView) searchKey(msg tea.KeyPressMsg) {
-	switch msg.String() {
-	case "esc":
-		tv.searching = false
-	case "enter":
-		tv.searching = false
-		tv.hit = -1
-		tv.find(0, 1, 0)
-	case "backspace":
-		if r := []rune(tv.query); len(r) > 0 {
-			tv.query = string(r[:len(r)-1])
-		}
-	default:
-		if t := msg.Text; t != "" {
-			tv.query += sanitizeLine(t)
-		}
+// partial tells whether the viewer has only some of the table's rows.
+func (tv *tableView) partial() bool { return tv.gapAt >= 0 }
+
+// lineCount is the rows the viewer draws: the table's and the gap line.
+func (tv *tableView) lineCount() int {
+	if tv.partial() {
+		return len(tv.rows) + 1
 	}
+	return len(tv.rows)
 }
 
-// find moves to the next row from `from` (in direction dir, wrapping) with
-// a cell that contains the query, ignoring case.
-func (tv *tableView) find(from, dir, page int) {
-	q := strings.ToLower(tv.query)
-	if q == "" || len(tv.rows) == 0 {
-		return
+// lineOf is the line row i is drawn on, below the gap when after it.
+func (tv *tableView) lineOf(i int) int {
+	if tv.partial() && i >= tv.gapAt {
+		return i + 1
 	}
-	n := len(tv.rows)
-	for k := range n {
-		i := ((from+dir*k)%n + n) % n
-		for _, c := range tv.rows[i].cells {
-			if strings.Contains(strings.ToLower(c), q) {
-				tv.hit = i
-				if page <= 0 || i < tv.top || i >= tv.top+page {
-					tv.top = max(i-1, 0)
-				}
-				tv.note = fmt.Sprintf("%q: row %d of %d", tv.query, i+1, n)
-				return
-			}
-		}
-	}
-	tv.hit = -1
-	tv.note = fmt.Sprintf("%q: not found", tv.query)
+	return i
 }
 
-// sort orders rows by the chosen column: numerically when both cells are
-// numbers, as text otherwise; stable so ties keep the kernel's order.
-func (tv *tableView) sort() {
-	c, desc := tv.sortBy, tv.desc
-	tv.hit = -1
-	sort.SliceStable(tv.rows, func(i, j int) bool {
-		a, b := cell(tv.rows[i].cells, c), cell(tv.rows[j].cells, c)
-		less := false
-		fa, ea := strconv.ParseFloat(strings.ReplaceAll(a, ",", ""), 64)
-		fb, eb := strconv.ParseFloat(strings.ReplaceAll(b, ",", ""), 64)
-		switch {
-		case ea == nil && eb == nil:
-			if desc {
-				return fa > fb
-			}
-			return fa < fb
-		case ea == nil: // numbers before text (NaN, None)
-			return true
-		case eb == nil:
-			return false
-		default:
-			less = a < b
-			if desc {
-				return a > b
-			}
-		}
-		return less
-	})
-}
-
-func cell(r []string, c int) string {
-	if c < len(r) {
-		return r[c]
+func pluralWord(n int, what string) string {
+	if n == 1 {
+		return what
 	}
-	return ""
+	return what + "s"
 }
 
 // Render draws the table in width×height: the index column is pinned and
@@ -304,7 +260,15 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 	}
 	out := []string{line(hdr, true, false), th.dim.Render(strings.Repeat("─", min(used, width)))}
 	body := max(height-4, 1)
-	for i := tv.top; i < len(tv.rows) && i < tv.top+body; i++ {
+	for l := tv.top; l < tv.lineCount() && l < tv.top+body; l++ {
+		i := l
+		if tv.partial() && l >= tv.gapAt {
+			if l == tv.gapAt {
+				out = append(out, th.dim.Render(truncate(tv.gap, width)))
+				continue
+			}
+			i = l - 1
+		}
 		out = append(out, line(tv.rows[i].cells, false, i == tv.hit))
 	}
 	for len(out) < height-2 {
@@ -313,13 +277,21 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 	foot := tv.total
 	if tv.note != "" {
 		foot += " · " + tv.note
+		if ansi.StringWidth(foot) > width {
+			foot = tv.note // the latest news first
+		}
 	}
 	out = append(out, th.dim.Render(truncate(foot, width)))
-	help := "↑↓ pgup/pgdn scroll · ←→ column · s sort · / search · c copy · C copy column · w save CSV · q close"
-	if tv.searching {
-		help = "search: " + tv.query + "▏ (enter find · esc cancel)"
+	sortHint := hint{"s sort", 2}
+	if tv.partial() {
+		sortHint = hint{} // not offered: it would sort some of the rows only
 	}
-	out = append(out, th.help.Render(truncate(help, width)))
+	help := fitHints(width, hint{"↑↓ pgup/pgdn scroll", 1}, hint{"←→ column", 2}, sortHint, hint{"/ search", 3},
+		hint{"c copy", 3}, hint{"C copy column", 4}, hint{"w save CSV", 1}, hint{"q close", 0})
+	if tv.searching {
+		help = truncate("search: "+tv.query+"▏ (enter find · esc cancel)", width)
+	}
+	out = append(out, th.help.Render(help))
 	return strings.Join(out, "\n")
 }
 

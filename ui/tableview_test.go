@@ -103,3 +103,29 @@ func TestTableViewerWritesCSV(t *testing.T) {
 		t.Errorf("note %q", m.tv.note)
 	}
 }
+
+// A long table the kernel sent in part: the gap is marked, End reaches
+// its last row, a search says what it searched, and no sort pretends to be
+// the table's.
+func TestTableViewerOnAPartialTable(t *testing.T) {
+	m, _ := newTestModel(t, 80, 12, true)
+	m.lastTable = longTable(48)
+	m.Update(press("ctrl+t"))
+	m.Update(press("G"))
+	v := ansi.Strip(m.View().Content)
+	if !strings.Contains(v, "Dept 47") || !strings.Contains(v, "⋯ 33 rows not in the viewer ⋯") {
+		t.Errorf("End:\n%s", v)
+	}
+	m.Update(press("g"))
+	for _, k := range []string{"/", "D", "e", "p", "t", " ", "4", "5", "enter"} {
+		m.Update(press(k))
+	}
+	if !strings.Contains(m.tv.note, "row 13 of the 15 the viewer has") || !strings.Contains(ansi.Strip(m.View().Content), "Dept 45") {
+		t.Errorf("search: %q\n%s", m.tv.note, ansi.Strip(m.View().Content))
+	}
+	m.Update(press("right"))
+	m.Update(press("s"))
+	if m.tv.sortBy != -1 || !strings.Contains(m.tv.note, "no sort") {
+		t.Errorf("sorted %d, note %q", m.tv.sortBy, m.tv.note)
+	}
+}

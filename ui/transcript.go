@@ -9,18 +9,29 @@ import "strings"
 type transcript struct {
 	blocks []*block
 	anchor *anchor // nil: follow the bottom
+	// newBelow: output came while scrolled up, below what is shown; the
+	// separator says so until the view is back at the bottom.
+	newBelow bool
 }
 
 type anchor struct{ block, line int }
 
 func (t *transcript) add(b *block) *block {
 	t.blocks = append(t.blocks, b)
+	t.grew()
 	return b
+}
+
+// grew notes output added at the end: out of sight when scrolled up.
+func (t *transcript) grew() {
+	if t.anchor != nil {
+		t.newBelow = true
+	}
 }
 
 func (t *transcript) clear() {
 	t.blocks = nil
-	t.anchor = nil
+	t.toBottom()
 }
 
 // Render draws height lines (padded) at the current scroll position.
@@ -35,7 +46,7 @@ func (t *transcript) Render(rc renderCtx, height int) string {
 		lines = t.linesFrom(rc, *t.anchor, height)
 		if len(lines) < height {
 			// Scrolled past the end (content shrank): follow again.
-			t.anchor = nil
+			t.toBottom()
 			lines = t.bottomLines(rc, height)
 		}
 	}
@@ -132,10 +143,22 @@ func (t *transcript) scroll(rc renderCtx, height, delta int) {
 	t.anchor = &a
 	// Reaching the bottom resumes following.
 	if len(t.linesFrom(rc, a, height+1)) <= height {
-		t.anchor = nil
+		t.toBottom()
 	}
 }
 
-func (t *transcript) toBottom() { t.anchor = nil }
+func (t *transcript) toBottom() { t.anchor, t.newBelow = nil, false }
+
+// marker is what the separator under the transcript says when the view
+// is not at the bottom, or "".
+func (t *transcript) marker() string {
+	switch {
+	case t.anchor == nil:
+		return ""
+	case t.newBelow:
+		return "↓ new output below · ctrl+end"
+	}
+	return "↓ more below · ctrl+end"
+}
 
 func (t *transcript) toTop() { t.anchor = &anchor{} }

@@ -72,6 +72,10 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 
 func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	switch ev.Kind {
+	case agent.EventReasoning, agent.EventText, agent.EventCellOutput, agent.EventCellDone:
+		m.tr.grew() // blocks already on the list grow
+	}
+	switch ev.Kind {
 	case agent.EventReasoning:
 		m.addThinking(ev.Text)
 	case agent.EventText:

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -37,11 +39,64 @@ func (m *Model) undoCmd() tea.Cmd {
 	}
 	m.undoing = true
 	m.st.hint = "Taking back the last question…"
-	b, ctx := m.opts.Backend, m.ctx
+	b, ctx, dir := m.opts.Backend, m.ctx, m.opts.OutputDir
+	tables := m.tablesOfLastTurn()
 	return func() tea.Msg {
 		u, err := b.Undo(ctx)
+		if err == nil {
+			u.Removed = append(u.Removed, removeTables(dir, tables)...)
+		}
 		return undoneMsg{u: u, err: err}
 	}
+}
+
+// tablesOfLastTurn are the files the table viewer saved of the last
+// question's cells: the chat wrote them, so its /undo takes them back.
+func (m *Model) tablesOfLastTurn() []string {
+	n := len(m.spans)
+	if n == 0 {
+		return nil
+	}
+	var out []string
+	for _, c := range m.spanCells(m.spans[n-1]) {
+		out = append(out, m.savedTables[c]...)
+	}
+	return out
+}
+
+// spanCells are the numbers of the cells in s.
+func (m *Model) spanCells(s turnSpan) []int {
+	var out []int
+	in := false
+	for _, b := range m.tr.blocks {
+		if b == s.first {
+			in = true
+		}
+		if in && b.kind == kindCell {
+			out = append(out, b.cell.num)
+		}
+		if b == s.last {
+			break
+		}
+	}
+	return out
+}
+
+// removeTables removes the viewer's saved tables and names the ones gone,
+// relative to the session folder as the session names its files.
+func removeTables(dir string, paths []string) []string {
+	var gone []string
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil {
+			continue // moved or removed by the user meanwhile: not ours to name
+		}
+		name := p
+		if rel, err := filepath.Rel(dir, p); err == nil && dir != "" {
+			name = filepath.ToSlash(rel)
+		}
+		gone = append(gone, name)
+	}
+	return gone
 }
 
 func (m *Model) applyUndone(msg undoneMsg) {
@@ -53,6 +108,9 @@ func (m *Model) applyUndone(msg undoneMsg) {
 		return
 	}
 	if n := len(m.spans); n > 0 {
+		for _, c := range m.spanCells(m.spans[n-1]) {
+			delete(m.savedTables, c) // the next cells take these numbers
+		}
 		m.dropSpan(m.spans[n-1])
 		m.spans = m.spans[:n-1]
 	}

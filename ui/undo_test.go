@@ -2,6 +2,8 @@ package ui
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,43 @@ func TestUndoTakesBackAResumedTurn(t *testing.T) {
 	}
 	if m.in.value() != "revenue by region?" || m.lastTable != nil || len(m.cells) != 0 {
 		t.Errorf("after undo: input %q, table %v, cells %d", m.in.value(), m.lastTable, len(m.cells))
+	}
+}
+
+// A table the viewer saved of an undone cell goes with it, and is named
+// with the files the session removed; one of an earlier question stays.
+func TestUndoRemovesTheViewersSavedTables(t *testing.T) {
+	m, fb := newTestModel(t, 80, 40, true)
+	out := t.TempDir()
+	m.opts.OutputDir = out
+	conversation(m)
+	save := func() {
+		m.Update(press("ctrl+t"))
+		_, cmd := m.Update(press("w"))
+		if cmd == nil {
+			t.Fatal("w gave no command")
+		}
+		m.Update(cmd())
+		m.Update(press("q"))
+	}
+	save() // cell 1's table
+	secondTurn(m)
+	save() // cell 2's
+	first, second := filepath.Join(out, "tables", "cell1.csv"), filepath.Join(out, "tables", "cell2.csv")
+	for _, p := range []string{first, second} {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("not saved: %v", err)
+		}
+	}
+	fb.undone = Undone{Question: "Now split it by month and save it.", Removed: []string{"figures/cell2-1.png", "monthly.csv"}}
+	drain(t, m, m.slash("/undo"))
+	if _, err := os.Stat(second); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the undone cell's saved table is still there: %v", err)
+	}
+	if _, err := os.Stat(first); err != nil {
+		t.Errorf("the earlier question's saved table went: %v", err)
+	}
+	if v := strings.Join(strings.Fields(plain(m)), " "); !strings.Contains(v, "Removed from the output folder: figures/cell2-1.png, monthly.csv, tables/cell2.csv.") {
+		t.Errorf("the saved table is not named:\n%s", v)
 	}
 }

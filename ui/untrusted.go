@@ -47,12 +47,19 @@ func trimPadding(s string) string {
 
 // codeBlock is a cell's Python: sanitized by render, coloured by chroma
 // (highlight.go), hard-wrapped to width.
-func (rc renderCtx) codeBlock(code string, width int) string {
+func (rc renderCtx) codeBlock(code string, width int) []string {
 	code = strings.TrimRight(sanitize(strings.ReplaceAll(code, "\t", "    ")), "\n")
 	if rc.style != render.StyleNoTTY && rc.style != render.StyleASCII {
 		code = highlightPython(code, rc.th.dark)
 	}
-	return ansi.Hardwrap(code, width, true)
+	if code == "" {
+		return nil
+	}
+	lines := wrapCode(code, width, func(s string) string { return rc.th.dim.Render(s) })
+	for i := range lines {
+		lines[i] = truncate(lines[i], width)
+	}
+	return lines
 }
 
 func (rc renderCtx) table(t *kernel.Table, width int) string {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -24,7 +25,10 @@ type (
 	}
 	streamTickMsg struct{}
 	cellTickMsg   struct{}
-	openedMsg     struct{ err error }
+	openedMsg     struct {
+		path, by string // the figure, and the program that opened it
+		err      error
+	}
 )
 
 // Tick rates: the streaming answer is re-rendered at most ~15 times a second;
@@ -69,6 +73,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.started, m.st.progress = true, ""
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
+			m.dropResumeChips()
 			m.res = nil
 			m.asked = true // nothing to ask without a sandbox
 			return m, m.flushPending()
@@ -144,9 +149,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tableSaved(msg)
 		return m, nil
 	case openedMsg:
+		m.st.hint = ""
 		if msg.err != nil {
-			m.notice(levelError, "Could not open the figure: "+msg.err.Error())
+			m.notice(levelError, "Could not open the figure: "+sanitizeLine(msg.err.Error())+". It is at "+sanitizeLine(msg.path))
+			return m, nil
 		}
+		m.st.hint = "Opened " + sanitizeLine(filepath.Base(msg.path)) + " with " + sanitizeLine(msg.by) + "."
 		return m, nil
 	case pasteMsg:
 		return m, m.applyPaste(msg)
@@ -284,6 +292,7 @@ func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.in.value())
 	if m.askingInput() && !isChatCommand(text) {
 		m.in.reset()
+		m.tr.toBottom() // what comes of the answer shows
 		return m.answerInput(text)
 	}
 	if text == "" {
@@ -292,6 +301,7 @@ func (m *Model) submit() tea.Cmd {
 	if strings.HasPrefix(text, "/") {
 		m.in.remember(text)
 		m.in.reset()
+		m.tr.toBottom() // its output shows, as a question's does
 		return m.slash(text)
 	}
 	if m.running {

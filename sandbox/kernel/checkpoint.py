@@ -90,8 +90,10 @@ def kernel_locks():
 def run_checkpoint(msg):
     """Forks a snapshot of the kernel. In the snapshot this returns only
     when a restore woke it, with the kernel running again."""
-    t0 = time.monotonic()
     cid = msg['id']
+    wait_imports(user_ns)  # never fork while the import thread holds import locks
+    send({'t': 'running', 'id': cid})
+    t0 = time.monotonic()
     seq = int(msg['seq'])
     _prune()
     listing = output_listing()

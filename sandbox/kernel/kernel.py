@@ -1,7 +1,7 @@
 # quarry's Python kernel. The host sends this source (after output.py,
-# values.py, sql_duckdb.py, sql.py, checkpoint.py and supervisor.py, as one
-# program) over the container's stdin right after start (see bootstrap in
-# kernel_conn.go), so changing it needs no image rebuild.
+# values.py, sql_duckdb.py, sql.py, checkpoint.py, supervisor.py and
+# imports.py, as one program) over the container's stdin right after start
+# (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
 #          one JSON object per line)
@@ -110,32 +110,53 @@ def error_of(exc):
     return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text}
 
 
+def imports_for_cell(cid):
+    """Waits for the background imports (imports.py) before a cell: the host
+    interrupts the wait as it would the cell, and what the imports print is
+    not the cell's output (its streams are not open yet). Returns the
+    cell's notes and, when it was interrupted, its error."""
+    state.cell = cid
+    try:
+        state.running = True
+        try:
+            return wait_imports(user_ns), None
+        finally:
+            state.running = False
+    except KeyboardInterrupt as e:
+        return [], error_of(e)
+
+
 def run_cell(msg):
     cid = msg['id']
     code = msg['code']
+    num = msg.get('cell') or cid  # the user's cell number names the code in tracebacks
     quiet = bool(msg.get('quiet'))  # a replay: the host has the figures and files already
+    signal.signal(signal.SIGINT, on_sigint)
+    notes, err = imports_for_cell(cid)
+    if err is None:
+        send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
     out_cap.reset(cid)
     err_cap.reset(cid)
     try:
         before = {} if quiet else scan_output()
     except Exception:
         before = {}
-    signal.signal(signal.SIGINT, on_sigint)
     sys.stdout, sys.stderr = out_stream, err_stream  # a previous cell may have swapped them
-    value = err = None
+    value = None
     t0 = time.monotonic()
     state.cell = cid
-    try:
-        state.running = True
+    if err is None:
         try:
-            value = ipython_execute(code, cid, execute)  # ipython.py
-        finally:
+            state.running = True
+            try:
+                value = ipython_execute(code, num, execute)  # ipython.py
+            finally:
+                state.running = False
+        except BaseException as e:  # SystemExit and KeyboardInterrupt included
             state.running = False
-    except BaseException as e:  # SystemExit and KeyboardInterrupt included
-        state.running = False
-        err = error_of(e)
+            err = error_of(e)
     duration = time.monotonic() - t0
-    notes = ipython_notes()
+    notes += ipython_notes()
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
@@ -181,6 +202,8 @@ def run_profile(msg):
     try:
         state.running = True
         try:
+            wait_tabular()
+            send({'t': 'running', 'id': msg['id']})
             prof = profile_mod.profile(msg['path'], msg.get('limits'))
         finally:
             state.running = False
@@ -240,33 +263,24 @@ def main():
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
     user_ns.update(sql=sql, DuckDBError=DuckDBError)
-    ready = {'t': 'ready', 'python': sys.version.split()[0]}
-    t0 = time.monotonic()
-    try:
-        import warnings
-        warnings.filterwarnings('ignore', message='.*non-interactive.*')
-        import numpy as np
-        import pandas as pd
-        import matplotlib
-        matplotlib.use('Agg')
-        import matplotlib.pyplot as plt
-        plt.show = lambda *a, **k: None  # figures are collected at cell end
-        user_ns.update(np=np, pd=pd, plt=plt, matplotlib=matplotlib)
-        ready.update(pandas=pd.__version__, numpy=np.__version__, matplotlib=matplotlib.__version__)
-    except ImportError as e:
-        ready['warning'] = 'import failed: %s' % e
-    try:
-        import pyreadstat  # the profile's read call for SAS and SPSS portable files
-        user_ns['pyreadstat'] = pyreadstat
-    except ImportError:
-        pass
-    ready['import_seconds'] = round(time.monotonic() - t0, 3)
+    import warnings
+    warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
+    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    t0 = time.monotonic()
+    start_imports(EAGER_IMPORTS)  # imports.py: in the background unless eager
+    if EAGER_IMPORTS:
+        wait_imports(user_ns)
+        ready.update(imports.versions)
+        if imports.errors:
+            ready['warning'] = '; '.join(imports.errors)
+    ready['import_seconds'] = round(time.monotonic() - t0, 3)
     send(ready)
     while True:
         msg = rt.q.get()  # rt.q is new after a restore
+        operation_begins()
         try:
             op = msg.get('op')
             if op == 'exec':
@@ -284,6 +298,8 @@ def main():
             # result anyway so it never waits on a lost reply.
             state.running = False
             send({'t': 'result', 'id': msg.get('id'), 'error': {'type': 'KeyboardInterrupt', 'message': ''}})
+        finally:
+            operation_ends()
 
 
 main()

@@ -30,7 +30,8 @@ def short(v):
 
 
 def file_kind(path, head):
-    """(kind, compression) of a file from its name and first bytes."""
+    """(kind, compression) of a file from its name and first bytes; a name
+    without an extension (or one of digits: data.2024) goes by the bytes."""
     name = os.path.basename(path).lower()
     compression = None
     for ext, magic, comp in _COMPRESSED:
@@ -38,10 +39,12 @@ def file_kind(path, head):
             compression, name = comp, name[:-len(ext)]
             break
     ext = os.path.splitext(name)[1]
+    if not any(c.isalpha() for c in ext):
+        return kind_by_content(path, head)
     if compression is None:
         if ext in _EXCEL or head[:4] == b'PK\x03\x04' and ext not in ('.csv', '.txt', '.tsv'):
             return 'excel', None
-        if head[:8] == b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1':
+        if head[:8] == _OLE:
             return 'excel', None
         if ext in _STATS:
             return _STATS[ext], None
@@ -49,11 +52,72 @@ def file_kind(path, head):
             return 'parquet', None
         if ext in ('.feather', '.arrow', '.ipc') or head[:6] == b'ARROW1' or head[:4] == b'FEA1':
             return 'feather', None
+        if ext in ('.sqlite', '.sqlite3', '.db') or head.startswith(_SQLITE):
+            return 'sqlite', None
     if ext in ('.json', '.jsonl', '.ndjson'):
         return 'json', compression
     if compression is None and b'\x00' in head[:8192] and not (bom_encoding(head) or utf16_without_bom(head)):
         return 'other', None
     return 'csv', compression
+
+
+_OLE = b'\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1'
+_SQLITE = b'SQLite format 3\x00'
+
+
+def kind_by_content(path, head):
+    """(kind, compression) from the first bytes alone: magic numbers for
+    binary formats, and for text (or compressed text) JSON when it opens
+    with '{' or '[', else a delimited table."""
+    if head[:4] == b'PAR1':
+        return 'parquet', None
+    if head.startswith(_SQLITE):
+        return 'sqlite', None
+    if head[:6] == b'ARROW1' or head[:4] == b'FEA1':
+        return 'feather', None
+    if head[:8] == _OLE:
+        return 'excel', None
+    stats = stats_by_magic(head)
+    if stats:
+        return stats[0], None
+    compression = None
+    if head[:4] == b'PK\x03\x04':
+        import zipfile
+        try:
+            with zipfile.ZipFile(path) as z:
+                names = set(z.namelist())
+        except zipfile.BadZipFile:
+            names = set()
+        if '[Content_Types].xml' in names or 'mimetype' in names or any(n.startswith('xl/') for n in names):
+            return 'excel', None
+        compression = 'zip'
+    else:
+        compression = next((c for _, m, c in _COMPRESSED if head.startswith(m)), None)
+    text = head
+    if compression:
+        try:
+            with open_text(path, compression) as f:
+                text = f.read(8192)
+        except Exception:
+            return 'csv', compression  # the profile reports the damage
+    elif b'\x00' in head[:8192] and not (bom_encoding(head) or utf16_without_bom(head)):
+        return 'other', None
+    first = text.lstrip(b'\xef\xbb\xbf \t\r\n')[:1]
+    return ('json' if first in (b'{', b'[') else 'csv'), compression
+
+
+def stats_by_magic(head):
+    """(kind, extension) of a Stata, SPSS or SAS file from its first bytes."""
+    if head.startswith(b'<stata_dta>') or len(head) > 3 and 102 <= head[0] <= 115 and head[1] in (1, 2) \
+            and head[2] == 1:
+        return 'stata', 'dta'
+    if head[:4] in (b'$FL2', b'$FL3'):
+        return 'spss', 'sav'
+    if head[12:16] == b'\xc2\xea\x81\x60':
+        return 'sas', 'sas7bdat'
+    if head.startswith(b'HEADER RECORD*******LIB'):
+        return 'sas', 'xpt'
+    return None
 
 
 def columns_of(df):
@@ -74,11 +138,12 @@ def columns_of(df):
 
 
 def head_of(df):
-    return [[short(v) for v in row] for row in df.head(HEAD_ROWS).itertuples(index=False, name=None)]
+    part = df.iloc[:HEAD_ROWS, :MAX_COLUMNS]
+    return [[short(v) for v in row] for row in part.itertuples(index=False, name=None)]
 
 
 # The order keyword arguments are reported in, most telling first.
-_ARG_ORDER = ('sheet_name', 'sep', 'quotechar', 'skipinitialspace', 'encoding', 'encoding_errors', 'skiprows',
+_ARG_ORDER = ('sheet_name', 'sep', 'colspecs', 'quotechar', 'skipinitialspace', 'encoding', 'encoding_errors', 'skiprows',
               'header', 'names', 'usecols', 'index_col', 'nrows', 'comment', 'decimal', 'thousands',
               'na_values', 'dtype', 'parse_dates', 'date_format', 'on_bad_lines', 'lines', 'compression')
 
@@ -120,9 +185,10 @@ def memory_limit(lim):
     return 0
 
 
-def judge_memory(out, df, rows_total, lim):
+def judge_memory(out, df, rows_total, lim, col_scale=1.0):
     """memory_estimate: bytes a DataFrame of the whole file takes, scaled
-    from the rows read; large when that is over LARGE_SHARE of the limit."""
+    from the rows (and, for a very wide table, the columns) read; large when
+    that is over LARGE_SHARE of the limit."""
     if df is None or not len(df):
         return
     try:
@@ -130,7 +196,7 @@ def judge_memory(out, df, rows_total, lim):
         per_row = part.memory_usage(deep=True, index=False).sum() / len(part)
     except Exception:
         return
-    est = int(per_row * max(rows_total, len(df)))
+    est = int(per_row * max(rows_total, len(df)) * col_scale)
     out['memory_estimate'] = est
     limit = memory_limit(lim)
     if limit:
@@ -138,8 +204,24 @@ def judge_memory(out, df, rows_total, lim):
     if limit and est > LARGE_SHARE * limit:
         out['large'] = True
         out.setdefault('notes', []).insert(0, 'large: a DataFrame of all of it needs about %s, more than half of the '
-                                           'sandbox\'s %s memory; read only the columns you need (usecols=) or '
-                                           'process it in chunks' % (size_text(est), size_text(limit)))
+                                           'sandbox\'s %s memory; %s' % (size_text(est), size_text(limit),
+                                                                          large_advice(out)))
+
+
+def large_advice(out):
+    """What to do with a file too large for pandas: sql() where DuckDB
+    reads the file as it is, else columns or chunks."""
+    kind, comp = out.get('kind'), out.get('compression')
+    pieces = 'read only the columns you need (usecols=) or process it in chunks (chunksize=)'
+    if kind == 'csv' and comp in (None, 'gzip'):
+        opt = ", compression='gzip'" if comp and not out['path'].lower().endswith('.gz') else ''
+        return "aggregate it with sql(), which reads it in pieces%s (read_csv('%s'%s)), or %s" % (
+            ' and unpacks gzip itself' if comp else '', out['path'], opt, pieces)
+    if kind in ('parquet', 'json') and not comp:
+        return 'aggregate it with sql(), which reads it in pieces, or ' + pieces
+    if comp:
+        return '%s; sql() cannot read %s-compressed files' % (pieces, comp)
+    return pieces
 
 
 def profile(path, limits=None):
@@ -172,7 +254,12 @@ def profile(path, limits=None):
         elif kind == 'feather':
             profile_feather(path, size, out, lim)
         elif kind in ('stata', 'spss', 'sas'):
-            profile_stats(path, kind, out, lim)
+            profile_stats(path, kind, out, lim, head)
+        elif kind == 'sqlite':
+            profile_sqlite(path, size, out, lim)
+        elif kind == 'other':
+            raise ValueError('the file is neither text nor a data format quarry reads (it starts with %s)'
+                             % head[:8].hex(' '))
     except Exception as e:
         out['error'] = explain(e)
         out.pop('read', None)

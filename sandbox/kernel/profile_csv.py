@@ -36,12 +36,36 @@ def profile_csv(path, size, out, lim, compression=None):
     def line_of(i):
         return (ends[i - 1] if i else 0) + 1
 
+    reader, spans, names = 'pd.read_csv', None, None
+    if delim == WHITESPACE:
+        spans = fixed_width(text, rows)
+    if spans:
+        # Values with spaces inside (a name, "(Debian QA Group)"): the
+        # columns are where the text is, as read_fwf reads them.
+        reader, delim = 'pd.read_fwf', 'fixed-width'
+        split, rows = rows, [fixed_cells(l, spans) for l in text.splitlines()[:len(rows)]]
     table = find_table(rows, kind_of, partial=not src.whole)
+    if spans and table.header:
+        if len(split[table.start]) == len(spans):
+            names = split[table.start]  # one word each, not lined up with the values
+        else:
+            spans = column_spans([text.splitlines()[i] for i in table.body() if rows[i]],
+                                 text.splitlines()[table.start])
+            rows[table.start] = fixed_cells(text.splitlines()[table.start], spans)
+        kinds.clear()
     out.update(encoding=enc, delimiter=delim, header_row=table.start if table.header else -1)
     if compression:
         out['compression'] = compression
+        out['unpacked'] = int(src.unpacked)
     kw = {}
-    if delim != ',':
+    if compression and not compression_inferred(path, compression):
+        kw['compression'] = compression  # pandas infers it from the name only
+    if spans:
+        kw['colspecs'] = spans
+        if names:
+            # The names, one word each, do not line up with the values.
+            kw['names'], kw['header'] = names, None
+    elif delim != ',':
         kw['sep'] = delim
     if quote != '"':
         kw['quotechar'] = quote
@@ -55,12 +79,18 @@ def profile_csv(path, size, out, lim, compression=None):
         kw['header'] = None
     notes = list(table.notes)
     skip = set(table.comments)
-    notes += ragged(rows, table, kw, skip, line_of, src.whole)
+    if 'names' in kw:
+        skip.add(table.start)
+    if not spans:
+        notes += ragged(rows, table, kw, skip, line_of, src.whole)
     body = [rows[i] for i in table.body() if i not in skip]
+    hashes = sum(''.join(rows[i]).count('#') for i in table.hashed)
+    if table.hashed and text.count('#') == hashes and not skip - set(table.comments):
+        # '#' starts comment lines only: read_csv skips them wherever they
+        # are, also past the sample.
+        kw['comment'] = '#'
+        skip = set()
     if table.comments:
-        if text.count('#') == len(table.comments) and not skip - set(table.comments):
-            kw['comment'] = '#'
-            skip = set()
         notes.append(plural(len(table.comments), 'comment line') + ' (starting with #) inside the table '
                      + ('is' if len(table.comments) == 1 else 'are') + ' skipped')
     skipped = sorted(set(range(table.start)) | skip)
@@ -70,9 +100,13 @@ def profile_csv(path, size, out, lim, compression=None):
     if src.whole and footer:
         kw['nrows'] = sum(1 for r in body if not pandas_blank(r))
     elif not src.whole and src.tail:
-        footer = tail_footer(src.tail.decode(enc, errors='replace'), delim, quote, spaced, table.width)
-    width = max(table.width, 1)
-    columns = [[r[j].strip() if j < len(r) else '' for r in body[:2000]] for j in range(min(width, 500))]
+        footer = tail_footer(src.tail.decode(enc, errors='replace'), WHITESPACE if spans else delim, quote, spaced,
+                            table.width)
+    width = max(table.width, len(rows[table.start]) if table.header and table.start < len(rows) else 0, 1)
+    # A very wide table is profiled from its first MAX_COLUMNS columns (read
+    # with usecols), so the time does not grow with the width.
+    usecols = list(range(MAX_COLUMNS)) if width > MAX_COLUMNS else None
+    columns = [[r[j].strip() if j < len(r) else '' for r in body[:2000]] for j in range(min(width, MAX_COLUMNS))]
     decimal, thousands = number_format(columns)
     out['decimal'] = decimal
     if decimal != '.':
@@ -83,7 +117,8 @@ def profile_csv(path, size, out, lim, compression=None):
     if na:
         kw['na_values'] = na
         notes.append('%s mark%s missing values' % (', '.join(repr(t) for t in na), 's' if len(na) == 1 else ''))
-    names = kw.get('names') or (header_names(pd, path, kw) if table.header else list(range(width)))
+    names = kw.get('names') or (header_names(pd, reader, path, kw, usecols) if table.header else list(range(width)))
+    names = names[:len(columns)]
     if len(names) == len(columns):
         dates = date_formats(names, columns)
         if table.header or 'names' in kw:
@@ -95,11 +130,11 @@ def profile_csv(path, size, out, lim, compression=None):
         if dates:
             kw['parse_dates'] = list(dates)
             kw['date_format'] = dates if table.header or 'names' in kw else next(iter(dates.values()))
-    df, more = run_read(pd, path, kw, src.sampled and lim['sample_rows'])
+    df, more = run_read(pd, reader, path, kw, src.sampled and lim['sample_rows'], usecols)
     notes += more
     if footer and not src.whole and not src.sampled and len(df) > footer:
         kw['nrows'] = len(df) - footer
-        df, more = run_read(pd, path, kw, False)
+        df, more = run_read(pd, reader, path, kw, False, usecols)
         notes += more
         footer = 0
     rows_total = len(df)
@@ -107,7 +142,7 @@ def profile_csv(path, size, out, lim, compression=None):
         rows_total = max(src.lines - table.start - (1 if table.header else 0) - footer, len(df))
         notes.insert(0, 'sampled: the file is %s, so dtypes, missing counts and examples come from its first %d '
                      'rows only; the row count %d is an estimate from counting lines' % (
-                         size_text(size), len(df), rows_total))
+                         file_size_text(size, compression, src), len(df), rows_total))
     if footer and src.sampled:
         notes.append('the file ends with %s that %s not part of the table (a footer): drop %s after reading '
                      '(df.iloc[:-%d])' % (plural(footer, 'line'), 'is' if footer == 1 else 'are',
@@ -123,25 +158,72 @@ def profile_csv(path, size, out, lim, compression=None):
     out['columns'] = cols
     out['head'] = head_of(df)
     out['notes'] = notes
-    out['read'] = read_spec('pd.read_csv', kw)
-    judge_memory(out, df, rows_total, lim)
+    out['read'] = read_spec(reader, kw)
+    if usecols:
+        out['column_count'] = width
+        notes.insert(0, 'wide: the table has %d columns; the profile read and lists the first %d (add '
+                     'usecols= to the read call to load only the columns you need; '
+                     '%s(path, nrows=0%s).columns names them all)' % (
+                         width, len(usecols), reader, ''.join(', %s=%r' % a for a in kw.items()
+                                                               if a[0] in ('sep', 'skiprows', 'encoding'))))
+    judge_memory(out, df, rows_total, lim, width / max(len(df.columns), 1))
+
+
+def fixed_width(text, rows):
+    """read_fwf's colspecs for a space-aligned table whose lines do not
+    split into one number of fields; None when whitespace splits them."""
+    lines = text.splitlines()[:len(rows)]
+    data = [i for i, r in enumerate(rows) if r and not r[0].startswith('#')]
+    widths = collections.Counter(len(rows[i]) for i in data)
+    if not data or widths.most_common(1)[0][1] * 20 >= len(data) * 19:
+        return None
+    spans = column_spans([lines[i] for i in data])
+    return spans if len(spans) >= 2 else None
+
+
+def file_size_text(size, compression, src):
+    if not compression:
+        return size_text(size)
+    return '%s (%s, %s unpacked)' % (size_text(size), compression,
+                                    size_text(src.unpacked) if src.unpacked_exact else 'about ' + size_text(src.unpacked))
+
+
+def fixed_cells(line, spans):
+    """A line of an aligned table cut at the columns; a blank line is [] and
+    a rule (----, ====) one cell, so it ends the table as a narrow line does."""
+    if not line.strip():
+        return []
+    if not line.strip(' -=_+*|\t'):
+        return [line]
+    return [line[a:b] for a, b in spans]
+
+
+def reader_of(pd, reader):
+    return pd.read_fwf if reader == 'pd.read_fwf' else pd.read_csv
+
+
+def compression_inferred(path, compression):
+    """Whether pandas infers the compression from the file's name."""
+    return path.lower().endswith({'gzip': '.gz', 'bz2': '.bz2', 'xz': '.xz', 'zip': '.zip'}[compression])
 
 
 def plural(n, word):
     return '%d %s%s' % (n, word, '' if n == 1 else 's')
 
 
-def header_names(pd, path, kw):
+def header_names(pd, reader, path, kw, usecols=None):
     """The column names read_csv gives the header (deduplicated, blanks as
     'Unnamed: n'), from the header line alone."""
     try:
         probe = {k: v for k, v in kw.items() if k not in ('dtype', 'parse_dates', 'date_format', 'nrows')}
-        return list(pd.read_csv(path, nrows=0, **probe).columns)
+        if usecols:
+            probe['usecols'] = usecols
+        return list(reader_of(pd, reader)(path, nrows=0, **probe).columns)
     except Exception:
         return []
 
 
-def run_read(pd, path, kw, sample_rows):
+def run_read(pd, reader, path, kw, sample_rows, usecols=None):
     """Runs read_csv as it will be reported (plus nrows for a sample); a
     failure with a known cause is fixed in the call, and a note says so."""
     notes = []
@@ -149,7 +231,11 @@ def run_read(pd, path, kw, sample_rows):
         call = dict(kw)
         if sample_rows:
             call['nrows'] = min(call.get('nrows', sample_rows), sample_rows)
+        if usecols:
+            call['usecols'] = usecols
         try:
+            if reader == 'pd.read_fwf':
+                return pd.read_fwf(path, **call), notes
             return pd.read_csv(path, low_memory=False, **call), notes
         except UnicodeDecodeError as e:
             if kw.get('encoding_errors'):

@@ -61,6 +61,12 @@ def parse(text, delim, quote, skipinitialspace=False, limit=None, ends=None):
     """Rows of text under one dialect (blank lines kept as []), or None
     when the dialect cannot parse it. ends, when given, receives the line
     number each row ends on."""
+    if delim == WHITESPACE:
+        rows = [l.split() for l in text.splitlines()]
+        rows = rows[:limit] if limit else rows
+        if ends is not None:
+            ends.extend(range(1, len(rows) + 1))
+        return rows
     rows = []
     try:
         r = csv.reader(io.StringIO(text, newline=''), delimiter=delim, quotechar=quote,
@@ -112,30 +118,146 @@ def _preference(ch):
     return i if i >= 0 else len(USUAL_DELIMITERS) + ord(ch)
 
 
+WHITESPACE = r'\s+'  # columns aligned with spaces: read_csv(sep=r'\s+') or read_fwf
+
+
+def aligned(sample):
+    """Whether the text is a table aligned with runs of spaces (popcon, ps,
+    fixed-width reports): no usual delimiter on most lines, and at least
+    two columns of blanks through nearly all lines with text either side."""
+    lines = [l.rstrip('\r\n') for l in sample.splitlines()]
+    lines = [l for l in lines if l.strip() and not l.lstrip().startswith('#')][:SNIFF_ROWS]
+    if len(lines) < 3:
+        return False
+    for d in USUAL_DELIMITERS:
+        if sum(1 for l in lines if d in l) * 2 > len(lines):
+            return False
+    widths = {len(l.split()) for l in lines}
+    if len(widths) == 1 and widths.pop() > 1:
+        return True  # 'a b c' / '1 22 333': one blank between fields, the same number on every line
+    return len(blank_columns(lines)) >= 2
+
+
+def blank_columns(lines):
+    """Start positions of the runs of columns that are blank in at least
+    19 of 20 lines (a line ending before counts as blank) and hold text
+    further right."""
+    width = max(len(l) for l in lines)
+    filled = [0] * (width + 1)
+    for l in lines:
+        for i, ch in enumerate(l):
+            if not ch.isspace():
+                filled[i] += 1
+    need = len(lines) / 20
+    gaps, prev = [], False
+    for i in range(width):
+        gap = filled[i] <= need
+        if gap and not prev and i > 0 and any(filled[j] > need for j in range(i + 1, width)):
+            gaps.append(i)
+        prev = gap
+    return gaps
+
+
+def column_spans(lines, header=None):
+    """read_fwf's colspecs for aligned lines: [start, end) of each column,
+    widened to hold the header's names when given."""
+    width = max([len(l) for l in lines] + [len(header or '')])
+    filled = [0] * width
+    for l in lines:
+        for i, ch in enumerate(l):
+            if not ch.isspace():
+                filled[i] += 1
+    need = len(lines) / 20
+    for i, ch in enumerate(header or ''):
+        if not ch.isspace():
+            filled[i] = len(lines)
+    spans, start = [], None
+    for i in range(width + 1):
+        on = i < width and filled[i] > need
+        if on and start is None:
+            start = i
+        elif not on and start is not None:
+            spans.append([start, i])
+            start = None
+    # One blank between words is a column break only when the column after
+    # it holds text on most lines: "(Debian Install System Team)" is one value.
+    merged = []
+    for sp in spans:
+        if merged and sp[0] - merged[-1][1] == 1 and not header_starts(header, sp[0]) and \
+                sum(1 for l in lines if l[sp[0]:sp[1]].strip()) * 2 < len(lines):
+            merged[-1][1] = sp[1]
+        else:
+            merged.append(sp)
+    spans = merged
+    # Values longer than the sample's grow into the blanks beside them
+    # (left for numbers, right for text): each column reaches the middle of
+    # its gaps, the last one to the end of the line.
+    for a, b in zip(spans, spans[1:]):
+        a[1] = b[0] = (a[1] + b[0] + 1) // 2
+    if spans:
+        spans[0][0] = 0
+        spans[-1][1] = max(spans[-1][1], width) + 4096
+    return spans
+
+
+def header_starts(header, i):
+    """Whether a name of the header starts at column i."""
+    return bool(header) and i < len(header) and not header[i].isspace() and (i == 0 or header[i - 1].isspace())
+
+
 def sniff(text):
-    """(delimiter, quote, skipinitialspace) for the text of a CSV file."""
+    """(delimiter, quote, skipinitialspace) for the text of a CSV file.
+    Each delimiter is scored as it would be read, so a ', '-separated file
+    with quoted fields is scored with skipinitialspace: read without it, its
+    quotes stay inside cells and a character inside one column's values
+    (the '-' of ISO dates) would look more consistent."""
     sample = sample_lines(text)
+    if aligned(sample):
+        return WHITESPACE, '"', False
     best, best_score = (',', '"', False), -1.0
+    usual = []  # rows under each usual delimiter that splits lines in two or more
     for d in candidates(sample):
+        spacings = (False, True) if _spaced(sample, d) else (False,)
         for q in QUOTES:
             if q == "'" and "'" not in sample:
                 continue
-            rows = parse(sample, d, q, limit=SNIFF_ROWS)
-            if rows is None:
-                continue
-            score = consistency(rows)
-            if q == "'":
-                score *= 0.99  # apostrophes are mostly just apostrophes
-            if d not in USUAL_DELIMITERS:
-                score *= 0.9  # '.', '-', ':' and '/' also occur inside values
-            if score > best_score * 1.001:
-                best, best_score = (d, q, False), score
-    d, q, _ = best
-    if _spaced(sample, d):
+            for spaced in spacings:
+                rows = parse(sample, d, q, spaced, limit=SNIFF_ROWS)
+                if rows is None:
+                    continue
+                score = consistency(rows)
+                if q == "'":
+                    score *= 0.99  # apostrophes are mostly just apostrophes
+                if d in USUAL_DELIMITERS:
+                    if score > 0 and collections.Counter(len(r) for r in rows if r).most_common(1)[0][0] > 1:
+                        usual.append(rows)
+                else:
+                    score *= 0.9  # '.', '-', ':' and '/' also occur inside values
+                    if any(inside_dates(d, r) for r in usual):
+                        score *= 0.25  # the '-' of '2024-03-01' split by ',' into its own column
+                if spaced:
+                    score *= 0.999  # plain reading first when both read alike
+                if score > best_score * 1.001:
+                    best, best_score = (d, q, spaced), score
+    d, q, spaced = best
+    if not spaced and _spaced(sample, d):
         rows = parse(sample, d, q, True, limit=SNIFF_ROWS)
         if rows is not None and consistency(rows) >= best_score * 0.999:
             best = (d, q, True)
     return best
+
+
+def inside_dates(d, rows):
+    """Whether d occurs, in rows read with another delimiter, only inside
+    cells that are dates or times: it is part of the values, not between them."""
+    seen = False
+    for r in rows:
+        for c in r:
+            if d in c:
+                if kind(c) != 'd':
+                    return False
+                seen = True
+    return seen
 
 
 def _spaced(sample, delim):

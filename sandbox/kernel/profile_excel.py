@@ -23,10 +23,12 @@ def profile_excel(path, size, out, lim):
         if state != 'visible':
             sheet['state'] = 'very hidden' if state == 'veryHidden' else 'hidden'
         out['sheets'].append(sheet)
-        if main is None and 'read' in sheet and state == 'visible':
-            main = sheet
-    if main is None:
-        main = next((s for s in out['sheets'] if 'read' in s), None)
+    # The main sheet holds the largest visible table: a workbook often opens
+    # with a summary of the data on a later sheet.
+    tables = [s for s in out['sheets'] if 'read' in s]
+    visible = [s for s in tables if not s.get('state')] or tables
+    if visible:
+        main = max(visible, key=lambda s: (s['rows'] * max(len(s['columns']), 1), -out['sheets'].index(s)))
     notes = []
     hidden = [s['name'] for s in out['sheets'] if s.get('state')]
     if hidden:
@@ -40,7 +42,14 @@ def profile_excel(path, size, out, lim):
         out['rows'] = main['rows']
         out['header_row'] = main['header_row']
         out['columns'], out['head'], out['read'] = main['columns'], main['head'], main['read']
-        if len(names) > 1:
+        if main.get('column_count'):
+            out['column_count'] = main['column_count']
+        if len(tables) > 1:
+            shapes = ', '.join('%r %d × %d' % (s['name'], s['rows'], len(s['columns'])) for s in tables[:8])
+            notes.insert(0, 'the sheets hold different tables (%s): the read call loads %r, the largest; each sheet '
+                         'has its own read call below, use the one whose table the question is about' % (
+                             shapes, main['name']))
+        elif len(names) > 1:
             notes.insert(0, 'the read call loads sheet %r; each sheet has its own below' % main['name'])
     else:
         out['header_row'] = -1
@@ -58,7 +67,7 @@ def profile_sheet(pd, path, name, grid, multi, nrows):
         sheet['notes'] = ['empty']
         return sheet
     partial = len(grid) >= nrows
-    table = find_table(rows, lambda i, j: kinds[i][j] if j < len(kinds[i]) else 'e', partial=partial)
+    table = find_table(rows, lambda i, j: kinds[i][j] if j < len(kinds[i]) else 'e', partial=partial, grid=True)
     kw = {}
     if multi:
         kw['sheet_name'] = name
@@ -81,6 +90,8 @@ def profile_sheet(pd, path, name, grid, multi, nrows):
     sheet['rows'] = int(len(df))
     sheet['header_row'] = table.start if table.header else -1
     sheet['columns'] = columns_of(df)
+    if df.shape[1] > MAX_COLUMNS:
+        sheet['column_count'] = int(df.shape[1])
     sheet['head'] = head_of(df)
     sheet['read'] = read_spec('pd.read_excel', kw)
     sheet['_df'] = df
@@ -159,10 +170,11 @@ def sheet_states(path):
             return states, []
         if magic.startswith(b'PK') and not path.lower().endswith('.ods'):
             import openpyxl
-            wb = openpyxl.load_workbook(path, read_only=True)
-            states = {ws.title: ws.sheet_state for ws in wb.worksheets}
-            charts = [c.title for c in getattr(wb, 'chartsheets', [])]
-            wb.close()
+            with open(path, 'rb') as fh:  # a handle: openpyxl refuses a name without .xlsx
+                wb = openpyxl.load_workbook(fh, read_only=True)
+                states = {ws.title: ws.sheet_state for ws in wb.worksheets}
+                charts = [c.title for c in getattr(wb, 'chartsheets', [])]
+                wb.close()
             return states, charts
     except Exception:
         pass

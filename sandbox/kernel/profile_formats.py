@@ -56,10 +56,12 @@ def profile_json(path, size, out, lim, compression):
     kw = {'lines': True} if lines else {}
     if compression:
         out['compression'] = compression
+        if not compression_inferred(path, compression):
+            kw['compression'] = compression
     if not lines and size > lim['full_bytes']:
         raise ValueError('a single JSON document of %s is too large to profile; convert it to JSON lines or '
                          'Parquet' % size_text(size))
-    df = pd.read_json(path, nrows=lim['sample_rows'], **kw) if lines else pd.read_json(path)
+    df = pd.read_json(path, nrows=lim['sample_rows'], **kw) if lines else pd.read_json(path, **kw)
     total = len(df)
     notes = []
     if lines and len(df) >= lim['sample_rows']:
@@ -82,12 +84,14 @@ def looks_like_lines(path, compression):
     return len(lines) == 2 and all(l.startswith(b'{') and l.endswith(b'}') for l in lines)
 
 
-def profile_stats(path, kind, out, lim):
+def profile_stats(path, kind, out, lim, head=b''):
     """Stata, SPSS and SAS files: pandas' readers where they convert dates
     and value labels, pyreadstat's where pandas' do not."""
     import pandas as pd
     import pyreadstat
     ext = path.lower().rsplit('.', 1)[-1]
+    if ext not in ('dta', 'sav', 'zsav', 'por', 'sas7bdat', 'xpt'):
+        ext = (stats_by_magic(head) or (None, 'dta'))[1]  # no extension: by the bytes
     meta_reader = {'dta': pyreadstat.read_dta, 'sav': pyreadstat.read_sav, 'zsav': pyreadstat.read_sav,
                    'por': pyreadstat.read_por, 'sas7bdat': pyreadstat.read_sas7bdat, 'xpt': pyreadstat.read_xport}[ext]
     _, meta = meta_reader(path, metadataonly=True)
@@ -130,6 +134,8 @@ def finish(out, df, total, func, kw, lim):
     out['rows'] = int(total)
     out['header_row'] = 0
     out['columns'] = columns_of(df)
+    if df.shape[1] > MAX_COLUMNS:
+        out['column_count'] = int(df.shape[1])
     out['head'] = head_of(df)
     out['read'] = read_spec(func, kw)
     judge_memory(out, df, total, lim)

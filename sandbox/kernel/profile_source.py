@@ -5,60 +5,143 @@ import io
 import re
 import time
 
-SCAN_SECONDS = 1.5   # a compressed file's line count is extrapolated after this
+SCAN_SECONDS = 1.0   # a compressed file's line count and size are extrapolated after this
+PACKED_COST = 8      # a compressed file is sampled from full_bytes / PACKED_COST unpacked
 TAIL_BYTES = 64 << 10
 EXTRA_BYTES = 64 << 10
+HEAD_LINES = 3       # the head is read on until it holds this many lines (very wide tables) ...
+WIDE_HEAD = 16 << 20  # ... or this many bytes
 _HIGH = re.compile(rb'[\x80-\xff]')
 
 
 class TextSource:
     """head: the first SNIFF_BYTES cut at a line break (all of it when
-    whole); chunks: head plus non-ASCII samples, each ending on a line
-    break; tail: the last bytes when not whole; lines: the line count
-    (an estimate when lines_exact is False); sampled: too large to read
-    whole in the profile."""
+    whole; more when that holds fewer than HEAD_LINES lines); chunks: head
+    plus non-ASCII samples, each ending on a line break; tail: the last
+    bytes when not whole; lines: the line count (an estimate when
+    lines_exact is False); unpacked: a compressed file's size unpacked (an
+    estimate when unpacked_exact is False); sampled: too large to read whole
+    in the profile, judged by the unpacked size."""
 
     def __init__(self, path, size, compression, lim):
         self.tail = b''
         self.lines_exact = True
+        self.unpacked, self.unpacked_exact = size, True
         extra = []
         with open_text(path, compression) as f:
             head = f.read(SNIFF_BYTES)
-            self.whole = len(head) < SNIFF_BYTES or not f.read(1)
+            eof = len(head) < SNIFF_BYTES
+            while not eof and head.count(b'\n') < HEAD_LINES and len(head) < WIDE_HEAD:
+                more = f.read(SNIFF_BYTES * 4)
+                eof = len(more) < SNIFF_BYTES * 4
+                head += more
+            self.whole = eof or not f.read(1)
             if self.whole:
                 self.head = head
                 self.lines = count_lines(head)
+                self.unpacked = len(head)
             else:
                 self.head = trim_partial(head)
                 if compression:
                     f.seek(0)
-                    self.lines, extra, self.tail, self.lines_exact = scan(f, len(self.head), path, size)
+                    self.lines, extra, self.tail, self.lines_exact, self.unpacked = scan(f, len(self.head), path, size)
+                    self.unpacked_exact = self.lines_exact
+                    if not self.unpacked_exact:
+                        self.unpacked, self.unpacked_exact = reconcile_unpacked(path, compression, self.unpacked)
                 elif size <= lim['full_bytes']:
-                    self.lines, extra, self.tail, _ = scan(f, len(self.head), None, size)
+                    self.lines, extra, self.tail, _, _ = scan(f, len(self.head), None, size)
                 else:
                     self.lines, extra, self.tail = sparse_scan(f, size)
         self.chunks = [self.head] + extra
-        # A compressed file is judged by how much it holds: text compresses
-        # about five to ten times.
-        self.sampled = size * (6 if compression else 1) > lim['full_bytes']
+        # Unpacking costs time on top of parsing (bzip2 the most): a
+        # compressed file is read whole only when small unpacked.
+        self.sampled = (self.unpacked * PACKED_COST if compression else size) > lim['full_bytes']
+
+
+def reconcile_unpacked(path, compression, estimate):
+    """(size, exact) of a compressed file unpacked, from the scan's
+    extrapolation and what the format records: a zip's directory gives the
+    size; gzip's trailer gives it modulo 4 GiB and for the last member only
+    (bgzip and concatenated files have many), so it is taken only near the
+    estimate."""
+    try:
+        if compression == 'zip':
+            import zipfile
+            with zipfile.ZipFile(path) as z:
+                return [i for i in z.infolist() if not i.is_dir()][0].file_size, True
+        if compression == 'gzip':
+            with open(path, 'rb') as f:
+                f.seek(-4, 2)
+                isize = int.from_bytes(f.read(4), 'little')
+            k = max(0, round((estimate - isize) / (1 << 32)))
+            cand = isize + k * (1 << 32)
+            if abs(cand - estimate) <= 0.2 * estimate:
+                return cand, False
+    except (OSError, IndexError, ValueError):
+        pass
+    return estimate, False
 
 
 def open_text(path, compression):
+    # Each reader closes the SmallReads it was given, as it would a file it
+    # opened itself.
     if compression == 'gzip':
         import gzip
-        return gzip.open(path, 'rb')
+        f = gzip.GzipFile(fileobj=SmallReads(path), mode='rb')
+        f.myfileobj = f.fileobj
+        return f
     if compression == 'bz2':
         import bz2
-        return bz2.open(path, 'rb')
+        f = bz2.BZ2File(SmallReads(path), 'rb')
+        f._closefp = True
+        return f
     if compression == 'xz':
         import lzma
-        return lzma.open(path, 'rb')
+        f = lzma.LZMAFile(SmallReads(path), 'rb')
+        f._closefp = True
+        return f
     if compression == 'zip':
         import zipfile
         z = zipfile.ZipFile(path)
         members = [i for i in z.infolist() if not i.is_dir()]
         return ZipMember(z, members[0])
     return open(path, 'rb')
+
+
+class SmallReads(io.RawIOBase):
+    """A file read in small pieces, so a decompressor holds little unread
+    input and tell() says how far the scan got, within SMALL_READ bytes:
+    the unpacked size of a file that packs 700 times is extrapolated from it."""
+
+    SMALL_READ = 4 << 10
+
+    def __init__(self, path):
+        self.f = open(path, 'rb', buffering=0)
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def read(self, n=-1):
+        return self.f.read(self.SMALL_READ if n is None or n < 0 else min(n, self.SMALL_READ))
+
+    def readinto(self, b):
+        data = self.read(len(b))
+        b[:len(data)] = data
+        return len(data)
+
+    def seek(self, pos, whence=0):
+        return self.f.seek(pos, whence)
+
+    def tell(self):
+        return self.f.tell()
+
+    def close(self):
+        if not self.closed:
+            self.f.close()
+        super().close()
 
 
 class ZipMember(io.RawIOBase):
@@ -126,12 +209,13 @@ def scan(f, skip, path, size):
             if isinstance(f, ZipMember):
                 done, total = pos, f.info.file_size
             else:
-                done, total = (raw.tell() if hasattr(raw, 'tell') else 0), size
+                # The decompressor holds up to one read it has not used yet.
+                done, total = (raw.tell() - SmallReads.SMALL_READ // 2 if hasattr(raw, 'tell') else 0), size
             if 0 < done < total:
-                return int(lines * total / done), extra, b'', False
+                return int(lines * total / done), extra, b'', False, int(pos * total / done)
     if last and not last.endswith((b'\n', b'\r')):
         lines += 1
-    return lines, extra, last, True
+    return lines, extra, last, True, pos
 
 
 def sparse_scan(f, size):

@@ -1,0 +1,72 @@
+package render
+
+import (
+	"regexp"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// listMarker is a list item's start as glamour draws it: its indent, then
+// "• " or "1. ".
+var listMarker = regexp.MustCompile(`^( *)(•|[0-9]+\.) +\S`)
+
+// hangListItems indents the wrapped lines of a list item under the item's
+// text, not under its marker: glamour wraps an item's paragraph as if the
+// marker were not there, so its second line starts below the bullet.
+// width is the one glamour wrapped at.
+func hangListItems(out string, width int) string {
+	lines := strings.Split(out, "\n")
+	var res []string
+	for i := 0; i < len(lines); i++ {
+		if !maybeItem(lines[i]) {
+			res = append(res, lines[i])
+			continue
+		}
+		plain := ansi.Strip(lines[i])
+		m := listMarker.FindStringSubmatchIndex(plain)
+		if m == nil {
+			res = append(res, lines[i])
+			continue
+		}
+		indent := m[3] - m[2]
+		hang := ansi.StringWidth(plain[:m[1]-1]) // the cell where the item's text starts
+		item := []string{trimRightCells(lines[i])}
+		j := i + 1
+		for ; j < len(lines); j++ {
+			p := ansi.Strip(lines[j])
+			t := strings.TrimLeft(p, " ")
+			if t == "" || len(p)-len(t) != indent || listMarker.MatchString(p) {
+				break
+			}
+			item = append(item, ansi.TruncateLeft(trimRightCells(lines[j]), indent, ""))
+		}
+		if len(item) == 1 {
+			res = append(res, lines[i])
+			continue
+		}
+		head := ansi.Truncate(item[0], hang, "")
+		text := ansi.TruncateLeft(item[0], hang, "")
+		for _, l := range item[1:] {
+			text += " " + l
+		}
+		wrapped := strings.Split(ansi.Wrap(text, max(width-hang, 10), ""), "\n")
+		res = append(res, head+wrapped[0])
+		for _, l := range wrapped[1:] {
+			res = append(res, strings.Repeat(" ", hang)+l)
+		}
+		i = j - 1
+	}
+	return strings.Join(res, "\n")
+}
+
+// trimRightCells drops the spaces glamour pads a line with, keeping its
+// escape sequences.
+func trimRightCells(s string) string {
+	return ansi.Truncate(s, ansi.StringWidth(strings.TrimRight(ansi.Strip(s), " ")), "")
+}
+
+// maybeItem is a cheap test a line must pass to start a list item (a
+// bullet, or the dot of "12."; escapes may stand between the digits and
+// it), so most lines are not stripped of their escapes at all.
+func maybeItem(l string) bool { return strings.ContainsAny(l, "•.") }

@@ -1,0 +1,41 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// A list item that wraps continues under its text, not under its bullet,
+// in every style and at any width, and no line grows past the width.
+func TestListItemsHangUnderTheirText(t *testing.T) {
+	md := NewMarkdown()
+	src := "- The first department has a much larger variance than the others, by a wide margin overall.\n- Short\n\n12. A numbered item that is long enough to wrap onto a second line at sixty columns.\n"
+	for _, style := range []Style{StyleDark, StyleNoTTY} {
+		for _, w := range []int{40, 60, 80} {
+			out, err := md.Render(src, w, style)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(ansi.Strip(out), "\n")
+			for i, l := range lines {
+				if ansi.StringWidth(strings.TrimRight(l, " ")) > w {
+					t.Errorf("%s at %d: line %d is %d wide: %q", style, w, i, ansi.StringWidth(l), l)
+				}
+				if i == 0 || strings.TrimSpace(l) == "" || listMarker.MatchString(l) {
+					continue
+				}
+				prev := lines[i-1]
+				if m := listMarker.FindStringIndex(prev); m != nil || strings.HasPrefix(prev, "    ") || strings.HasPrefix(prev, "      ") {
+					if !strings.HasPrefix(l, "    ") {
+						t.Errorf("%s at %d: %q continues %q but not under its text", style, w, l, prev)
+					}
+				}
+			}
+			if !strings.Contains(strings.Join(strings.Fields(ansi.Strip(out)), " "), "by a wide margin overall.") {
+				t.Errorf("%s at %d: text lost:\n%s", style, w, out)
+			}
+		}
+	}
+}
