@@ -88,12 +88,12 @@ func (s *Session) remakeLayout(ctx context.Context, sb interface {
 }
 
 // CheckNotebookInput checks a file a notebook's code names inside its
-// folder. The code opens it as it likes (sqlite3, open, np.loadtxt), so a
-// name quarry does not know as a data file is no reason to refuse it: it
-// must be a readable regular file; one with a data file's name is checked
-// as any attached file is.
+// folder. One with a data file's name, or none, is checked as any attached
+// file is (CheckFile: by its content when it has no extension). Any other
+// name (notes.md, app.log) is no reason to refuse it, as the code opens it
+// as it likes: it must be a readable regular file.
 func CheckNotebookInput(p string) error {
-	if supported(strings.ToLower(filepath.Ext(p))) {
+	if ext := strings.ToLower(filepath.Ext(p)); supported(ext) || extensionless(ext) {
 		return CheckFile(p)
 	}
 	st, err := os.Stat(p)
