@@ -77,6 +77,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	if l.resumed != nil {
 		uopts.Resume = chatResume(l)
 	}
+	if f.notebook != nil {
+		uopts.Resume = notebookResume(l.sess, f.notebook)
+	}
 	if f.demo != nil {
 		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}
 		uopts.Files = f.demo.opened(l.sess)

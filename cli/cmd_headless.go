@@ -109,7 +109,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		}
 	})
 	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs,
-		Strict: l.cfg.Verify == config.VerifyStrict}
+		Strict: l.cfg.Verify == config.VerifyStrict, Notebook: f.notebook}
 	if f.demo != nil {
 		q.Files = f.demo.opened(l.sess)
 		// Started here so the files are in the folder before Run attaches

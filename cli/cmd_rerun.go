@@ -45,8 +45,17 @@ reported.
 
 The cells that succeeded in the session run in order (in a notebook, every
 code cell but those tagged raises-exception); the first that fails stops
-the rerun. The rerun is a session of its own: its folder holds the new
-figures and files and a report (--format md, html or ipynb; default md),
+the rerun. A notebook's code runs as in Jupyter, in the notebook's folder:
+every file inside it the code names is an input at the same relative path,
+whatever its kind, and what the code writes goes to the rerun's folder. A
+file outside the folder is read only when you name it. IPython lines with a
+plain meaning (%matplotlib, %time, %env, display(), ...) run; shell
+escapes, %pip, %run and the like are refused before anything runs. Each
+cell's outputs are compared with those the notebook holds: same, changed
+(what moved) or new (fails now).
+
+The rerun is a session of its own: its folder holds the new figures and
+files and a report (--format md, html or ipynb; default md),
 and standard output carries the report in Markdown (or JSON with --json).
 
 Exit status: 0 every cell ran; 1 a cell failed (the report names it and
@@ -87,6 +96,8 @@ type rerunPlan struct {
 	source string // the session id or the notebook's path
 	turns  []session.Turn
 	inputs []session.RerunInput
+	stored []export.StoredOutputs // a notebook's outputs, one per cell in order
+	text   string                 // a notebook's Markdown
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -145,15 +156,19 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if _, err := export.Write(rec, format, report); err != nil {
 		return err
 	}
+	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report)
-	} else {
-		err = export.Render(a.stdout, rec, export.Markdown)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared)
+	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
+		err = writeComparison(a.stdout, compared)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
 	}
 	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	if line := comparisonSummary(compared); line != "" {
+		fmt.Fprintln(a.stderr, "quarry: "+line)
+	}
 	if res.Failed != nil {
 		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
 			render.SanitizeLine(failureLine(res.Failed)))
@@ -176,17 +191,21 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	plan := &rerunPlan{source: source}
 	var originals []session.Input
 	outside := map[string]string{} // a notebook's input named outside its folder: read only when given
+	rels := map[string]string{}    // a notebook's input inside its folder: where its code finds it
 	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
 		nb, err := export.ReadNotebook(source)
 		if err != nil {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
-		plan.source, plan.turns = abs, nb.Turns
+		plan.source, plan.turns, plan.stored, plan.text = abs, nb.Turns, nb.Stored, nb.Text
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {
 				outside[in.Name] = in.Named
+			}
+			if in.Rel != "" {
+				rels[in.Name] = in.Rel
 			}
 		}
 	} else {
@@ -201,13 +220,19 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	}
 	match := func(old string) (session.Input, bool) {
 		for _, in := range originals {
-			if old == in.Name || old == in.Path || old == outside[in.Name] || filepath.Base(old) == in.Name {
+			if old == in.Name || old == in.Path || old == outside[in.Name] || filepath.Base(old) == in.Name ||
+				(rels[in.Name] != "" && filepath.ToSlash(filepath.Clean(old)) == rels[in.Name]) {
 				return in, true
 			}
 		}
 		return session.Input{}, false
 	}
-	mapped, err := parseMaps(maps, match)
+	mapped, err := parseMaps(maps, match, func(in session.Input, path string) error {
+		if rels[in.Name] != "" {
+			return session.CheckNotebookInput(path) // its code opens it as it likes
+		}
+		return session.CheckFile(path)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -229,13 +254,17 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		if path == "" {
 			return nil, fmt.Errorf("%s: its file is not known: give it as an argument or with --map %s=FILE", in.Name, in.Name)
 		}
-		if err := session.CheckFile(path); err != nil {
+		check := session.CheckFile
+		if rels[in.Name] != "" {
+			check = session.CheckNotebookInput // its code opens it as it likes
+		}
+		if err := check(path); err != nil {
 			if how != "given" {
 				return nil, fmt.Errorf("%s (read %s): %w\nGive the file to use as an argument or with --map %s=FILE", in.Name, how, err, in.Name)
 			}
 			return nil, err
 		}
-		plan.inputs = append(plan.inputs, session.RerunInput{Name: in.Name, Path: path, Was: in.Profile})
+		plan.inputs = append(plan.inputs, session.RerunInput{Name: in.Name, Path: path, Was: in.Profile, Rel: rels[in.Name]})
 	}
 	if len(plan.turns) == 0 || countCells(plan.turns) == 0 {
 		return nil, errors.New(source + " has no cells that ran: there is nothing to rerun")

@@ -19,10 +19,11 @@ type rootFlags struct {
 	quiet     bool
 	verbose   bool
 	overrides config.Overrides
-	files     []string // positional arguments: after "--" even ones that start with a dash
-	resume    string   // --resume: a session id, or session.Latest
-	maps      []string // --map OLD=NEW, for a resumed session's inputs
-	demo      *demoRun // quarry demo: a scripted model on the shipped files
+	files     []string             // positional arguments: after "--" even ones that start with a dash
+	resume    string               // --resume: a session id, or session.Latest
+	maps      []string             // --map OLD=NEW, for a resumed session's inputs
+	demo      *demoRun             // quarry demo: a scripted model on the shipped files
+	notebook  *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
 }
 
 const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
@@ -47,6 +48,8 @@ quarry -p "variance by department, Q1 vs Q2" q1.csv q2.csv
 echo "summarise" | quarry -p - data.csv
 # data piped on standard input is attached (stdin.csv)
 cat data.csv | quarry -p "summarise"
+# continue a notebook someone wrote: its cells run, then ask on
+quarry analysis.ipynb
 # list the saved sessions; continue the latest one, or one by id
 quarry sessions
 quarry --resume
@@ -88,6 +91,13 @@ func (a *app) mainCommand() *cobra.Command {
 			if err := f.check(c); err != nil {
 				return err
 			}
+			if isNotebook(f.files) {
+				nb, err := openNotebook(f.files[0], f.maps)
+				if err != nil {
+					return inputError{err}
+				}
+				f.notebook, f.files = nb, f.files[1:]
+			}
 			if f.promptSet {
 				return a.headless(c.Context(), f)
 			}
@@ -101,7 +111,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.BoolVar(&f.verbose, "verbose", false, "headless: also show the model's thinking (reasoning models) on standard error")
 	fs.StringVar(&f.resume, "resume", "", "continue a saved session: its id, or the latest without one (quarry sessions lists them)")
 	fs.Lookup("resume").NoOptDefVal = session.Latest
-	fs.StringArrayVar(&f.maps, "map", nil, "with --resume: use file NEW for the session's input OLD (OLD=NEW, repeatable)")
+	fs.StringArrayVar(&f.maps, "map", nil, "with --resume or a notebook: use file NEW for the input OLD (OLD=NEW, repeatable)")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
 	return c
@@ -121,8 +131,12 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--quiet and --verbose contradict each other: choose one")
 	case f.promptSet && o.Confirm:
 		return usagef(c, "--confirm needs the chat to ask you about each cell; it does not go with --prompt")
-	case len(f.maps) > 0 && f.resume == "":
-		return usagef(c, "--map goes with --resume (or quarry rerun)")
+	case laterNotebook(f.files):
+		return usagef(c, "name the notebook first: quarry NOTEBOOK.ipynb [FILE...] continues one notebook, with more files for the chat")
+	case f.resume != "" && isNotebook(f.files):
+		return usagef(c, "--resume continues a saved session; a notebook is continued by naming it alone: quarry %s", f.files[0])
+	case len(f.maps) > 0 && f.resume == "" && !isNotebook(f.files):
+		return usagef(c, "--map goes with --resume, a notebook (quarry NOTEBOOK.ipynb) or quarry rerun")
 	case f.resume != "" && o.OutputDir != "":
 		return usagef(c, "a resumed session keeps its own folder: --output-dir does not go with --resume")
 	}

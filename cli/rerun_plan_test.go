@@ -32,3 +32,24 @@ func TestRerunPlanAsksForFilesOutsideTheNotebook(t *testing.T) {
 		t.Fatalf("plan with the file given: %+v %v", plan, err)
 	}
 }
+
+// A notebook's input inside its folder may be replaced by a file of any
+// name, as the code opens it as it likes; a session's input still needs a
+// data file.
+func TestRerunPlanMapsANotebookInputOfAnyName(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "data"), 0o755)
+	os.WriteFile(filepath.Join(dir, "data", "access_log"), []byte("10.0.0.1 200 5120\n"), 0o644)
+	nb := filepath.Join(dir, "logs.ipynb")
+	os.WriteFile(nb, []byte(`{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+  "source": "log = pd.read_csv('data/access_log', sep=' ')"}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+	feb := filepath.Join(t.TempDir(), "access_log.2")
+	os.WriteFile(feb, []byte("10.0.0.9 404 12\n"), 0o644)
+	plan, err := planRerun(nb, nil, []string{"data/access_log=" + feb})
+	if err != nil || len(plan.inputs) != 1 || plan.inputs[0].Path != feb || plan.inputs[0].Rel != "data/access_log" {
+		t.Fatalf("plan %+v: %v", plan, err)
+	}
+	if _, err := planRerun(nb, nil, []string{"access_log=" + filepath.Join(dir, "nope")}); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("a missing file: %v", err)
+	}
+}

@@ -2,8 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
+	"strings"
 
+	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
@@ -37,10 +40,14 @@ type rerunJSONCell struct {
 	Cell     int    `json:"cell"`
 	Question string `json:"question"`
 	Status   string `json:"status"`
+	// Compared is how the outputs stand to those the notebook held: same,
+	// changed (Diff says what) or new (fails now); absent for a session.
+	Compared string   `json:"compared,omitempty"`
+	Diff     []string `json:"diff,omitempty"`
 	headless.CellResult
 }
 
-func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string) error {
+func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]export.Comparison) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report,
 		Status: "ok", Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
 	if res.Failed != nil {
@@ -67,10 +74,77 @@ func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, 
 		for _, c := range t.Cells {
 			jc := rerunJSONCell{Cell: c.Num, Question: render.Sanitize(t.Question), Status: string(c.Status),
 				CellResult: headless.NewCellResult(c.Code, &c.Result)}
+			if cmp, ok := compared[c.Num]; ok {
+				jc.Compared, jc.Diff = cmp.Kind, line(cmp.Diff)
+			}
 			doc.Cells = append(doc.Cells, jc)
 		}
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
+}
+
+// compareCells compares each cell that ran with the outputs the notebook
+// held for it (stored, in the order the cells ran), by cell number.
+func compareCells(rec *session.Record, stored []export.StoredOutputs) map[int]export.Comparison {
+	if len(stored) == 0 {
+		return nil
+	}
+	out := map[int]export.Comparison{}
+	i := 0
+	for _, t := range rec.Turns() {
+		for _, c := range t.Cells {
+			if i < len(stored) {
+				out[c.Num] = export.Compare(stored[i], c.Result)
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// writeComparison adds to the Markdown report what moved since the
+// notebook was saved, a line a cell.
+func writeComparison(w io.Writer, compared map[int]export.Comparison) error {
+	if len(compared) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("\n## Compared with the notebook's outputs\n\n")
+	for _, n := range sortedCells(compared) {
+		c := compared[n]
+		word := map[string]string{"same": "same", "changed": "changed", "new": "fails now (it did not in the notebook)"}[c.Kind]
+		fmt.Fprintf(&b, "- cell %d: %s\n", n, word)
+		for _, l := range c.Diff {
+			fmt.Fprintf(&b, "    %s\n", render.SanitizeLine(l))
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// comparisonSummary is one line: how many cells are the same, changed, new.
+func comparisonSummary(compared map[int]export.Comparison) string {
+	if len(compared) == 0 {
+		return ""
+	}
+	n := map[string]int{}
+	for _, c := range compared {
+		n[c.Kind]++
+	}
+	return fmt.Sprintf("compared with the notebook's outputs: %d same, %d changed, %d failing now", n["same"], n["changed"], n["new"])
+}
+
+func sortedCells(m map[int]export.Comparison) []int {
+	var ns []int
+	for n := range m {
+		ns = append(ns, n)
+	}
+	for i := 1; i < len(ns); i++ {
+		for j := i; j > 0 && ns[j] < ns[j-1]; j-- {
+			ns[j], ns[j-1] = ns[j-1], ns[j]
+		}
+	}
+	return ns
 }

@@ -45,8 +45,8 @@ func findResumption(f *rootFlags, ask bool) (*resumption, error) {
 }
 
 // parseMaps reads --map OLD=NEW: OLD names an input (match finds it), NEW
-// must be a file quarry can attach.
-func parseMaps(maps []string, match func(string) (session.Input, bool)) (map[string]string, error) {
+// must be a file quarry can attach (check, when given, says for the input).
+func parseMaps(maps []string, match func(string) (session.Input, bool), check ...func(session.Input, string) error) (map[string]string, error) {
 	out := map[string]string{}
 	for _, m := range maps {
 		old, path, ok := strings.Cut(m, "=")
@@ -57,8 +57,12 @@ func parseMaps(maps []string, match func(string) (session.Input, bool)) (map[str
 		if !ok {
 			return nil, fmt.Errorf("--map %s: there is no input %s to replace", m, old)
 		}
-		if err := session.CheckFile(path); err != nil {
-			return nil, fmt.Errorf("--map %s: %w", m, err)
+		checkErr := session.CheckFile(path)
+		if len(check) > 0 {
+			checkErr = check[0](in, path)
+		}
+		if checkErr != nil {
+			return nil, fmt.Errorf("--map %s: %w", m, checkErr)
 		}
 		out[in.Name] = path
 	}

@@ -15,18 +15,27 @@ import (
 
 // A notebook to rerun: one quarry exported (its first cell sets DATA_DIR,
 // its metadata names the inputs and their columns) or one written by hand
-// in Jupyter (its inputs are the files its code passes to pandas' readers).
+// in Jupyter (its inputs are the files its code names: notebook_inputs.go).
 // Either way only code cells run, in order; a cell Jupyter marks as
 // expected to raise (tag raises-exception, as quarry marks its failed
-// cells) is left out; IPython's own syntax is refused.
+// cells) is left out; IPython syntax with a plain meaning is run by the
+// kernel, the rest is refused here, before anything runs (ipython.go).
 
 // RerunNotebook is what a rerun of a notebook needs.
 type RerunNotebook struct {
 	Path   string
-	Quarry bool // exported by quarry
+	Dir    string // the notebook's folder, absolute: the code's working folder in Jupyter
+	Quarry bool   // exported by quarry
 	Turns  []session.Turn
 	Inputs []NotebookInput
+	// Stored are the outputs the notebook holds, one for each cell of
+	// Turns in order: what a rerun's outputs are compared with.
+	Stored []StoredOutputs
+	Text   string // the Markdown cells, joined (capped): what the notebook says
 }
+
+// maxNotebookText caps RerunNotebook.Text.
+const maxNotebookText = 16 << 10
 
 // NotebookInput is a file the notebook's code reads.
 type NotebookInput struct {
@@ -34,8 +43,12 @@ type NotebookInput struct {
 	// Path is the host file by default, always inside the notebook's
 	// folder; "" when the notebook names one outside it (Named), which is
 	// read only when the user names it too.
-	Path    string
-	Named   string
+	Path  string
+	Named string
+	// Rel is where the code finds the file, relative to its working folder
+	// (the notebook's in Jupyter, /output in the sandbox); "" for a file
+	// the code reads at /data/<Name>.
+	Rel     string
 	Profile *kernel.Profile // the columns the session saw (quarry's notebooks only)
 }
 
@@ -53,21 +66,22 @@ type nbFile struct {
 			} `json:"inputs"`
 		} `json:"quarry"`
 	} `json:"metadata"`
-	Cells []struct {
-		ID       string          `json:"id"`
-		CellType string          `json:"cell_type"`
-		Source   json.RawMessage `json:"source"`
-		Metadata struct {
-			Tags   []string `json:"tags"`
-			Quarry struct {
-				Role string `json:"role"`
-			} `json:"quarry"`
-		} `json:"metadata"`
-	} `json:"cells"`
 }
 
-// maxNotebook bounds what is read of a notebook (its outputs hold images).
-const maxNotebook = 256 << 20
+// readNBCell is one cell as read, its strings cut (notebook_stream.go).
+type readNBCell struct {
+	ID       string          `json:"id"`
+	CellType string          `json:"cell_type"`
+	Source   json.RawMessage `json:"source"`
+	Metadata struct {
+		Tags   []string `json:"tags"`
+		Quarry struct {
+			Role string `json:"role"`
+		} `json:"quarry"`
+	} `json:"metadata"`
+	ExecutionCount *int           `json:"execution_count"`
+	Outputs        []storedOutput `json:"outputs"`
+}
 
 // ReadNotebook reads a notebook for a rerun. Its errors name the file and,
 // for a cell quarry cannot run, the cell.
@@ -77,25 +91,47 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		return nil, fmt.Errorf("%s: %w", path, errors.Unwrap(err))
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxNotebook+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", path, err)
-	}
-	if len(data) > maxNotebook {
-		return nil, fmt.Errorf("%s: over %s: not a notebook quarry reruns", path, kernel.FormatSize(maxNotebook))
-	}
 	var nb nbFile
-	if err := json.Unmarshal(data, &nb); err != nil {
+	type readCell struct {
+		readNBCell
+		src    string
+		stored StoredOutputs
+	}
+	var cells []readCell
+	var cellErr error // a cell quarry does not read, in a notebook that parses
+	err = walkNotebook(f, &nb, func(c readNBCell) error {
+		src, err := cellSource(c.Source)
+		if err != nil {
+			return fmt.Errorf("cell %s: %v", c.ID, err)
+		}
+		if strings.Contains(src, cutMark) && cellErr == nil {
+			cellErr = fmt.Errorf("%s: cell %s has a line of over %s: quarry does not read such code", path, c.ID, kernel.FormatSize(maxJSONString))
+		}
+		rc := readCell{readNBCell: c, src: src}
+		if c.CellType == "code" {
+			rc.stored = storedOutputs(c)
+		}
+		rc.Outputs, rc.Source = nil, nil // what is kept of them is in stored
+		cells = append(cells, rc)
+		return nil
+	})
+	if err != nil {
+		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+			err = errors.New("it ends early")
+		}
 		return nil, fmt.Errorf("%s is not a Jupyter notebook (%v): save it from Jupyter as .ipynb", path, err)
+	}
+	if cellErr != nil {
+		return nil, cellErr
 	}
 	if nb.NBFormat != 4 {
 		return nil, fmt.Errorf("%s is nbformat %d: quarry reruns nbformat 4 notebooks; open and save it in a current Jupyter first", path, nb.NBFormat)
 	}
-	out := &RerunNotebook{Path: path, Quarry: nb.Metadata.Quarry != nil}
 	dir := filepath.Dir(path)
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
+	out := &RerunNotebook{Path: path, Dir: dir, Quarry: nb.Metadata.Quarry != nil}
 	if q := nb.Metadata.Quarry; q != nil {
 		for _, in := range q.Inputs {
 			if checkName(in.Name) != nil {
@@ -120,15 +156,15 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		}
 	}
 	var cur *session.Turn
-	reads := map[string]string{} // hand-written: literal path -> name under /data
+	scan := newInputScan(dir, out)
 	code := 0
-	for _, c := range nb.Cells {
-		src, err := cellSource(c.Source)
-		if err != nil {
-			return nil, fmt.Errorf("%s: cell %s: %v", path, c.ID, err)
-		}
+	for _, c := range cells {
+		src := c.src
 		switch c.CellType {
 		case "markdown":
+			if len(out.Text) < maxNotebookText {
+				out.Text = clip(out.Text+strings.TrimSpace(src)+"\n\n", maxNotebookText)
+			}
 			if c.Metadata.Quarry.Role == "question" {
 				out.Turns = append(out.Turns, session.Turn{Question: questionText(src)})
 				cur = &out.Turns[len(out.Turns)-1]
@@ -146,11 +182,11 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		if hasTag(c.Metadata.Tags, "raises-exception") {
 			continue
 		}
-		if line := ipythonLine(src); line != "" {
-			return nil, fmt.Errorf("%s: code cell %d uses IPython syntax quarry does not run (%s): remove the line or write it as plain Python", path, code, clip(line, 80))
+		if r := ipythonRefusal(src); r != nil {
+			return nil, fmt.Errorf("%s: code cell %d, line %d: %s: %s", path, code, r.Line, clip(r.Text, 80), r.Why)
 		}
 		if !out.Quarry {
-			if src, err = relocateReads(src, dir, reads, out); err != nil {
+			if src, err = scan.cell(src); err != nil {
 				return nil, fmt.Errorf("%s: code cell %d: %v", path, code, err)
 			}
 		}
@@ -159,44 +195,12 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 			cur = &out.Turns[len(out.Turns)-1]
 		}
 		cur.Cells = append(cur.Cells, session.Cell{Num: code, Code: src, Status: session.CellOK})
+		out.Stored = append(out.Stored, c.stored)
 	}
 	if code == 0 {
 		return nil, fmt.Errorf("%s has no code cells: there is nothing to rerun", path)
 	}
 	return out, nil
-}
-
-// relocateReads points each file a hand-written cell reads at /data, and
-// adds the file to the notebook's inputs.
-func relocateReads(src, dir string, names map[string]string, nb *RerunNotebook) (string, error) {
-	var b strings.Builder
-	last := 0
-	for _, s := range dataReads(src) {
-		name := filepath.Base(s.body)
-		if prev, ok := names[s.body]; ok {
-			name = prev
-		} else {
-			if err := checkName(name); err != nil {
-				return "", fmt.Errorf("it reads %q: %v", s.body, err)
-			}
-			for lit, n := range names {
-				if n == name {
-					return "", fmt.Errorf("it reads two files named %s (%s and %s): rename one", name, lit, s.body)
-				}
-			}
-			names[s.body] = name
-			host := s.body
-			if !filepath.IsAbs(host) {
-				host = filepath.Join(dir, host)
-			}
-			nb.Inputs = append(nb.Inputs, NotebookInput{Name: name, Path: host}.confined(dir))
-		}
-		b.WriteString(src[last:s.start])
-		b.WriteString(s.prefix + s.quote + "/data/" + name + s.quote)
-		last = s.end
-	}
-	b.WriteString(src[last:])
-	return b.String(), nil
 }
 
 // confined keeps the default file only when it lies in dir, the notebook's

@@ -55,7 +55,8 @@ const handWritten = `{
 }`
 
 // A notebook written by hand reruns: the files its code reads become the
-// inputs (found beside the notebook by default) and are read from /data.
+// inputs (found beside the notebook by default), at the relative paths the
+// code names, which run unchanged.
 func TestReadHandWrittenNotebook(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "variance.ipynb")
@@ -67,13 +68,14 @@ func TestReadHandWrittenNotebook(t *testing.T) {
 	if nb.Quarry || len(nb.Turns) != 1 || len(nb.Turns[0].Cells) != 2 {
 		t.Fatalf("%+v", nb)
 	}
-	if c := nb.Turns[0].Cells[0].Code; !strings.Contains(c, "pd.read_csv('/data/q1_sales.csv')") || !strings.Contains(c, `pd.read_csv("/data/q2_sales.csv")`) {
-		t.Errorf("reads not relocated: %s", c)
+	if c := nb.Turns[0].Cells[0].Code; !strings.Contains(c, "pd.read_csv('q1_sales.csv')") || !strings.Contains(c, `pd.read_csv("data/q2_sales.csv")`) {
+		t.Errorf("relative reads changed: %s", c)
 	}
 	if c := nb.Turns[0].Cells[1].Code; !strings.Contains(c, "v.to_csv('variance.csv')") {
 		t.Errorf("a write was relocated: %s", c)
 	}
-	if len(nb.Inputs) != 2 || nb.Inputs[0].Path != filepath.Join(dir, "q1_sales.csv") || nb.Inputs[1].Path != filepath.Join(dir, "data", "q2_sales.csv") || nb.Inputs[1].Name != "q2_sales.csv" {
+	if len(nb.Inputs) != 2 || nb.Inputs[0].Path != filepath.Join(dir, "q1_sales.csv") || nb.Inputs[1].Path != filepath.Join(dir, "data", "q2_sales.csv") || nb.Inputs[1].Name != "q2_sales.csv" ||
+		nb.Inputs[0].Rel != "q1_sales.csv" || nb.Inputs[1].Rel != "data/q2_sales.csv" {
 		t.Errorf("inputs %+v", nb.Inputs)
 	}
 }
@@ -85,15 +87,16 @@ func TestReadNotebookRefuses(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 		return p
 	}
-	magic := strings.Replace(handWritten, `"v = q2.set_index`, `"%matplotlib inline\nv = q2.set_index`, 1)
+	magic := strings.Replace(handWritten, `"v = q2.set_index`, `"%matplotlib inline\n%pip install polars\nv = q2.set_index`, 1)
+	url := strings.Replace(handWritten, "q1_sales.csv", "https://example.com/q1.csv", 1)
 	shell := strings.Replace(handWritten, `"import pandas as pd\n", `, `"import pandas as pd\n", "!ls data\n", `, 1)
 	for _, c := range []struct{ path, want string }{
-		{write("magic.ipynb", magic), "code cell 2 uses IPython syntax quarry does not run (%matplotlib inline)"},
-		{write("shell.ipynb", shell), "code cell 1 uses IPython syntax quarry does not run (!ls data)"},
+		{write("magic.ipynb", magic), "code cell 2, line 2: %pip install polars: the sandbox has no network and installs nothing"},
+		{write("shell.ipynb", shell), "code cell 1, line 2: !ls data: shell commands do not run"},
+		{write("url.ipynb", url), "code cell 1: it reads https://example.com/q1.csv from the network"},
 		{write("broken.ipynb", `{"cells": [`), "is not a Jupyter notebook"},
 		{write("v3.ipynb", `{"nbformat": 3, "worksheets": []}`), "is nbformat 3"},
 		{write("empty.ipynb", `{"nbformat": 4, "cells": [{"cell_type": "markdown", "source": "x", "metadata": {}}], "metadata": {}}`), "has no code cells"},
-		{write("twice.ipynb", strings.Replace(handWritten, "data/q2_sales.csv", "other/q1_sales.csv", 1)), "reads two files named q1_sales.csv"},
 		{filepath.Join(dir, "nope.ipynb"), "nope.ipynb: no such file"},
 	} {
 		_, err := ReadNotebook(c.path)

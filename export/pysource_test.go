@@ -1,9 +1,6 @@
 package export
 
-import (
-	"strings"
-	"testing"
-)
+import "testing"
 
 func TestRelocatePaths(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
@@ -23,33 +20,5 @@ func TestRelocatePaths(t *testing.T) {
 		if got := relocatePaths(c.in); got != c.want {
 			t.Errorf("relocatePaths(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
-	}
-}
-
-func TestIPythonLine(t *testing.T) {
-	for src, want := range map[string]string{
-		"%matplotlib inline\nimport pandas as pd": "%matplotlib inline",
-		"x = 1\n  !ls /data":                      "!ls /data",
-		"df.head?":                                "df.head?",
-		"get_ipython().system('ls')":              "get_ipython().system('ls')",
-		"x = 1  # why?":                           "",
-		"s = '''\n%not magic\n'''":                "",
-		"y = x % 2\nprint('!')":                   "",
-		"if a != b:\n    pass":                    "",
-	} {
-		if got := ipythonLine(src); got != want {
-			t.Errorf("ipythonLine(%q) = %q, want %q", src, got, want)
-		}
-	}
-}
-
-func TestDataReads(t *testing.T) {
-	src := "import pandas as pd\nq1 = pd.read_csv('q1_sales.csv')\nq2 = pd.read_excel(\"data/q2.xlsx\", sheet_name=0)\nq1.to_csv('out.csv')\nx = read_csv(f'{n}.csv')\n"
-	var got []string
-	for _, s := range dataReads(src) {
-		got = append(got, s.body)
-	}
-	if strings.Join(got, ",") != "q1_sales.csv,data/q2.xlsx" {
-		t.Errorf("reads %q", got)
 	}
 }

@@ -70,10 +70,13 @@ type rerunDoc struct {
 		NewColumns     []string `json:"new_columns"`
 	} `json:"inputs"`
 	Cells []struct {
-		Stdout  string   `json:"stdout"`
-		Figures []string `json:"figures"`
-		Status  string   `json:"status"`
-		Error   *struct {
+		Cell     int      `json:"cell"`
+		Compared string   `json:"compared"`
+		Diff     []string `json:"diff"`
+		Stdout   string   `json:"stdout"`
+		Figures  []string `json:"figures"`
+		Status   string   `json:"status"`
+		Error    *struct {
 			Type      string `json:"type"`
 			Traceback string `json:"traceback"`
 		} `json:"error"`
@@ -242,9 +245,15 @@ func TestRerunBadInput(t *testing.T) {
 	dir := t.TempDir()
 	q3, q4 := writeNextQuarters(t, dir)
 	nb := filepath.Join(dir, "magic.ipynb")
-	os.WriteFile(nb, []byte(strings.Replace(handNotebook, `"import pandas as pd\n", `, `"%matplotlib inline\n", `, 1)), 0o644)
+	os.WriteFile(nb, []byte(strings.Replace(handNotebook, `"import pandas as pd\n", `, `"%matplotlib inline\n", "%pip install polars\n", `, 1)), 0o644)
+	elsewhere := filepath.Join(t.TempDir(), "ledger.csv")
+	os.WriteFile(elsewhere, []byte("a,b\n1,2\n"), 0o644)
+	reaches := filepath.Join(dir, "reaches.ipynb")
+	os.WriteFile(reaches, []byte(strings.NewReplacer("q1.csv", "q3.csv", "q2.csv", elsewhere).Replace(handNotebook)), 0o644)
 	broken := filepath.Join(dir, "broken.ipynb")
 	os.WriteFile(broken, []byte("{"), 0o644)
+	v3 := filepath.Join(dir, "old.ipynb")
+	os.WriteFile(v3, []byte(`{"nbformat": 3, "nbformat_minor": 0, "metadata": {}, "worksheets": [{"cells": [{"cell_type": "code", "input": "1"}]}]}`), 0o644)
 	full := t.TempDir()
 	os.WriteFile(filepath.Join(full, "x"), nil, 0o644)
 	os.WriteFile(filepath.Join(dir, "empty.csv"), nil, 0o644)
@@ -260,8 +269,10 @@ func TestRerunBadInput(t *testing.T) {
 		{[]string{id, q3, "--map", "q1.csv=" + q4}, "q1.csv is given twice"},
 		{[]string{id, q3, q4, "--output-dir", full}, "is not empty"},
 		{[]string{id, q3, q4, "--format", "pdf"}, "--format pdf: use md, html or ipynb"},
-		{[]string{nb}, "code cell 1 uses IPython syntax quarry does not run (%matplotlib inline)"},
+		{[]string{nb}, "code cell 1, line 2: %pip install polars: the sandbox has no network"},
 		{[]string{broken}, "is not a Jupyter notebook"},
+		{[]string{v3}, "old.ipynb is nbformat 3: quarry reruns nbformat 4 notebooks"},
+		{[]string{reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},
 		{[]string{filepath.Join(dir, "variance.ipynb")}, "variance.ipynb: no such file"},
 		{[]string{}, "name what to rerun"},
 	} {

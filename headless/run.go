@@ -45,6 +45,8 @@ type Question struct {
 	// Inputs then names the host file for each of its inputs that moved.
 	Resume bool
 	Inputs map[string]string
+	// Notebook is a notebook to continue: its cells run before the prompt.
+	Notebook *session.NotebookRun
 }
 
 // New prepares a run; call Stop when done (Run stops it too).
@@ -106,6 +108,18 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 			r.prog.Note("warning: " + render.SanitizeLine(re.Error()))
 		case err != nil:
 			return fmt.Errorf("resuming session %s: %s", s.ID(), render.Sanitize(err.Error()))
+		}
+	}
+	if q.Notebook != nil {
+		err := s.ContinueNotebook(ctx, *q.Notebook)
+		var ne *session.NotebookError
+		switch {
+		case ctx.Err() != nil:
+			return interrupted()
+		case errors.As(err, &ne):
+			r.prog.Note("warning: " + render.SanitizeLine(ne.Error()))
+		case err != nil:
+			return fmt.Errorf("running the notebook %s: %s", render.SanitizeLine(q.Notebook.Name), render.Sanitize(err.Error()))
 		}
 	}
 	for _, f := range q.Files {

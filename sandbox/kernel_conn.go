@@ -41,6 +41,9 @@ var outputSource string
 //go:embed kernel/values.py
 var valuesSource string
 
+//go:embed kernel/ipython.py
+var ipythonSource string
+
 //go:embed kernel/sql_duckdb.py
 var sqlDuckDBSource string
 
@@ -70,7 +73,7 @@ const (
 // which starts with the guard (limits.go).
 func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + sqlDBSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
+	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + ipythonSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + sqlDBSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
 	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
 }
 

@@ -5,6 +5,9 @@
 #   install-deps.sh test    that, and what the tests drive: tmux (the chat's
 #                           end-to-end tests), python3-nbformat (exported
 #                           notebooks validated against nbformat's schema),
+#                           python3-nbclient, python3-ipykernel and
+#                           python3-pandas (notebooks run in Jupyter's own
+#                           kernel on the host, and as plain Python),
 #                           chromium (the exported HTML in a headless
 #                           browser), and for screenshots of the chat in real
 #                           terminals Xvfb, xterm, kitty, mlterm, xdotool,
@@ -34,6 +37,9 @@ fi
 if [[ $mode == test ]]; then
 	command -v tmux >/dev/null 2>&1 || missing+=(tmux)
 	/usr/bin/python3 -c 'import nbformat' >/dev/null 2>&1 || missing+=(python3-nbformat)
+	/usr/bin/python3 -c 'import nbclient' >/dev/null 2>&1 || missing+=(python3-nbclient)
+	/usr/bin/python3 -c 'import ipykernel' >/dev/null 2>&1 || missing+=(python3-ipykernel)
+	/usr/bin/python3 -c 'import pandas, matplotlib' >/dev/null 2>&1 || missing+=(python3-pandas python3-matplotlib)
 	command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 	command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
 	command -v xterm >/dev/null 2>&1 || missing+=(xterm)

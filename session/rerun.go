@@ -22,6 +22,9 @@ type RerunInput struct {
 	Name string          // the name under /data the code reads
 	Path string          // the host file to use now
 	Was  *kernel.Profile // the original file's profile; nil when unknown
+	// Rel, for a notebook's input, is where its code finds the file
+	// relative to the working folder (rerun_layout.go).
+	Rel string
 }
 
 // InputChange is how a new input differs from the original.
@@ -140,6 +143,9 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 	}
 	if o.Compared != nil {
 		o.Compared(res.Changes)
+	}
+	if err := s.makeLayout(ctx, o.Inputs); err != nil {
+		return nil, s.maskErr(err)
 	}
 	sink := s.opts.Events
 	for _, t := range o.Turns {

@@ -119,6 +119,7 @@ type Session struct {
 	// checkpointing is closed when the running question's checkpoint is
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
+	layout        string // the notebook's folder layout, made again after a restart (rerun_layout.go)
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -316,7 +317,11 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
 	s.checkpointed()
-	return sb.Exec(ctx, code, onChunk)
+	r, err := sb.Exec(ctx, code, onChunk)
+	if err == nil && r.StateLost {
+		s.remakeLayout(ctx, sb, &r)
+	}
+	return r, err
 }
 
 // SetFigureBox says how the front end shows figures inline, so the kernel

@@ -27,6 +27,10 @@ type Resume struct {
 	// paths names the file chosen for each changed input. It returns the
 	// inputs it attached, also when it failed after them.
 	Restore func(ctx context.Context, paths map[string]string) ([]RestoredInput, error)
+	// Notice, when set, is what the chat says as it opens instead of the
+	// resumed session's counts (a notebook continued: its cells run in
+	// Restore and show as they run).
+	Notice string
 }
 
 // RestoredInput is an input the restore attached again.
@@ -89,6 +93,10 @@ func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
 		if n := len(m.tr.blocks); n > first { // /undo can take it back too
 			m.spans = append(m.spans, turnSpan{first: m.tr.blocks[first], last: m.tr.blocks[n-1]})
 		}
+	}
+	if m.res.r.Notice != "" {
+		m.notice(levelInfo, m.res.r.Notice)
+		return cmds
 	}
 	m.notice(levelInfo, fmt.Sprintf("Resumed session %s: %s, %s. The kernel is rebuilt by running the cells that succeeded again.",
 		m.res.r.ID, plural(len(turns), "question"), plural(cells, "cell")))

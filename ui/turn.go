@@ -60,6 +60,8 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 			m.st.sandbox = msg.Text
 		case agent.EventWarning: // a sandbox limit that does not hold, say
 			m.notice(levelWarn, msg.Text)
+		case agent.EventCellStart, agent.EventCellOutput, agent.EventCellDone: // a notebook's cells, run as the chat opens
+			return m.applyEvent(agent.Event(msg))
 		}
 	case confirmRequest:
 		m.finishStreaming()

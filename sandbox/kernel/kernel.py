@@ -149,13 +149,14 @@ def run_cell(msg):
         try:
             state.running = True
             try:
-                value = execute(code, num)
+                value = ipython_execute(code, num, execute)  # ipython.py
             finally:
                 state.running = False
         except BaseException as e:  # SystemExit and KeyboardInterrupt included
             state.running = False
             err = error_of(e)
     duration = time.monotonic() - t0
+    notes += ipython_notes()
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
