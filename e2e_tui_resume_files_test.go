@@ -65,9 +65,9 @@ func TestChatTUIResumeShowsItsFiles(t *testing.T) {
 	if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, "budget_q1.csv now 49 × 4 (48 × 4 in the earlier turns), read from "+q1) {
 		t.Errorf("the new shape is not confirmed:\n%s", s)
 	}
-	for _, want := range []string{"budget_q1.csv 862 B · 49 × 4 · changed", "budget_q2.csv 845 B · 48 × 4"} {
+	for _, want := range []string{"budget_q1.csv 862 B · 49 × 4 · changed", "budget_q2.csv 845 B · 48 × 4", "· 2 files (1 changed)"} {
 		if !strings.Contains(s, want) {
-			t.Errorf("the chips lack %q:\n%s", want, s)
+			t.Errorf("the chips or the status bar lack %q:\n%s", want, s)
 		}
 	}
 	c.tmux("send-keys", "-t", "q", "-l", "/files")

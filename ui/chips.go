@@ -41,6 +41,18 @@ func (c *chips) drop(path string) {
 	}
 }
 
+// counts are how many files are attached or uploading, and how many of
+// them are resumed inputs that changed since the earlier turns.
+func (c *chips) counts() (n, changed int) {
+	for _, it := range c.items {
+		n++
+		if it.changed {
+			changed++
+		}
+	}
+	return n, changed
+}
+
 // changed marks the chip of a resumed input that changed since.
 func (c *chips) changed(path string, yes bool) {
 	for i := range c.items {

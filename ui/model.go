@@ -284,7 +284,9 @@ func fitScreen(s string, cur *tea.Cursor, w, h int) (string, *tea.Cursor) {
 func (m *Model) render() (string, *tea.Cursor) {
 	rc := m.rc()
 	now := rc.now
-	bottom := m.st.Render(m.width, now, m.th, m.running)
+	st := m.st
+	st.files, st.changedFiles = m.chips.counts()
+	bottom := st.Render(m.width, now, m.th, m.running)
 	var mid string
 	var cur *tea.Cursor
 	inputH := 0

@@ -199,7 +199,8 @@ func TestResumeShowsItsFiles(t *testing.T) {
 	run(t, m, "/files")
 	s := plain(m)
 	for _, want := range []string{"budget_q1.csv 1.7 KiB · 49 × 4 · changed", "budget_q2.csv 1.7 KiB · 48 × 4",
-		"Attached files:", "budget_q1.csv 1.7 KiB · 49 × 4 · changed — /data/budget_q1.csv (CSV)"} {
+		"Attached files:", "budget_q1.csv 1.7 KiB · 49 × 4 · changed — /data/budget_q1.csv (CSV)",
+		"· 2 files (1 changed)"} { // the status bar
 		if !strings.Contains(s, want) {
 			t.Errorf("screen lacks %q:\n%s", want, s)
 		}

@@ -25,6 +25,8 @@ type status struct {
 	since    time.Time // when it started
 	hint     string    // a one-off message (e.g. "press Ctrl+C again to quit")
 	sources  int       // connected databases
+
+	files, changedFiles int // attached files, and resumed ones that changed: set for each frame from the chips
 }
 
 // Render draws the status line and the key help line.
@@ -47,6 +49,16 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		parts = append(parts, seg("schema only"))
 	case "values":
 		parts = append(parts, seg("values shared"))
+	}
+	if s.files > 0 {
+		f := "1 file"
+		if s.files > 1 {
+			f = fmt.Sprintf("%d files", s.files)
+		}
+		if s.changedFiles > 0 {
+			f += fmt.Sprintf(" (%d changed)", s.changedFiles)
+		}
+		parts = append(parts, seg(f))
 	}
 	switch {
 	case s.sources == 1:
