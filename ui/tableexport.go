@@ -157,7 +157,7 @@ func (m *Model) tableSaved(msg tableSavedMsg) {
 		}
 	}
 	if m.tv != nil {
-		m.tv.note = note
+		m.tv.note, m.tv.notePath = note, msg.path
 	} else {
 		m.notice(levelInfo, note)
 	}

@@ -34,6 +34,7 @@ type tableView struct {
 	query     string // the last search
 	hit       int    // row of the current match; -1 for none
 	note      string // the outcome of the last search, copy or save
+	notePath  string // the saved file's path in note, shortened from the left when the note is cut
 }
 
 // viewRow is one row as shown, with its place in the kernel's table.
@@ -119,7 +120,7 @@ func (tv *tableView) HandleMsg(msg tea.Msg, height int) tableAction {
 			tv.searchKey(msg)
 			break
 		}
-		tv.note = ""
+		tv.note, tv.notePath = "", ""
 		switch msg.String() {
 		case "q", "esc", "ctrl+t":
 			tv.closed = true
@@ -279,6 +280,12 @@ func (tv *tableView) Render(width, height int, th *theme) string {
 		foot += " · " + tv.note
 		if ansi.StringWidth(foot) > width {
 			foot = tv.note // the latest news first
+			// A saved file's path gives way from the left: its name stays.
+			if p := tv.notePath; p != "" && ansi.StringWidth(foot) > width && strings.Contains(foot, p) {
+				if room := width - (ansi.StringWidth(foot) - ansi.StringWidth(p)); room >= 8 {
+					foot = strings.Replace(foot, p, shortenPath(p, room), 1)
+				}
+			}
 		}
 	}
 	out = append(out, th.dim.Render(truncate(foot, width)))

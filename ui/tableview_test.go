@@ -104,6 +104,26 @@ func TestTableViewerWritesCSV(t *testing.T) {
 	}
 }
 
+// In a viewer too narrow for the whole path, the saved file's path gives
+// way from the left and its name stays on screen.
+func TestTableViewerShortensTheSavedPathFromTheLeft(t *testing.T) {
+	m, _ := newTestModel(t, 44, 20, true)
+	m.opts.OutputDir = filepath.Join(t.TempDir(), "a-rather-long-session-folder-name")
+	m.lastTable, m.lastTableCell = sampleTable(), 3
+	m.Update(press("ctrl+t"))
+	_, cmd := m.Update(press("w"))
+	if cmd == nil {
+		t.Fatal("w gave no command")
+	}
+	m.Update(cmd())
+	if m.tv == nil {
+		t.Fatal("the viewer closed")
+	}
+	if s := ansi.Strip(m.tv.Render(m.width, m.height, m.th)); !strings.Contains(s, "…/tables/cell3.csv") {
+		t.Errorf("the saved path is not shortened from the left at 44 columns:\n%s", s)
+	}
+}
+
 // A long table the kernel sent in part: the gap is marked, End reaches
 // its last row, a search says what it searched, and no sort pretends to be
 // the table's.
