@@ -162,13 +162,17 @@ func (a *Agent) SetSources(profiles []string) { a.dbs = profiles }
 // context.Canceled.
 func (a *Agent) Run(ctx context.Context, prompt string, emit func(Event)) (string, error) {
 	a.beginTurn(prompt)
-	t := &turn{a: a, ctx: ctx, emit: func(e Event) {
+	return a.newTurn(ctx, emit).run(prompt)
+}
+
+// newTurn is a turn whose events are stamped with their time before emit.
+func (a *Agent) newTurn(ctx context.Context, emit func(Event)) *turn {
+	return &turn{a: a, ctx: ctx, emit: func(e Event) {
 		if e.Time.IsZero() {
 			e.Time = time.Now()
 		}
 		emit(e)
 	}}
-	return t.run(prompt)
 }
 
 // Reset forgets the conversation but keeps the configuration and files.

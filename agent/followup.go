@@ -1,9 +1,6 @@
 package agent
 
-import (
-	"context"
-	"time"
-)
+import "context"
 
 // FollowUp continues the last turn with a remark from quarry that the
 // model answers (the numbers of its answer no output holds, say): no new
@@ -11,11 +8,5 @@ import (
 // The answer it returns replaces the turn's; events go to emit as in Run.
 func (a *Agent) FollowUp(ctx context.Context, note string, emit func(Event)) (string, error) {
 	a.addNote(note)
-	t := &turn{a: a, ctx: ctx, emit: func(e Event) {
-		if e.Time.IsZero() {
-			e.Time = time.Now()
-		}
-		emit(e)
-	}}
-	return t.loop()
+	return a.newTurn(ctx, emit).loop()
 }

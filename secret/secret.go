@@ -11,6 +11,7 @@ package secret
 
 import (
 	"encoding/json"
+	"errors"
 	"net/url"
 	"regexp"
 	"sort"
@@ -78,6 +79,35 @@ func (m *Masker) Mask(s string) string {
 // MaskError is Mask plus Shapes, for error texts: a server may echo a key
 // quarry never knew (a wrong one, a proxy's), and no data is lost there.
 func (m *Masker) MaskError(s string) string { return Shapes(m.Mask(s)) }
+
+// WrapError returns err with its text masked as MaskError masks it, keeping
+// its identity: errors.Is and errors.As still reach the cause, and Masked
+// says it is masked. One wrapped already is returned as it is.
+func (m *Masker) WrapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var me *maskedError
+	if errors.As(err, &me) && me == err {
+		return err
+	}
+	return &maskedError{msg: m.MaskError(err.Error()), err: err}
+}
+
+// Masked reports that err, or an error it wraps, came from WrapError.
+func Masked(err error) bool {
+	var me *maskedError
+	return errors.As(err, &me)
+}
+
+// maskedError is an error whose message is masked.
+type maskedError struct {
+	msg string
+	err error
+}
+
+func (e *maskedError) Error() string { return e.msg }
+func (e *maskedError) Unwrap() error { return e.err }
 
 // userinfoRE finds the user info of URLs, also in text that does not parse
 // as a URL (error messages quote URLs inside other text).

@@ -99,25 +99,7 @@ func maskResult(m *secret.Masker, r *kernel.Result) *kernel.Result {
 	return &out
 }
 
-// maskedError keeps an error's identity (errors.Is and As still see the
-// cause) while its message is masked.
-type maskedError struct {
-	msg string
-	err error
-}
-
-func (e *maskedError) Error() string { return e.msg }
-func (e *maskedError) Unwrap() error { return e.err }
-
-func (s *Session) maskErr(err error) error {
-	if err == nil {
-		return nil
-	}
-	if msg := s.mask.MaskError(err.Error()); msg != err.Error() {
-		return &maskedError{msg: msg, err: err}
-	}
-	return err
-}
+func (s *Session) maskErr(err error) error { return s.mask.WrapError(err) }
 
 // progressLines turns the image build's output into progress events, one
 // per line; a line may arrive in pieces.

@@ -1,8 +1,6 @@
 package source
 
 import (
-	"errors"
-
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -22,23 +20,6 @@ func (s *Source) Secrets() []string {
 	return out
 }
 
-// maskedError is an error whose text is masked; errors.Is and As still
-// reach the cause (a *pgconn.PgError for the server's words).
-type maskedError struct {
-	text  string
-	cause error
-}
-
-func (e *maskedError) Error() string { return e.text }
-func (e *maskedError) Unwrap() error { return e.cause }
-
-func (s *Source) mask(err error) error {
-	if err == nil {
-		return nil
-	}
-	var me *maskedError
-	if errors.As(err, &me) && me == err {
-		return err
-	}
-	return &maskedError{text: s.masker.MaskError(err.Error()), cause: err}
-}
+// mask masks err's text and keeps its identity (a *pgconn.PgError for the
+// server's words stays reachable with errors.As).
+func (s *Source) mask(err error) error { return s.masker.WrapError(err) }

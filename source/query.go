@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // Limits bound one query. Zero fields take the defaults.
@@ -91,8 +93,7 @@ func (s *Source) queryError(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return s.mask(fmt.Errorf("source %s: the query was stopped (and cancelled on the server)", s.spec.Name))
 	}
-	var me *maskedError
-	if errors.As(err, &me) {
+	if secret.Masked(err) {
 		return err
 	}
 	return s.mask(fmt.Errorf("source %s: %s: %w", s.spec.Name, Reason(err), err))
