@@ -19,4 +19,11 @@ func TestCheckFileDuckDB(t *testing.T) {
 	if err := CheckFile(bad); err == nil || !strings.Contains(err.Error(), "not a DuckDB database") {
 		t.Errorf("a CSV named .duckdb: %v", err)
 	}
+	// Without an extension it is told by the same header, as the kernel
+	// tells it.
+	bare := filepath.Join(dir, "warehouse")
+	os.WriteFile(bare, append([]byte("\x00\x01\x02\x03\x04\x05\x06\x07DUCK\x40\x00\x00\x00"), make([]byte, 64)...), 0o644)
+	if err := CheckFile(bare); err != nil {
+		t.Errorf("a DuckDB file without an extension is refused: %v", err)
+	}
 }

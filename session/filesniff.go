@@ -17,6 +17,7 @@ var magics = []struct {
 }{
 	{"Parquet", prefix(parquetMagic)},
 	{"SQLite", prefix(sqliteMagic)},
+	{"DuckDB", isDuckDB},
 	{"zip (Excel, OpenDocument or a zipped file)", prefix(zipMagic)},
 	{"gzip", prefix(compressions[".gz"])},
 	{"bzip2", prefix(compressions[".bz2"])},

@@ -42,6 +42,9 @@ var (
 	sqliteMagic  = []byte("SQLite format 3\x00")
 )
 
+// isDuckDB tells a DuckDB database by its header: a checksum, then "DUCK".
+func isDuckDB(head []byte) bool { return len(head) >= 12 && bytes.Equal(head[8:12], []byte("DUCK")) }
+
 // checkContent checks that the first bytes match the extension, so a
 // mislabelled, damaged or locked file fails here with advice rather than
 // deep in pandas.
@@ -67,7 +70,7 @@ func checkContent(p, ext string, head []byte) error {
 			return fmt.Errorf("%s: is not an Excel workbook: many systems export text or HTML with an .xls name; if it is text, rename it to .csv or .tsv", p)
 		}
 	case ".duckdb":
-		if len(head) < 12 || !bytes.Equal(head[8:12], []byte("DUCK")) {
+		if !isDuckDB(head) {
 			return fmt.Errorf("%s: is not a DuckDB database (no DUCK signature): check the export", p)
 		}
 	case ".parquet":
