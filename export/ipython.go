@@ -6,7 +6,7 @@ import (
 )
 
 // The IPython syntax a rerun refuses before anything runs. The kernel
-// (sandbox/kernel/ipython.py) turns the rest into Python as each cell
+// (sandbox/pykernel/ipython.py) turns the rest into Python as each cell
 // runs, and refuses the same lines there for the chat: a change to one
 // list is a change to both.
 

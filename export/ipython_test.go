@@ -54,7 +54,7 @@ func TestIPythonRefusal(t *testing.T) {
 }
 
 // The rerun's refusals are the kernel's: each case runs through the
-// kernel's own transform (sandbox/kernel/ipython.py, in the host's
+// kernel's own transform (sandbox/pykernel/ipython.py, in the host's
 // Python: it needs nothing else), which must refuse the same lines, at
 // the same line, and only those. get_ipython() is the rerun's alone: the
 // kernel's stand-in has none to call.
@@ -63,7 +63,7 @@ func TestIPythonRulesMatchTheKernel(t *testing.T) {
 	if err != nil {
 		t.Skip("no python3 on the host")
 	}
-	src, err := os.ReadFile(filepath.Join("..", "sandbox", "kernel", "ipython.py"))
+	src, err := os.ReadFile(filepath.Join("..", "sandbox", "pykernel", "ipython.py"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,41 +26,27 @@ import (
 // Everything from the kernel is untrusted (user code can write to the
 // protocol fd): frames are size-capped and a bad frame ends the kernel.
 
-//go:embed kernel/kernel.py
-var kernelSource string
-
-// The profiler is split over several files sent as one program; profile.py
-// (the entry point) comes first, the rest in name order.
+// The kernel's Python (pykernel/): the profiler is one program of its own
+// (profile.py, the entry point, first, the rest of profile*.py in name
+// order), sent as PROFILE_SRC; kernelParts are the rest, concatenated in
+// this order after the guard, kernel.py (the main loop) last. A new module
+// is a file there and a name here.
 //
-//go:embed kernel/profile*.py
-var profileFS embed.FS
+//go:embed pykernel/*.py
+var pykernelFS embed.FS
 
-//go:embed kernel/output.py
-var outputSource string
+var kernelParts = []string{
+	"output.py", "values.py", "ipython.py", "sql_duckdb.py", "sql.py", "sql_db.py",
+	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
+}
 
-//go:embed kernel/values.py
-var valuesSource string
-
-//go:embed kernel/ipython.py
-var ipythonSource string
-
-//go:embed kernel/sql_duckdb.py
-var sqlDuckDBSource string
-
-//go:embed kernel/sql.py
-var sqlSource string
-
-//go:embed kernel/sql_db.py
-var sqlDBSource string
-
-//go:embed kernel/checkpoint.py
-var checkpointSource string
-
-//go:embed kernel/supervisor.py
-var supervisorSource string
-
-//go:embed kernel/imports.py
-var importsSource string
+func pykernel(name string) string {
+	b, err := pykernelFS.ReadFile("pykernel/" + name)
+	if err != nil {
+		panic("sandbox: embedded kernel source missing: " + err.Error()) // a build defect, not a runtime condition
+	}
+	return string(b)
+}
 
 const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
 
@@ -73,21 +59,28 @@ const (
 // which starts with the guard (limits.go).
 func kernelPayload(guard string) []byte {
 	p, _ := json.Marshal(profileSource()) // a JSON string is a valid Python literal
-	src := guard + "PROFILE_SRC = " + string(p) + "\n" + outputSource + "\n" + valuesSource + "\n" + ipythonSource + "\n" + sqlDuckDBSource + "\n" + sqlSource + "\n" + sqlDBSource + "\n" + checkpointSource + "\n" + supervisorSource + "\n" + importsPreamble() + importsSource + "\n" + kernelSource
-	return []byte(fmt.Sprintf("%d\n%s", len(src), src))
+	var src strings.Builder
+	src.WriteString(guard + "PROFILE_SRC = " + string(p) + "\n")
+	for _, name := range kernelParts {
+		if name == "<imports>" {
+			src.WriteString(importsPreamble() + pykernel("imports.py") + "\n")
+			continue
+		}
+		src.WriteString(pykernel(name) + "\n")
+	}
+	s := strings.TrimSuffix(src.String(), "\n")
+	return []byte(fmt.Sprintf("%d\n%s", len(s), s))
 }
 
 func profileSource() string {
-	entries, err := profileFS.ReadDir("kernel")
+	entries, err := pykernelFS.ReadDir("pykernel")
 	if err != nil {
 		panic("sandbox: embedded profiler missing: " + err.Error()) // a build defect, not a runtime condition
 	}
-	main, _ := profileFS.ReadFile("kernel/profile.py")
-	parts := []string{string(main)}
+	parts := []string{pykernel("profile.py")}
 	for _, e := range entries { // ReadDir sorts by name
-		if e.Name() != "profile.py" {
-			b, _ := profileFS.ReadFile("kernel/" + e.Name())
-			parts = append(parts, string(b))
+		if n := e.Name(); n != "profile.py" && strings.HasPrefix(n, "profile") {
+			parts = append(parts, pykernel(n))
 		}
 	}
 	return strings.Join(parts, "\n")

@@ -10,7 +10,7 @@ import (
 // ImportsEnv set to "eager" makes the kernel import numpy, pandas,
 // matplotlib and pyplot before it says ready, as quarry did before it
 // imported them in the background while the model thinks
-// (kernel/imports.py). The benchmarks run it as their baseline; it is also
+// (sandbox/pykernel/imports.py). The benchmarks run it as their baseline; it is also
 // a way to rule the background import out when chasing a fault.
 const ImportsEnv = "QUARRY_KERNEL_IMPORTS"
 
