@@ -14,6 +14,7 @@ import (
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/headless"
+	"github.com/quarry-cli/quarry/notebook"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -96,8 +97,8 @@ type rerunPlan struct {
 	source string // the session id or the notebook's path
 	turns  []session.Turn
 	inputs []session.RerunInput
-	stored []export.StoredOutputs // a notebook's outputs, one per cell in order
-	text   string                 // a notebook's Markdown
+	stored []notebook.StoredOutputs // a notebook's outputs, one per cell in order
+	text   string                   // a notebook's Markdown
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -193,7 +194,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 	outside := map[string]string{} // a notebook's input named outside its folder: read only when given
 	rels := map[string]string{}    // a notebook's input inside its folder: where its code finds it
 	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
-		nb, err := export.ReadNotebook(source)
+		nb, err := notebook.ReadNotebook(source)
 		if err != nil {
 			return nil, err
 		}

@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/headless"
+	"github.com/quarry-cli/quarry/notebook"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -47,7 +47,7 @@ type rerunJSONCell struct {
 	headless.CellResult
 }
 
-func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]export.Comparison) error {
+func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report,
 		Status: "ok", Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
 	if res.Failed != nil {
@@ -87,16 +87,16 @@ func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, 
 
 // compareCells compares each cell that ran with the outputs the notebook
 // held for it (stored, in the order the cells ran), by cell number.
-func compareCells(rec *session.Record, stored []export.StoredOutputs) map[int]export.Comparison {
+func compareCells(rec *session.Record, stored []notebook.StoredOutputs) map[int]notebook.Comparison {
 	if len(stored) == 0 {
 		return nil
 	}
-	out := map[int]export.Comparison{}
+	out := map[int]notebook.Comparison{}
 	i := 0
 	for _, t := range rec.Turns() {
 		for _, c := range t.Cells {
 			if i < len(stored) {
-				out[c.Num] = export.Compare(stored[i], c.Result)
+				out[c.Num] = notebook.Compare(stored[i], c.Result)
 			}
 			i++
 		}
@@ -106,7 +106,7 @@ func compareCells(rec *session.Record, stored []export.StoredOutputs) map[int]ex
 
 // writeComparison adds to the Markdown report what moved since the
 // notebook was saved, a line a cell.
-func writeComparison(w io.Writer, compared map[int]export.Comparison) error {
+func writeComparison(w io.Writer, compared map[int]notebook.Comparison) error {
 	if len(compared) == 0 {
 		return nil
 	}
@@ -125,7 +125,7 @@ func writeComparison(w io.Writer, compared map[int]export.Comparison) error {
 }
 
 // comparisonSummary is one line: how many cells are the same, changed, new.
-func comparisonSummary(compared map[int]export.Comparison) string {
+func comparisonSummary(compared map[int]notebook.Comparison) string {
 	if len(compared) == 0 {
 		return ""
 	}
@@ -136,7 +136,7 @@ func comparisonSummary(compared map[int]export.Comparison) string {
 	return fmt.Sprintf("compared with the notebook's outputs: %d same, %d changed, %d failing now", n["same"], n["changed"], n["new"])
 }
 
-func sortedCells(m map[int]export.Comparison) []int {
+func sortedCells(m map[int]notebook.Comparison) []int {
 	var ns []int
 	for n := range m {
 		ns = append(ns, n)

@@ -1,6 +1,6 @@
 // Package export turns a session record into a Jupyter notebook (.ipynb),
-// a Markdown report or one self-contained HTML page, and reads notebooks
-// back for `quarry rerun`. It reads the record (package session) and uses
+// a Markdown report or one self-contained HTML page (notebooks are read
+// back by package notebook). It reads the record (package session) and uses
 // render to clean text; it must not import ui, headless, agent or sandbox.
 //
 // Everything in a record came from the model or the sandbox: each format

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/notebook"
 )
 
 // nbformatPython is a Python that has nbformat (Debian's python3-nbformat).
@@ -76,7 +78,7 @@ print(nb.nbformat, nb.nbformat_minor, len(nb.cells))`, path).CombinedOutput()
 		t.Errorf("cell kinds %s", got)
 	}
 	setup, q, first, second, failed, answer := nb.Cells[1], nb.Cells[2], nb.Cells[3], nb.Cells[4], nb.Cells[5], nb.Cells[6]
-	if setup.ID != setupID || !strings.Contains(setup.Source, "DATA_DIR = './'") || setup.ExecutionCount != nil {
+	if setup.ID != notebook.SetupID || !strings.Contains(setup.Source, "DATA_DIR = './'") || setup.ExecutionCount != nil {
 		t.Errorf("setup cell %+v", setup)
 	}
 	if !strings.Contains(q.Source, `\<script>`) || rawTag(q.Source, "<script") {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/notebook"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -59,9 +60,6 @@ func streamOutput(name, text string) nbOutput {
 	return nbOutput{"output_type": "stream", "name": name, "text": text}
 }
 
-// setupID marks the cell that defines the folders.
-const setupID = "quarry-setup"
-
 func writeNotebook(w io.Writer, d *doc) error {
 	nb := nbNotebook{NBFormat: 4, NBFormatMinor: 5, Metadata: map[string]any{
 		"kernelspec":    map[string]string{"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -70,8 +68,8 @@ func writeNotebook(w io.Writer, d *doc) error {
 	}}
 	intro := "# " + escapeMarkdown(d.title) + "\n\n" + sessionLine(d)
 	nb.Cells = append(nb.Cells, nbCell{ID: "quarry-title", CellType: "markdown", Metadata: map[string]any{}, Source: intro})
-	nb.Cells = append(nb.Cells, nbCell{ID: setupID, CellType: "code", code: true, Source: setupSource(d),
-		Metadata: map[string]any{"tags": []string{setupID}, "quarry": map[string]any{"role": "setup"}}})
+	nb.Cells = append(nb.Cells, nbCell{ID: notebook.SetupID, CellType: "code", code: true, Source: setupSource(d),
+		Metadata: map[string]any{"tags": []string{notebook.SetupID}, "quarry": map[string]any{"role": "setup"}}})
 	for i, t := range d.turns {
 		if t.Question != "" {
 			nb.Cells = append(nb.Cells, nbCell{ID: fmt.Sprintf("q%d", i+1), CellType: "markdown",
@@ -145,7 +143,7 @@ func codeCell(d *doc, c session.Cell) nbCell {
 		meta["tags"] = []string{"raises-exception"}
 	}
 	cell := nbCell{ID: fmt.Sprintf("cell-%d", c.Num), CellType: "code", code: true, ExecutionCount: &n,
-		Metadata: meta, Source: relocatePaths(c.Code)}
+		Metadata: meta, Source: notebook.RelocatePaths(c.Code)}
 	r := c.Result
 	if r.Stdout != "" {
 		cell.Outputs = append(cell.Outputs, streamOutput("stdout", r.Stdout))

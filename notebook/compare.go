@@ -1,4 +1,4 @@
-package export
+package notebook
 
 import (
 	"encoding/json"
@@ -350,4 +350,12 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+func firstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
 }

@@ -1,4 +1,4 @@
-package export
+package notebook
 
 import (
 	"strings"
@@ -124,11 +124,11 @@ func isStringPrefix(w string) bool {
 // variables a notebook defines for them instead.
 var sandboxDirs = []struct{ dir, name string }{{"/data", "DATA_DIR"}, {"/output", "OUTPUT_DIR"}}
 
-// relocatePaths rewrites each string literal that begins with /data/ or
+// RelocatePaths rewrites each string literal that begins with /data/ or
 // /output/ into DATA_DIR + '<rest>' (OUTPUT_DIR likewise), so the code
 // runs wherever those variables point. A literal inside another (an SQL
 // text naming '/data/x.csv') is not a literal of its own and stays.
-func relocatePaths(src string) string {
+func RelocatePaths(src string) string {
 	strs, _ := scanPython(src)
 	var b strings.Builder
 	last := 0

@@ -1,4 +1,4 @@
-package export
+package notebook
 
 import "testing"
 
@@ -17,8 +17,8 @@ func TestRelocatePaths(t *testing.T) {
 		{"s = '''\n/data/x\n'''", "s = '''\n/data/x\n'''"},
 		{`s = 'it\'s /data/x'`, `s = 'it\'s /data/x'`},
 	} {
-		if got := relocatePaths(c.in); got != c.want {
-			t.Errorf("relocatePaths(%q)\n got %q\nwant %q", c.in, got, c.want)
+		if got := RelocatePaths(c.in); got != c.want {
+			t.Errorf("RelocatePaths(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
 }

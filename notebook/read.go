@@ -1,4 +1,4 @@
-package export
+package notebook
 
 import (
 	"encoding/json"
@@ -175,7 +175,7 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 			continue
 		}
 		code++
-		if c.Metadata.Quarry.Role == "setup" || hasTag(c.Metadata.Tags, setupID) {
+		if c.Metadata.Quarry.Role == "setup" || hasTag(c.Metadata.Tags, SetupID) {
 			// The sandbox's folders, where quarry's setup cell names this folder.
 			src = "DATA_DIR = '/data/'\nOUTPUT_DIR = '/output/'"
 		}
@@ -272,4 +272,13 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// SetupID marks the cell of a quarry notebook that defines the folders
+// (export writes it, a rerun leaves it out).
+const SetupID = "quarry-setup"
+
+func inside(root, dir string) bool {
+	rel, err := filepath.Rel(root, dir)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
