@@ -14,10 +14,10 @@ import (
 // Markdown and cells with output and a table.
 func longChat(tb testing.TB, n int) *Model {
 	m, _ := newTestModel(tb, 120, 50, true)
-	for i := 0; len(m.tr.blocks) < n; i++ {
-		m.tr.add(&block{kind: kindUser, text: fmt.Sprintf("Question %d: what about column %d?", i, i)})
-		m.tr.add(&block{kind: kindAssistant, text: fmt.Sprintf("Answer %d with **bold**, `code` and a list:\n\n- one\n- two\n\nThe mean is %d.5.", i, i)})
-		m.tr.add(&block{kind: kindCell, cell: &cellState{num: i + 1, code: "df.describe()\nprint(df.shape)", run: cellDone,
+	for i := 0; len(m.transcript.blocks) < n; i++ {
+		m.transcript.add(&block{kind: kindUser, text: fmt.Sprintf("Question %d: what about column %d?", i, i)})
+		m.transcript.add(&block{kind: kindAssistant, text: fmt.Sprintf("Answer %d with **bold**, `code` and a list:\n\n- one\n- two\n\nThe mean is %d.5.", i, i)})
+		m.transcript.add(&block{kind: kindCell, cell: &cellState{num: i + 1, code: "df.describe()\nprint(df.shape)", run: cellDone,
 			result: &kernel.Result{Stdout: strings.Repeat("output line\n", 12), Duration: time.Second, Value: &kernel.Value{Table: sampleTable()}}}})
 	}
 	return m
@@ -37,7 +37,7 @@ func BenchmarkFrame1000Messages(b *testing.B) {
 // BenchmarkFrame1000MessagesScrolled is one frame scrolled to the middle.
 func BenchmarkFrame1000MessagesScrolled(b *testing.B) {
 	m := longChat(b, 1000)
-	m.tr.anchor = &anchor{block: 500}
+	m.transcript.anchor = &anchor{block: 500}
 	_ = m.View()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

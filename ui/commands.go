@@ -72,7 +72,7 @@ func (m *Model) applyPaste(msg pasteMsg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	}
-	m.in.ta.InsertString(msg.text)
+	m.input.ta.InsertString(msg.text)
 	return nil
 }
 
@@ -85,7 +85,7 @@ const openWait = 2 * time.Second
 // the model.
 func (m *Model) openCmd(path string) tea.Cmd {
 	open, getenv := m.opts.Open, m.opts.Getenv
-	m.st.hint = "Opening " + sanitizeLine(filepath.Base(path)) + "…"
+	m.status.hint = "Opening " + sanitizeLine(filepath.Base(path)) + "…"
 	return func() tea.Msg {
 		var c *exec.Cmd
 		switch {
@@ -189,7 +189,7 @@ func (m *Model) slash(text string) tea.Cmd {
 		m.notice(levelInfo, m.sourcesText())
 	case "/reset":
 		if m.running {
-			m.st.hint = "An answer is running: press Esc to cancel it first."
+			m.status.hint = "An answer is running: press Esc to cancel it first."
 			return nil
 		}
 		b, ctx := m.opts.Backend, m.ctx
@@ -197,12 +197,12 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/undo":
 		return m.undoCmd()
 	case "/clear":
-		m.tr.clear()
+		m.transcript.clear()
 		m.cur, m.think = nil, nil
 		m.cells = map[int]*block{}
 	case "/model":
 		if arg == "" {
-			m.notice(levelInfo, "Model: "+m.st.model+" (switch with /model NAME)")
+			m.notice(levelInfo, "Model: "+m.status.model+" (switch with /model NAME)")
 			return nil
 		}
 		b := m.opts.Backend
@@ -210,7 +210,7 @@ func (m *Model) slash(text string) tea.Cmd {
 	case "/export":
 		return m.exportCmd(arg)
 	case "/tokens":
-		m.notice(levelInfo, tokensText(m.st.usage, m.st.model))
+		m.notice(levelInfo, tokensText(m.status.usage, m.status.model))
 	case "/help":
 		m.notice(levelInfo, helpText)
 	case "/quit", "/exit", "/q":

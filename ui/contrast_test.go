@@ -34,11 +34,11 @@ func TestThemesReadable(t *testing.T) {
 	for _, dark := range []bool{false, true} {
 		m, _ := newTestModel(t, 80, 40, dark)
 		conversation(m)
-		m.tr.add(&block{kind: kindAssistant, text: "# Report\n\n## Variance\n\nUse `df.head()`, see [pandas](https://pandas.pydata.org).\n\n---"})
+		m.transcript.add(&block{kind: kindAssistant, text: "# Report\n\n## Variance\n\nUse `df.head()`, see [pandas](https://pandas.pydata.org).\n\n---"})
 		m.notice(levelWarn, "Retrying in 2s: the server is busy.")
 		m.notice(levelError, "The sandbox did not start.")
 		m.notice(levelInfo, "Model: gpt-test")
-		m.st.hint = "Press Ctrl+C again to quit."
+		m.status.hint = "Press Ctrl+C again to quit."
 		content, _ := m.render()
 		buf := uv.NewScreenBuffer(80, 40)
 		uv.NewStyledString(content).Draw(buf, buf.Bounds())

@@ -128,7 +128,7 @@ func TestFastStreamArrivesWhole(t *testing.T) {
 	p.Quit()
 	<-done
 	var got string
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		if b.kind == kindAssistant {
 			got += b.text
 		}

@@ -23,8 +23,8 @@ func TestEnterSendsAltEnterInsertsNewline(t *testing.T) {
 	if len(fb.asked) != 1 || fb.asked[0] != "first line\nsecond\nthird" {
 		t.Fatalf("asked %q, want one three-line prompt", fb.asked)
 	}
-	if m.in.value() != "" {
-		t.Fatalf("input not cleared: %q", m.in.value())
+	if m.input.value() != "" {
+		t.Fatalf("input not cleared: %q", m.input.value())
 	}
 	if !strings.Contains(plain(m), "second") {
 		t.Fatalf("user message not in transcript:\n%s", plain(m))
@@ -39,16 +39,16 @@ func TestHistoryUpDownWhenEmpty(t *testing.T) {
 		m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 	}
 	m.Update(press("up"))
-	if got := m.in.value(); got != "two" {
+	if got := m.input.value(); got != "two" {
 		t.Fatalf("up: %q, want two", got)
 	}
 	m.Update(press("up"))
-	if got := m.in.value(); got != "one" {
+	if got := m.input.value(); got != "one" {
 		t.Fatalf("up up: %q, want one", got)
 	}
 	m.Update(press("down"))
 	m.Update(press("down"))
-	if got := m.in.value(); got != "" {
+	if got := m.input.value(); got != "" {
 		t.Fatalf("down past the end: %q, want empty", got)
 	}
 }
@@ -68,8 +68,8 @@ func TestPasteOfFilePathsAttaches(t *testing.T) {
 	if len(fb.attached) != 2 || fb.attached[0] != a || fb.attached[1] != b {
 		t.Fatalf("attached %q", fb.attached)
 	}
-	if m.in.value() != "" {
-		t.Fatalf("paste inserted text: %q", m.in.value())
+	if m.input.value() != "" {
+		t.Fatalf("paste inserted text: %q", m.input.value())
 	}
 	if s := plain(m); !strings.Contains(s, "my sales.csv 12.3 kB · 1,200 × 7") && !strings.Contains(s, "my sales.csv") {
 		t.Fatalf("chip missing:\n%s", s)
@@ -77,8 +77,8 @@ func TestPasteOfFilePathsAttaches(t *testing.T) {
 	// Text that only looks like a path is inserted.
 	_, cmd = m.Update(tea.PasteMsg{Content: "/no/such/file.csv"})
 	drain(t, m, cmd)
-	if m.in.value() != "/no/such/file.csv" {
-		t.Fatalf("non-existing path not inserted as text: %q", m.in.value())
+	if m.input.value() != "/no/such/file.csv" {
+		t.Fatalf("non-existing path not inserted as text: %q", m.input.value())
 	}
 }
 
@@ -90,8 +90,8 @@ func TestSlashCommands(t *testing.T) {
 		drain(t, m, cmd)
 	}
 	run("/model gpt-other")
-	if fb.model != "gpt-other" || m.st.model != "gpt-other" {
-		t.Fatalf("/model: backend %q, status %q", fb.model, m.st.model)
+	if fb.model != "gpt-other" || m.status.model != "gpt-other" {
+		t.Fatalf("/model: backend %q, status %q", fb.model, m.status.model)
 	}
 	run("/reset")
 	if fb.resets != 1 || !strings.Contains(plain(m), "Fresh kernel") {
@@ -114,7 +114,7 @@ func TestSlashCommands(t *testing.T) {
 		}
 	}
 	run("/clear")
-	if len(m.tr.blocks) != 0 {
+	if len(m.transcript.blocks) != 0 {
 		t.Fatal("/clear left blocks")
 	}
 	run("/help")
@@ -137,13 +137,13 @@ func TestAttachCompletion(t *testing.T) {
 	typeText(m, "/attach "+dir+"/sa")
 	_, cmd := m.Update(press("tab"))
 	drain(t, m, cmd)
-	if got, want := m.in.value(), "/attach "+dir+"/sales_202"; got != want {
+	if got, want := m.input.value(), "/attach "+dir+"/sales_202"; got != want {
 		t.Fatalf("completion %q, want %q", got, want)
 	}
 	typeText(m, "5")
 	_, cmd = m.Update(press("tab"))
 	drain(t, m, cmd)
-	if got, want := m.in.value(), "/attach "+dir+"/sales_2025.csv"; got != want {
+	if got, want := m.input.value(), "/attach "+dir+"/sales_2025.csv"; got != want {
 		t.Fatalf("completion %q, want %q", got, want)
 	}
 }
@@ -155,7 +155,7 @@ func TestLongInputScrollsInsideItsBox(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("line %d", i))
 	}
 	m.Update(tea.PasteMsg{Content: strings.Join(lines, "\n")})
-	if h := lipgloss.Height(m.in.Render()); h > maxInputHeight {
+	if h := lipgloss.Height(m.input.Render()); h > maxInputHeight {
 		t.Fatalf("input is %d rows high, want at most %d", h, maxInputHeight)
 	}
 	if got := len(strings.Split(screen(m), "\n")); got != 24 {
@@ -222,7 +222,7 @@ func TestPasteOfUnescapedPathAttaches(t *testing.T) {
 	m, fb := newTestModel(t, 100, 24, true)
 	_, cmd := m.Update(tea.PasteMsg{Content: p})
 	drain(t, m, cmd)
-	if len(fb.attached) != 1 || fb.attached[0] != p || m.in.value() != "" {
-		t.Fatalf("attached %q, input %q", fb.attached, m.in.value())
+	if len(fb.attached) != 1 || fb.attached[0] != p || m.input.value() != "" {
+		t.Fatalf("attached %q, input %q", fb.attached, m.input.value())
 	}
 }

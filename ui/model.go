@@ -87,11 +87,11 @@ type Model struct {
 	cancel context.CancelFunc
 	inbox  *Inbox
 
-	th     *theme
-	md     *render.Markdown
-	style  render.Style
-	depth  render.ColorDepth
-	images render.Protocol
+	theme    *theme
+	markdown *render.Markdown
+	style    render.Style
+	depth    render.ColorDepth
+	images   render.Protocol
 	// What the terminal said it is and draws (termcaps.go).
 	term      render.Terminal
 	cellAsked bool // the cell size came from the terminal's own reply
@@ -104,7 +104,7 @@ type Model struct {
 	kittyIDs []uint32
 	// Sixel and iTerm2 figures (overlay.go): the writer that paints them,
 	// nil when the output is not a terminal, and the prepared figures.
-	ov      *overlay
+	overlay *overlay
 	figs    []*figure
 	inline  map[int]*inlineImage
 	lastKey int
@@ -112,14 +112,14 @@ type Model struct {
 
 	width, height int
 
-	tr       transcript
-	in       input
-	chips    chips
-	st       status
-	tv       *tableView
-	nv       *numbersView // ctrl+g: the last answer's numbers and their sources
-	confirm  *confirmPrompt
-	expanded bool
+	transcript  transcript
+	input       input
+	chips       chips
+	status      status
+	tableView   *tableView
+	numbersView *numbersView // ctrl+g: the last answer's numbers and their sources
+	confirm     *confirmPrompt
+	expanded    bool
 
 	turn          int
 	running       bool
@@ -146,7 +146,7 @@ type Model struct {
 	quitting   bool
 
 	asked    bool      // Options.Ask was sent
-	res      *resuming // a resumed session, until its kernel is rebuilt
+	resuming *resuming // a resumed session, until its kernel is rebuilt
 	pastCmds []tea.Cmd // decode the resumed session's figures
 }
 
@@ -165,7 +165,7 @@ func New(ctx context.Context, opts Options) *Model {
 		opts.CheckFile = regularFile
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	m := &Model{opts: opts, ctx: ctx, cancel: cancel, inbox: opts.Inbox, md: render.NewMarkdown(), cells: map[int]*block{}}
+	m := &Model{opts: opts, ctx: ctx, cancel: cancel, inbox: opts.Inbox, markdown: render.NewMarkdown(), cells: map[int]*block{}}
 	m.depth = render.DetectColorDepth(opts.Getenv)
 	dark := opts.Theme != "light"
 	m.setDark(dark)
@@ -173,12 +173,12 @@ func New(ctx context.Context, opts Options) *Model {
 	m.chooseImages()
 	m.kittyID = newKittyIDs()
 	m.inline = map[int]*inlineImage{}
-	m.st = status{label: opts.Label, model: opts.Backend.Model(), sandbox: "starting", share: opts.Share, sources: len(opts.Sources)}
+	m.status = status{label: opts.Label, model: opts.Backend.Model(), sandbox: "starting", share: opts.Share, sources: len(opts.Sources)}
 	for _, f := range opts.Files {
 		m.chips.adding(f)
 	}
 	if opts.Resume != nil {
-		m.res = &resuming{r: opts.Resume}
+		m.resuming = &resuming{r: opts.Resume}
 		for _, p := range opts.Resume.Inputs {
 			m.chips.adding(p)
 		}
@@ -191,12 +191,12 @@ func New(ctx context.Context, opts Options) *Model {
 }
 
 func (m *Model) setDark(dark bool) {
-	m.th = newTheme(dark, m.depth == render.ColorNone)
+	m.theme = newTheme(dark, m.depth == render.ColorNone)
 	m.style = render.DetectStyle(m.opts.Getenv, dark)
-	if m.in.ta.Width() == 0 {
-		m.in = newInput(m.th)
+	if m.input.ta.Width() == 0 {
+		m.input = newInput(m.theme)
 	} else {
-		m.in.setTheme(m.th)
+		m.input.setTheme(m.theme)
 	}
 }
 
@@ -218,8 +218,8 @@ func (m *Model) Init() tea.Cmd {
 }
 
 func (m *Model) rc() renderCtx {
-	return renderCtx{width: max(m.width, 20), height: m.height, th: m.th, now: m.opts.Now(), expanded: m.expanded,
-		md: m.md, style: m.style, depth: m.depth, images: m.images, thousands: m.opts.Thousands}
+	return renderCtx{width: max(m.width, 20), height: m.height, th: m.theme, now: m.opts.Now(), expanded: m.expanded,
+		md: m.markdown, style: m.style, depth: m.depth, images: m.images, thousands: m.opts.Thousands}
 }
 
 // View lays out transcript, chips, input (or the confirm prompt) and status.
@@ -231,8 +231,8 @@ func (m *Model) View() tea.View {
 	if m.width <= 0 || m.height <= 0 || m.quitting {
 		return v
 	}
-	if m.tv != nil {
-		content, _ := fitScreen(m.tv.Render(m.width, m.height, m.th), nil, m.width, m.height)
+	if m.tableView != nil {
+		content, _ := fitScreen(m.tableView.Render(m.width, m.height, m.theme), nil, m.width, m.height)
 		v.SetContent(m.withPlan(content))
 		return v
 	}
@@ -248,10 +248,10 @@ func (m *Model) View() tea.View {
 // the plan's number (overlay.go).
 func (m *Model) withPlan(content string) string {
 	content, plan := placeFigures(content, m.inline)
-	if m.ov == nil {
+	if m.overlay == nil {
 		return content
 	}
-	return m.ov.publish(plan) + content
+	return m.overlay.publish(plan) + content
 }
 
 // fitScreen clips a frame to the window: components keep a minimum size
@@ -284,31 +284,31 @@ func fitScreen(s string, cur *tea.Cursor, w, h int) (string, *tea.Cursor) {
 func (m *Model) render() (string, *tea.Cursor) {
 	rc := m.rc()
 	now := rc.now
-	st := m.st
+	st := m.status
 	st.files, st.changedFiles = m.chips.counts()
-	bottom := st.Render(m.width, now, m.th, m.running)
+	bottom := st.Render(m.width, now, m.theme, m.running)
 	var mid string
 	var cur *tea.Cursor
 	inputH := 0
 	if m.confirm != nil {
 		mid = m.confirm.Render(rc)
-	} else if m.nv != nil {
-		mid = m.nv.Render(rc)
+	} else if m.numbersView != nil {
+		mid = m.numbersView.Render(rc)
 	} else {
-		mid = m.in.Render() // the text area is not cached: render it once
+		mid = m.input.Render() // the text area is not cached: render it once
 		inputH = lipgloss.Height(mid)
-		cur = m.in.cursor()
+		cur = m.input.cursor()
 	}
-	if ch := m.chips.Render(m.width, m.th); ch != "" {
+	if ch := m.chips.Render(m.width, m.theme); ch != "" {
 		mid = ch + "\n" + mid
 	}
 	fixed := lipgloss.Height(mid) + lipgloss.Height(bottom) + 1
 	th := max(m.height-fixed, 0)
-	body := m.tr.Render(rc, th)
-	sep := m.th.dim.Render(strings.Repeat("─", m.width))
-	if mk := m.tr.marker(); mk != "" && m.width >= 8 {
+	body := m.transcript.Render(rc, th)
+	sep := m.theme.dim.Render(strings.Repeat("─", m.width))
+	if mk := m.transcript.marker(); mk != "" && m.width >= 8 {
 		mk = truncate(" "+mk+" ", m.width-2)
-		sep = m.th.dim.Render("──") + m.th.accent.Render(mk) + m.th.dim.Render(strings.Repeat("─", max(m.width-2-ansi.StringWidth(mk), 0)))
+		sep = m.theme.dim.Render("──") + m.theme.accent.Render(mk) + m.theme.dim.Render(strings.Repeat("─", max(m.width-2-ansi.StringWidth(mk), 0)))
 	}
 	if cur != nil {
 		cur.Y += th + 1 + lipgloss.Height(mid) - inputH
@@ -323,13 +323,13 @@ func (m *Model) render() (string, *tea.Cursor) {
 
 // transcriptHeight is the rows the transcript gets in the current layout.
 func (m *Model) transcriptHeight() int {
-	mid := lipgloss.Height(m.in.Render())
+	mid := lipgloss.Height(m.input.Render())
 	if m.confirm != nil {
 		mid = lipgloss.Height(m.confirm.Render(m.rc()))
-	} else if m.nv != nil {
-		mid = lipgloss.Height(m.nv.Render(m.rc()))
+	} else if m.numbersView != nil {
+		mid = lipgloss.Height(m.numbersView.Render(m.rc()))
 	}
-	if ch := m.chips.Render(m.width, m.th); ch != "" {
+	if ch := m.chips.Render(m.width, m.theme); ch != "" {
 		mid += lipgloss.Height(ch)
 	}
 	return max(m.height-mid-3, 1)

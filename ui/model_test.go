@@ -168,16 +168,16 @@ func TestTableViewerSortsAndScrolls(t *testing.T) {
 	m, _ := newTestModel(t, 80, 20, true)
 	m.lastTable = sampleTable()
 	m.Update(press("ctrl+t"))
-	if m.tv == nil {
+	if m.tableView == nil {
 		t.Fatal("ctrl+t did not open the table")
 	}
 	m.Update(press("right")) // revenue
 	m.Update(press("s"))
-	if got := m.tv.rows[0].cells[1]; got != "West" {
+	if got := m.tableView.rows[0].cells[1]; got != "West" {
 		t.Fatalf("ascending revenue: first row %q, want West", got)
 	}
 	m.Update(press("s"))
-	if got := m.tv.rows[0].cells[1]; got != "East" {
+	if got := m.tableView.rows[0].cells[1]; got != "East" {
 		t.Fatalf("descending revenue: first row %q, want East", got)
 	}
 	v := m.View()
@@ -185,7 +185,7 @@ func TestTableViewerSortsAndScrolls(t *testing.T) {
 		t.Fatalf("sort arrow missing:\n%s", ansi.Strip(v.Content))
 	}
 	m.Update(press("q"))
-	if m.tv != nil {
+	if m.tableView != nil {
 		t.Fatal("q did not close the table")
 	}
 }
@@ -207,7 +207,7 @@ func TestConfirmPromptAnswers(t *testing.T) {
 	default:
 		t.Fatal("no reply")
 	}
-	if m.confirm != nil || m.in.value() != "" {
+	if m.confirm != nil || m.input.value() != "" {
 		t.Fatal("prompt not closed or key leaked into the input")
 	}
 }
@@ -215,13 +215,13 @@ func TestConfirmPromptAnswers(t *testing.T) {
 func TestScrollKeysWheelAndFollow(t *testing.T) {
 	m, _ := newTestModel(t, 60, 20, true)
 	for i := 0; i < 30; i++ {
-		m.tr.add(&block{kind: kindUser, text: "message number " + string(rune('A'+i%26))})
+		m.transcript.add(&block{kind: kindUser, text: "message number " + string(rune('A'+i%26))})
 	}
-	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "message number D") {
+	if !(m.transcript.anchor == nil) || !strings.Contains(plain(m), "message number D") {
 		t.Fatalf("not following the bottom:\n%s", plain(m))
 	}
 	m.Update(press("pgup"))
-	if m.tr.anchor == nil {
+	if m.transcript.anchor == nil {
 		t.Fatal("pgup did not scroll")
 	}
 	above := func() string { s, _, _ := strings.Cut(plain(m), "↓"); return s }
@@ -231,7 +231,7 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	}
 	// New output below does not move a scrolled view; the separator says
 	// it came.
-	m.tr.add(&block{kind: kindUser, text: "newest"})
+	m.transcript.add(&block{kind: kindUser, text: "newest"})
 	if above() != top {
 		t.Fatal("view moved while scrolled up")
 	}
@@ -246,13 +246,13 @@ func TestScrollKeysWheelAndFollow(t *testing.T) {
 	for i := 0; i < 20; i++ {
 		m.Update(press("pgdown"))
 	}
-	if !(m.tr.anchor == nil) || !strings.Contains(plain(m), "newest") || strings.Contains(plain(m), "↓") {
+	if !(m.transcript.anchor == nil) || !strings.Contains(plain(m), "newest") || strings.Contains(plain(m), "↓") {
 		t.Fatalf("pgdown to the end did not resume following:\n%s", plain(m))
 	}
 	// A /command's output shows: the view jumps to it, as for a question.
 	m.Update(press("pgup"))
 	run(t, m, "/files")
-	if m.tr.anchor != nil || !strings.Contains(plain(m), "No files attached") {
+	if m.transcript.anchor != nil || !strings.Contains(plain(m), "No files attached") {
 		t.Fatalf("/files printed out of sight:\n%s", plain(m))
 	}
 }
@@ -273,17 +273,17 @@ func TestBackgroundQuerySetsTheme(t *testing.T) {
 	m := New(context.Background(), Options{Backend: &fakeBackend{}, Getenv: testEnv(true)})
 	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
 	m.Update(tea.BackgroundColorMsg{Color: color.White})
-	if m.th.dark || m.style != render.StyleLight {
-		t.Fatalf("white background: dark=%v style=%s", m.th.dark, m.style)
+	if m.theme.dark || m.style != render.StyleLight {
+		t.Fatalf("white background: dark=%v style=%s", m.theme.dark, m.style)
 	}
 	m.Update(tea.BackgroundColorMsg{Color: color.Black})
-	if !m.th.dark || m.style != render.StyleDark {
-		t.Fatalf("black background: dark=%v style=%s", m.th.dark, m.style)
+	if !m.theme.dark || m.style != render.StyleDark {
+		t.Fatalf("black background: dark=%v style=%s", m.theme.dark, m.style)
 	}
 	// An explicit theme wins over the terminal's answer.
 	m = New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "light", Getenv: testEnv(true)})
 	m.Update(tea.BackgroundColorMsg{Color: color.Black})
-	if m.th.dark {
+	if m.theme.dark {
 		t.Fatal("theme = light was overridden")
 	}
 }
@@ -292,7 +292,7 @@ func TestNoColorMarkdownHasNoEscapes(t *testing.T) {
 	env := map[string]string{"NO_COLOR": "1", "TERM": "xterm-256color"}
 	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: func(k string) string { return env[k] }})
 	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
-	b := m.tr.add(&block{kind: kindAssistant, text: "Some **bold** and `code`."})
+	b := m.transcript.add(&block{kind: kindAssistant, text: "Some **bold** and `code`."})
 	// The "quarry" header is quarry's own style (the renderer drops its
 	// colour under NO_COLOR); the Markdown below must carry none at all.
 	for _, l := range b.lines(m.rc())[1:] {

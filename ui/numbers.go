@@ -175,13 +175,13 @@ func (v *numbersView) Render(rc renderCtx) string {
 func (m *Model) numbersKey(k string) bool {
 	switch k {
 	case "ctrl+g", "down", "tab", "n":
-		m.nv.next(1)
+		m.numbersView.next(1)
 	case "up", "shift+tab", "p":
-		m.nv.next(-1)
+		m.numbersView.next(-1)
 	case "esc", "q", "enter":
-		m.nv = nil
+		m.numbersView = nil
 	default:
-		m.nv = nil
+		m.numbersView = nil
 		return false
 	}
 	return true
@@ -189,11 +189,11 @@ func (m *Model) numbersKey(k string) bool {
 
 // openNumbers opens the view on the last answer that has numbers.
 func (m *Model) openNumbers() {
-	for i := len(m.tr.blocks) - 1; i >= 0; i-- {
-		if b := m.tr.blocks[i]; b.kind == kindAssistant && len(b.numbers) > 0 {
-			m.nv = &numbersView{claims: b.numbers}
+	for i := len(m.transcript.blocks) - 1; i >= 0; i-- {
+		if b := m.transcript.blocks[i]; b.kind == kindAssistant && len(b.numbers) > 0 {
+			m.numbersView = &numbersView{claims: b.numbers}
 			return
 		}
 	}
-	m.st.hint = "No checked numbers yet."
+	m.status.hint = "No checked numbers yet."
 }

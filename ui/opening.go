@@ -8,12 +8,12 @@ import tea "charm.land/bubbletea/v2"
 // screen.
 func (m *Model) askOpening() tea.Cmd {
 	q := m.opts.Ask
-	if q == "" || m.asked || !m.started || m.attaching > 0 || m.running || m.res != nil {
+	if q == "" || m.asked || !m.started || m.attaching > 0 || m.running || m.resuming != nil {
 		return nil
 	}
 	m.asked = true
-	m.tr.toBottom()
-	b := m.tr.add(&block{kind: kindUser, text: q})
+	m.transcript.toBottom()
+	b := m.transcript.add(&block{kind: kindUser, text: q})
 	m.spans = append(m.spans, turnSpan{first: b, last: b})
 	return m.ask(q)
 }

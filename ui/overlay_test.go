@@ -104,7 +104,7 @@ func TestSixelFigureInTheChat(t *testing.T) {
 	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "light", Images: "auto",
 		Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return fixedNow }})
 	ov, read := overlayOut(t)
-	m.ov = ov
+	m.overlay = ov
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	m.Update(startedMsg{})
 	m.Update(uv.CellSizeEvent{Width: 6, Height: 13})
@@ -154,7 +154,7 @@ func TestFigureMarksCannotBeForged(t *testing.T) {
 	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "light", Images: "auto",
 		Getenv: func(k string) string { return env[k] }, Now: func() time.Time { return fixedNow }})
 	ov, read := overlayOut(t)
-	m.ov = ov
+	m.overlay = ov
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 60})
 	m.Update(startedMsg{})
 	m.Update(uv.CellSizeEvent{Width: 6, Height: 13})

@@ -76,30 +76,30 @@ func (m *Model) showPast(turns []agent.PastTurn) []tea.Cmd {
 	var cmds []tea.Cmd
 	cells := 0
 	for _, t := range turns {
-		first := len(m.tr.blocks)
+		first := len(m.transcript.blocks)
 		if t.Question != "" {
-			m.tr.add(&block{kind: kindUser, text: t.Question})
-			m.in.remember(t.Question)
+			m.transcript.add(&block{kind: kindUser, text: t.Question})
+			m.input.remember(t.Question)
 		}
 		for _, c := range t.Cells {
 			res := c.Result
-			m.cells[c.Num] = m.tr.add(&block{kind: kindCell, cell: &cellState{num: c.Num, code: c.Code}})
+			m.cells[c.Num] = m.transcript.add(&block{kind: kindCell, cell: &cellState{num: c.Num, code: c.Code}})
 			cmds = append(cmds, m.cellDone(agent.Event{Kind: agent.EventCellDone, Cell: c.Num, Code: c.Code, Result: &res}))
 			cells++
 		}
 		if t.Answer != "" {
-			m.tr.add(&block{kind: kindAssistant, text: t.Answer, numbers: t.Numbers})
+			m.transcript.add(&block{kind: kindAssistant, text: t.Answer, numbers: t.Numbers})
 		}
-		if n := len(m.tr.blocks); n > first { // /undo can take it back too
-			m.spans = append(m.spans, turnSpan{first: m.tr.blocks[first], last: m.tr.blocks[n-1]})
+		if n := len(m.transcript.blocks); n > first { // /undo can take it back too
+			m.spans = append(m.spans, turnSpan{first: m.transcript.blocks[first], last: m.transcript.blocks[n-1]})
 		}
 	}
-	if m.res.r.Notice != "" {
-		m.notice(levelInfo, m.res.r.Notice)
+	if m.resuming.r.Notice != "" {
+		m.notice(levelInfo, m.resuming.r.Notice)
 		return cmds
 	}
 	m.notice(levelInfo, fmt.Sprintf("Resumed session %s: %s, %s. The kernel is rebuilt by running the cells that succeeded again.",
-		m.res.r.ID, plural(len(turns), "question"), plural(cells, "cell")))
+		m.resuming.r.ID, plural(len(turns), "question"), plural(cells, "cell")))
 	return cmds
 }
 
@@ -113,24 +113,24 @@ func plural(n int, what string) string {
 // afterStart asks about the next changed input, or starts the restore
 // once every one has its file.
 func (m *Model) afterStart() tea.Cmd {
-	rs := m.res
+	rs := m.resuming
 	if rs == nil || rs.done {
 		return nil
 	}
 	if rs.asked < len(rs.r.Changed) {
 		c := rs.r.Changed[rs.asked]
 		text := fmt.Sprintf("%s: %s %s.\nPress Enter to use it as it is now, or type the path of another file and press Enter.", c.Name, c.Path, c.Problem)
-		m.st.hint = "enter: use " + c.Name + " as it is now · or type a path, then enter"
-		m.in.ta.Placeholder = "Enter uses " + c.Name + " as it is now; or type the path of another file"
+		m.status.hint = "enter: use " + c.Name + " as it is now · or type a path, then enter"
+		m.input.ta.Placeholder = "Enter uses " + c.Name + " as it is now; or type the path of another file"
 		if c.Gone {
 			text = fmt.Sprintf("%s: %s %s.\nType the path of the file to use instead and press Enter.", c.Name, c.Path, c.Problem)
-			m.st.hint = "type the path of the file to use for " + c.Name + ", then enter"
-			m.in.ta.Placeholder = "The path of the file to use for " + c.Name
+			m.status.hint = "type the path of the file to use for " + c.Name + ", then enter"
+			m.input.ta.Placeholder = "The path of the file to use for " + c.Name
 		}
 		m.notice(levelWarn, text)
 		return nil
 	}
-	m.in.ta.Placeholder = askPlaceholder
+	m.input.ta.Placeholder = askPlaceholder
 	rs.done = true
 	restore, ctx, paths := rs.r.Restore, m.ctx, rs.paths
 	return func() tea.Msg {
@@ -142,7 +142,7 @@ func (m *Model) afterStart() tea.Cmd {
 // askingInput tells whether the input line answers a changed-input
 // question rather than asking the model.
 func (m *Model) askingInput() bool {
-	return m.res != nil && !m.res.done && m.started && m.res.asked < len(m.res.r.Changed)
+	return m.resuming != nil && !m.resuming.done && m.started && m.resuming.asked < len(m.resuming.r.Changed)
 }
 
 // isChatCommand tells the commands that still work while the chat asks
@@ -159,7 +159,7 @@ func isChatCommand(text string) bool {
 // answerInput checks the file the user named for the input asked about
 // (in a command: it reads the disk).
 func (m *Model) answerInput(text string) tea.Cmd {
-	rs := m.res
+	rs := m.resuming
 	if rs.checking {
 		return nil
 	}
@@ -184,7 +184,7 @@ func (m *Model) answerInput(text string) tea.Cmd {
 }
 
 func (m *Model) remapChecked(msg remapCheckedMsg) tea.Cmd {
-	rs := m.res
+	rs := m.resuming
 	rs.checking = false
 	if msg.err != nil {
 		m.notice(levelError, msg.err.Error()+" Type another path.")
@@ -195,12 +195,12 @@ func (m *Model) remapChecked(msg remapCheckedMsg) tea.Cmd {
 	}
 	rs.paths[msg.name] = msg.path
 	rs.asked++
-	m.st.hint = ""
+	m.status.hint = ""
 	return m.afterStart()
 }
 
 func (m *Model) restored(msg restoredMsg) {
-	m.st.progress = ""
+	m.status.progress = ""
 	m.dropResumeChips()
 	for _, in := range msg.inputs {
 		m.chips.adding(in.Path)
@@ -210,7 +210,7 @@ func (m *Model) restored(msg restoredMsg) {
 			m.notice(levelInfo, changedShape(in))
 		}
 	}
-	m.res = nil
+	m.resuming = nil
 	if msg.err != nil {
 		m.notice(levelError, msg.err.Error()+". The chat goes on: the model is told what is missing.")
 		return
@@ -253,10 +253,10 @@ func (m *Model) exported(msg exportedMsg) {
 // dropResumeChips removes the chips of the resumed inputs still uploading:
 // the restore says which it attached (or it never ran).
 func (m *Model) dropResumeChips() {
-	if m.res == nil {
+	if m.resuming == nil {
 		return
 	}
-	for _, p := range m.res.r.Inputs {
+	for _, p := range m.resuming.r.Inputs {
 		m.chips.drop(p)
 	}
 }

@@ -81,26 +81,26 @@ func TestResumeShowsPastAndRestores(t *testing.T) {
 	}
 	typeText(m, "and by month?")
 	m.Update(press("enter"))
-	if m.running || !strings.Contains(m.st.hint, "being resumed") {
-		t.Errorf("a question went out before the kernel was rebuilt (hint %q)", m.st.hint)
+	if m.running || !strings.Contains(m.status.hint, "being resumed") {
+		t.Errorf("a question went out before the kernel was rebuilt (hint %q)", m.status.hint)
 	}
 	drain(t, m, cmd)
 	if log.n() != 1 || len(log.calls[0]) != 0 {
 		t.Fatalf("restore calls %+v", log.calls)
 	}
-	if !strings.Contains(plain(m), "Kernel rebuilt") || m.res != nil {
+	if !strings.Contains(plain(m), "Kernel rebuilt") || m.resuming != nil {
 		t.Errorf("no end of the restore:\n%s", plain(m))
 	}
-	m.in.setValue("and by month?")
+	m.input.setValue("and by month?")
 	m.Update(press("enter"))
 	if !m.running {
 		t.Error("the question did not go out after the restore")
 	}
 	m.Update(press("esc"))
-	m.in.reset()
+	m.input.reset()
 	m.Update(press("up"))
-	if m.in.value() != "and by month?" {
-		t.Errorf("history: %q", m.in.value())
+	if m.input.value() != "and by month?" {
+		t.Errorf("history: %q", m.input.value())
 	}
 }
 

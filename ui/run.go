@@ -53,9 +53,9 @@ func Run(ctx context.Context, opts Options, teaOpts ...tea.ProgramOption) (err e
 	base := []tea.ProgramOption{tea.WithFPS(frameRate), tea.WithContext(ctx), tea.WithColorProfile(colorProfile(m.opts.Getenv))}
 	if term.IsTerminal(os.Stdout.Fd()) {
 		// Figures drawn outside the cell grid are painted by the output.
-		m.ov = newOverlay(os.Stdout)
+		m.overlay = newOverlay(os.Stdout)
 		m.winsize = ttyCellSize(os.Stdout)
-		base = append(base, tea.WithOutput(m.ov))
+		base = append(base, tea.WithOutput(m.overlay))
 	}
 	teaOpts = append(base, teaOpts...)
 	p := tea.NewProgram(m, teaOpts...)

@@ -112,7 +112,7 @@ func writeTableCmd(dir string, cell int, recs [][]string) tea.Cmd {
 
 // tableAct carries out what a key in the viewer asked for.
 func (m *Model) tableAct(a tableAction) tea.Cmd {
-	tv := m.tv
+	tv := m.tableView
 	switch a {
 	case tableCopy, tableCopyColumn:
 		col := 0
@@ -156,8 +156,8 @@ func (m *Model) tableSaved(msg tableSavedMsg) {
 			note += fmt.Sprintf(" (the %d shown of %s; to_csv in a cell saves them all)", msg.rows, render.GroupInt(m.lastTable.Rows))
 		}
 	}
-	if m.tv != nil {
-		m.tv.note, m.tv.notePath = note, msg.path
+	if m.tableView != nil {
+		m.tableView.note, m.tableView.notePath = note, msg.path
 	} else {
 		m.notice(levelInfo, note)
 	}

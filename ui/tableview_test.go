@@ -16,7 +16,7 @@ func openTable(t *testing.T, out string) *Model {
 	m.opts.OutputDir = out
 	m.lastTable, m.lastTableCell = sampleTable(), 3
 	m.Update(press("ctrl+t"))
-	if m.tv == nil {
+	if m.tableView == nil {
 		t.Fatal("ctrl+t did not open the table")
 	}
 	return m
@@ -40,20 +40,20 @@ func TestTableViewerSearch(t *testing.T) {
 	m.Update(press("/"))
 	typeText(m, "eas")
 	m.Update(press("enter"))
-	if m.tv.hit != 2 || !strings.Contains(m.tv.note, "row 3 of 4") {
-		t.Fatalf("search for eas: hit %d, note %q", m.tv.hit, m.tv.note)
+	if m.tableView.hit != 2 || !strings.Contains(m.tableView.note, "row 3 of 4") {
+		t.Fatalf("search for eas: hit %d, note %q", m.tableView.hit, m.tableView.note)
 	}
 	m.Update(press("n")) // the only match: found again
-	if m.tv.hit != 2 {
-		t.Fatalf("n moved to %d", m.tv.hit)
+	if m.tableView.hit != 2 {
+		t.Fatalf("n moved to %d", m.tableView.hit)
 	}
 	m.Update(press("/"))
 	typeText(m, "nowhere")
 	m.Update(press("enter"))
-	if m.tv.hit != -1 || !strings.Contains(m.tv.note, "not found") {
-		t.Fatalf("search for nowhere: hit %d, note %q", m.tv.hit, m.tv.note)
+	if m.tableView.hit != -1 || !strings.Contains(m.tableView.note, "not found") {
+		t.Fatalf("search for nowhere: hit %d, note %q", m.tableView.hit, m.tableView.note)
 	}
-	if m.tv == nil {
+	if m.tableView == nil {
 		t.Fatal("typing a search closed the viewer")
 	}
 }
@@ -69,12 +69,12 @@ func TestTableViewerCopies(t *testing.T) {
 	if got := fmt.Sprint(cmd()); got != want { // the clipboard message carries the text
 		t.Fatalf("copied %q, want %q", got, want)
 	}
-	if !strings.Contains(m.tv.note, "copied the table (4 rows)") {
-		t.Errorf("note %q", m.tv.note)
+	if !strings.Contains(m.tableView.note, "copied the table (4 rows)") {
+		t.Errorf("note %q", m.tableView.note)
 	}
 	m.Update(press("right"))
 	m.Update(press("C"))
-	if got := tsv(m.tv.tableRecords(m.tv.sel)); got != "\trevenue\n0\t1200.5\n1\t980.25\n2\t15000.0\n3\t77.70000000000002\n" {
+	if got := tsv(m.tableView.tableRecords(m.tableView.sel)); got != "\trevenue\n0\t1200.5\n1\t980.25\n2\t15000.0\n3\t77.70000000000002\n" {
 		t.Errorf("column copy %q", got)
 	}
 }
@@ -82,7 +82,7 @@ func TestTableViewerCopies(t *testing.T) {
 func TestTableViewerWritesCSV(t *testing.T) {
 	out := t.TempDir()
 	m := openTable(t, out)
-	m.tv.t.Head[0][0] = "=HYPERLINK(\"x\")" // a formula from the sandbox
+	m.tableView.t.Head[0][0] = "=HYPERLINK(\"x\")" // a formula from the sandbox
 	for range 2 {
 		_, cmd := m.Update(press("w"))
 		if cmd == nil {
@@ -99,8 +99,8 @@ func TestTableViewerWritesCSV(t *testing.T) {
 			t.Errorf("%s:\n%s", name, b)
 		}
 	}
-	if !strings.Contains(m.tv.note, "saved 4 rows to "+filepath.Join(out, "tables", "cell3-2.csv")) {
-		t.Errorf("note %q", m.tv.note)
+	if !strings.Contains(m.tableView.note, "saved 4 rows to "+filepath.Join(out, "tables", "cell3-2.csv")) {
+		t.Errorf("note %q", m.tableView.note)
 	}
 }
 
@@ -116,10 +116,10 @@ func TestTableViewerShortensTheSavedPathFromTheLeft(t *testing.T) {
 		t.Fatal("w gave no command")
 	}
 	m.Update(cmd())
-	if m.tv == nil {
+	if m.tableView == nil {
 		t.Fatal("the viewer closed")
 	}
-	if s := ansi.Strip(m.tv.Render(m.width, m.height, m.th)); !strings.Contains(s, "…/tables/cell3.csv") {
+	if s := ansi.Strip(m.tableView.Render(m.width, m.height, m.theme)); !strings.Contains(s, "…/tables/cell3.csv") {
 		t.Errorf("the saved path is not shortened from the left at 44 columns:\n%s", s)
 	}
 }
@@ -140,12 +140,12 @@ func TestTableViewerOnAPartialTable(t *testing.T) {
 	for _, k := range []string{"/", "D", "e", "p", "t", " ", "4", "5", "enter"} {
 		m.Update(press(k))
 	}
-	if !strings.Contains(m.tv.note, "row 13 of the 15 the viewer has") || !strings.Contains(ansi.Strip(m.View().Content), "Dept 45") {
-		t.Errorf("search: %q\n%s", m.tv.note, ansi.Strip(m.View().Content))
+	if !strings.Contains(m.tableView.note, "row 13 of the 15 the viewer has") || !strings.Contains(ansi.Strip(m.View().Content), "Dept 45") {
+		t.Errorf("search: %q\n%s", m.tableView.note, ansi.Strip(m.View().Content))
 	}
 	m.Update(press("right"))
 	m.Update(press("s"))
-	if m.tv.sortBy != -1 || !strings.Contains(m.tv.note, "no sort") {
-		t.Errorf("sorted %d, note %q", m.tv.sortBy, m.tv.note)
+	if m.tableView.sortBy != -1 || !strings.Contains(m.tableView.note, "no sort") {
+		t.Errorf("sorted %d, note %q", m.tableView.sortBy, m.tableView.note)
 	}
 }

@@ -17,7 +17,7 @@ const thinkingTail = 6
 // addThinking appends a reasoning delta to the current thinking block.
 func (m *Model) addThinking(text string) {
 	if m.think == nil {
-		m.think = m.tr.add(&block{kind: kindThinking, streaming: true})
+		m.think = m.transcript.add(&block{kind: kindThinking, streaming: true})
 	}
 	m.think.text += text
 	m.think.ver++

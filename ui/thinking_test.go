@@ -17,7 +17,7 @@ func TestThinkingIsNotTheAnswerAndGoesWithARetry(t *testing.T) {
 		agent.Event{Kind: agent.EventReasoning, Text: "second try"},
 		agent.Event{Kind: agent.EventText, Text: "The answer."})
 	var kinds []blockKind
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		kinds = append(kinds, b.kind)
 		if b.kind == kindAssistant && b.text != "The answer." {
 			t.Errorf("answer block = %q", b.text)

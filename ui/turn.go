@@ -37,7 +37,7 @@ func (m *Model) cancelRun() {
 		m.confirm = nil
 	}
 	m.cancelling = true
-	m.st.hint = "Cancelling…"
+	m.status.hint = "Cancelling…"
 }
 
 // applyInbox applies one queued message.
@@ -55,9 +55,9 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 	case sessionMsg:
 		switch msg.Kind {
 		case agent.EventProgress:
-			m.st.progress = msg.Text
+			m.status.progress = msg.Text
 		case agent.EventSandbox:
-			m.st.sandbox = msg.Text
+			m.status.sandbox = msg.Text
 		case agent.EventWarning: // a sandbox limit that does not hold, say
 			m.notice(levelWarn, msg.Text)
 		case agent.EventCellStart, agent.EventCellOutput, agent.EventCellDone: // a notebook's cells, run as the chat opens
@@ -73,7 +73,7 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	switch ev.Kind {
 	case agent.EventReasoning, agent.EventText, agent.EventCellOutput, agent.EventCellDone:
-		m.tr.grew() // blocks already on the list grow
+		m.transcript.grew() // blocks already on the list grow
 	}
 	switch ev.Kind {
 	case agent.EventReasoning:
@@ -81,7 +81,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 	case agent.EventText:
 		m.foldThinking()
 		if m.cur == nil {
-			m.cur = m.tr.add(&block{kind: kindAssistant, streaming: true})
+			m.cur = m.transcript.add(&block{kind: kindAssistant, streaming: true})
 		}
 		m.cur.text += ev.Text
 		return m.scheduleStreamTick()
@@ -97,9 +97,9 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 		if start.IsZero() {
 			start = m.opts.Now()
 		}
-		b := m.tr.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code, started: start}})
+		b := m.transcript.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code, started: start}})
 		m.cells[ev.Cell] = b
-		m.st.running, m.st.since = ev.Cell, start
+		m.status.running, m.status.since = ev.Cell, start
 		return m.scheduleCellTick()
 	case agent.EventCellOutput:
 		if b := m.cells[ev.Cell]; b != nil && ev.Chunk != nil {
@@ -110,7 +110,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 		return m.cellDone(ev)
 	case agent.EventUsage:
 		if ev.Usage != nil {
-			m.st.usage = *ev.Usage
+			m.status.usage = *ev.Usage
 		}
 	case agent.EventWarning:
 		if ev.Text == "cancelled" {
@@ -134,7 +134,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 			m.cur.numbers = ev.Numbers
 			m.finishStreaming()
 		} else if ev.Text != "" {
-			m.tr.add(&block{kind: kindAssistant, text: ev.Text, numbers: ev.Numbers})
+			m.transcript.add(&block{kind: kindAssistant, text: ev.Text, numbers: ev.Numbers})
 		}
 	case agent.EventRevise:
 		// verify = ask: the draft is void, the model answers again.
@@ -147,7 +147,7 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 func (m *Model) cellDone(ev agent.Event) tea.Cmd {
 	b := m.cells[ev.Cell]
 	if b == nil {
-		b = m.tr.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code}})
+		b = m.transcript.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code}})
 		m.cells[ev.Cell] = b
 	}
 	c := b.cell
@@ -168,8 +168,8 @@ func (m *Model) cellDone(ev agent.Event) tea.Cmd {
 			c.run = cellFailed
 		}
 	}
-	if m.st.running == ev.Cell {
-		m.st.running = 0
+	if m.status.running == ev.Cell {
+		m.status.running = 0
 	}
 	b.ver++
 	var cmds []tea.Cmd
@@ -206,16 +206,16 @@ func (m *Model) endTurn(msg turnEndMsg) {
 			b.ver++
 		}
 	}
-	m.st.running = 0
-	m.st.hint = ""
+	m.status.running = 0
+	m.status.hint = ""
 	switch {
 	case errors.Is(msg.err, context.Canceled):
 		m.notice(levelWarn, "Interrupted. The chat and the kernel's variables are kept.")
 	case msg.err != nil && !m.turnErr:
 		m.notice(levelError, msg.err.Error())
 	}
-	if n := len(m.spans); n > 0 && len(m.tr.blocks) > 0 {
-		m.spans[n-1].last = m.tr.blocks[len(m.tr.blocks)-1]
+	if n := len(m.spans); n > 0 && len(m.transcript.blocks) > 0 {
+		m.spans[n-1].last = m.transcript.blocks[len(m.transcript.blocks)-1]
 	}
 }
 
@@ -241,11 +241,11 @@ func (m *Model) dropStreaming() {
 }
 
 func (m *Model) removeBlock(b *block) {
-	for i := len(m.tr.blocks) - 1; i >= 0; i-- {
-		if m.tr.blocks[i] == b {
-			m.tr.blocks = append(m.tr.blocks[:i], m.tr.blocks[i+1:]...)
-			if m.tr.anchor != nil && m.tr.anchor.block >= i {
-				m.tr.anchor = nil
+	for i := len(m.transcript.blocks) - 1; i >= 0; i-- {
+		if m.transcript.blocks[i] == b {
+			m.transcript.blocks = append(m.transcript.blocks[:i], m.transcript.blocks[i+1:]...)
+			if m.transcript.anchor != nil && m.transcript.anchor.block >= i {
+				m.transcript.anchor = nil
 			}
 			return
 		}

@@ -31,14 +31,14 @@ type turnSpan struct{ first, last *block }
 
 func (m *Model) undoCmd() tea.Cmd {
 	if m.running {
-		m.st.hint = "An answer is running: press Esc to cancel it first."
+		m.status.hint = "An answer is running: press Esc to cancel it first."
 		return nil
 	}
 	if m.undoing {
 		return nil
 	}
 	m.undoing = true
-	m.st.hint = "Taking back the last question…"
+	m.status.hint = "Taking back the last question…"
 	b, ctx, dir := m.opts.Backend, m.ctx, m.opts.OutputDir
 	tables := m.tablesOfLastTurn()
 	return func() tea.Msg {
@@ -68,7 +68,7 @@ func (m *Model) tablesOfLastTurn() []string {
 func (m *Model) spanCells(s turnSpan) []int {
 	var out []int
 	in := false
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		if b == s.first {
 			in = true
 		}
@@ -100,7 +100,7 @@ func removeTables(dir string, paths []string) []string {
 }
 
 func (m *Model) applyUndone(msg undoneMsg) {
-	m.undoing, m.st.hint, m.st.progress = false, "", ""
+	m.undoing, m.status.hint, m.status.progress = false, "", ""
 	if msg.err != nil {
 		if !errors.Is(msg.err, context.Canceled) {
 			m.notice(levelError, "/undo: "+msg.err.Error())
@@ -114,9 +114,9 @@ func (m *Model) applyUndone(msg undoneMsg) {
 		m.dropSpan(m.spans[n-1])
 		m.spans = m.spans[:n-1]
 	}
-	back := strings.TrimSpace(m.in.value()) == ""
+	back := strings.TrimSpace(m.input.value()) == ""
 	if back {
-		m.in.setValue(msg.u.Question) // to edit and ask again
+		m.input.setValue(msg.u.Question) // to edit and ask again
 	}
 	m.notice(levelInfo, undoneText(msg.u, back))
 	if msg.u.Warning != "" {
@@ -128,7 +128,7 @@ func (m *Model) applyUndone(msg undoneMsg) {
 // figures.
 func (m *Model) dropSpan(s turnSpan) {
 	first, last := -1, -1
-	for i, b := range m.tr.blocks {
+	for i, b := range m.transcript.blocks {
 		if b == s.first {
 			first = i
 		}
@@ -139,12 +139,12 @@ func (m *Model) dropSpan(s turnSpan) {
 	if first < 0 || last < first { // cleared with /clear
 		return
 	}
-	m.tr.blocks = append(m.tr.blocks[:first], m.tr.blocks[last+1:]...)
-	m.tr.anchor = nil
+	m.transcript.blocks = append(m.transcript.blocks[:first], m.transcript.blocks[last+1:]...)
+	m.transcript.anchor = nil
 	m.cur = nil
 	m.cells = map[int]*block{}
 	m.lastTable, m.lastFigure = nil, ""
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		if b.kind != kindCell {
 			continue
 		}

@@ -43,7 +43,7 @@ func TestUndoTakesBackTheLastTurn(t *testing.T) {
 		t.Fatalf("Undo called %d times", fb.undos)
 	}
 	var texts []string
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		texts = append(texts, b.text)
 	}
 	all := strings.Join(texts, "\n")
@@ -60,13 +60,13 @@ func TestUndoTakesBackTheLastTurn(t *testing.T) {
 	if m.cells[2] != nil || m.cells[1] == nil || m.lastFigure != "/tmp/quarry-output/s1/fig1.png" {
 		t.Errorf("cells after undo: %v, last figure %q (want the first turn's)", m.cells, m.lastFigure)
 	}
-	if got := m.in.value(); got != "Now split it by month and save it." {
+	if got := m.input.value(); got != "Now split it by month and save it." {
 		t.Errorf("input after undo: %q, want the question back", got)
 	}
 	golden.RequireEqual(t, screen(m))
 
 	// Again: the first question goes too; the input keeps what is typed.
-	m.in.setValue("draft")
+	m.input.setValue("draft")
 	fb.undone = Undone{Question: "What is the revenue by region?", Replayed: 3, Warning: "cell 2 of 3 failed this time"}
 	drain(t, m, m.slash("/undo"))
 	view := plain(m)
@@ -74,8 +74,8 @@ func TestUndoTakesBackTheLastTurn(t *testing.T) {
 		!strings.Contains(view, "cell 2 of 3 failed") || strings.Count(view, "back in the input") != 1 {
 		t.Errorf("second /undo:\n%s", view)
 	}
-	if m.in.value() != "draft" || m.lastTable != nil || m.lastFigure != "" {
-		t.Errorf("after the second undo: input %q, table %v, figure %q", m.in.value(), m.lastTable, m.lastFigure)
+	if m.input.value() != "draft" || m.lastTable != nil || m.lastFigure != "" {
+		t.Errorf("after the second undo: input %q, table %v, figure %q", m.input.value(), m.lastTable, m.lastFigure)
 	}
 
 	fb.undoErr = errors.New("nothing to undo: no question was asked since the session began (or since /reset)")
@@ -89,8 +89,8 @@ func TestUndoWaitsForTheRunningAnswer(t *testing.T) {
 	m, fb := newTestModel(t, 80, 24, false)
 	typeText(m, "Long question")
 	m.Update(press("enter"))
-	if cmd := m.slash("/undo"); cmd != nil || fb.undos != 0 || !strings.Contains(m.st.hint, "Esc") {
-		t.Fatalf("/undo during an answer: cmd %v, undos %d, hint %q", cmd != nil, fb.undos, m.st.hint)
+	if cmd := m.slash("/undo"); cmd != nil || fb.undos != 0 || !strings.Contains(m.status.hint, "Esc") {
+		t.Fatalf("/undo during an answer: cmd %v, undos %d, hint %q", cmd != nil, fb.undos, m.status.hint)
 	}
 	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 	cmd := m.slash("/undo")
@@ -100,8 +100,8 @@ func TestUndoWaitsForTheRunningAnswer(t *testing.T) {
 	// While it runs, a new question waits.
 	typeText(m, "next")
 	m.Update(press("enter"))
-	if !strings.Contains(m.st.hint, "taken back") || m.running {
-		t.Errorf("question sent during /undo: hint %q running %v", m.st.hint, m.running)
+	if !strings.Contains(m.status.hint, "taken back") || m.running {
+		t.Errorf("question sent during /undo: hint %q running %v", m.status.hint, m.running)
 	}
 	drain(t, m, cmd)
 	if m.undoing {
@@ -117,13 +117,13 @@ func TestUndoTakesBackAResumedTurn(t *testing.T) {
 	fb := m.opts.Backend.(*fakeBackend)
 	fb.undone = Undone{Question: "revenue by region?", Replayed: 0}
 	drain(t, m, m.slash("/undo"))
-	for _, b := range m.tr.blocks {
+	for _, b := range m.transcript.blocks {
 		if b.kind == kindUser || b.kind == kindCell || b.kind == kindAssistant {
 			t.Errorf("a block of the resumed turn is still shown: %+v", b.text)
 		}
 	}
-	if m.in.value() != "revenue by region?" || m.lastTable != nil || len(m.cells) != 0 {
-		t.Errorf("after undo: input %q, table %v, cells %d", m.in.value(), m.lastTable, len(m.cells))
+	if m.input.value() != "revenue by region?" || m.lastTable != nil || len(m.cells) != 0 {
+		t.Errorf("after undo: input %q, table %v, cells %d", m.input.value(), m.lastTable, len(m.cells))
 	}
 }
 

@@ -26,10 +26,10 @@ func TestUntrustedSinksAreSanitized(t *testing.T) {
 		}
 	}
 	m, _ := newTestModel(t, 100, 60, true)
-	m.st.sandbox, m.st.progress, m.st.model = "starting", "pulling "+evil, "gpt"+evil
-	m.st.hint = "a.csv " + evil
+	m.status.sandbox, m.status.progress, m.status.model = "starting", "pulling "+evil, "gpt"+evil
+	m.status.hint = "a.csv " + evil
 	check("status", screen(m))
-	m.st.sandbox, m.st.hint = "ready", ""
+	m.status.sandbox, m.status.hint = "ready", ""
 
 	m.chips.adding("/d/" + evil + ".csv")
 	m.Update(attachedMsg{path: "/d/" + evil + ".csv", profile: kernel.Profile{Name: evil, Path: "/d/" + evil, Kind: evil, Columns: []kernel.Column{{Name: evil}}}})

@@ -52,7 +52,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, tea.Batch(append(cmds, m.inbox.wait())...)
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		m.in.setWidth(m.width)
+		m.input.setWidth(m.width)
 		return m, tea.Batch(m.cellSizeCmd(), m.refreshFigures())
 	case tea.BackgroundColorMsg:
 		m.bg = msg.Color
@@ -70,11 +70,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.bumpFigureBlocks()
 		return m, nil
 	case startedMsg:
-		m.started, m.st.progress = true, ""
+		m.started, m.status.progress = true, ""
 		if msg.err != nil {
 			m.notice(levelError, "The sandbox did not start: "+msg.err.Error())
 			m.dropResumeChips()
-			m.res = nil
+			m.resuming = nil
 			m.asked = true // nothing to ask without a sandbox
 			return m, m.flushPending()
 		}
@@ -88,7 +88,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.exported(msg)
 		return m, nil
 	case attachedMsg:
-		m.attaching, m.st.progress = m.attaching-1, ""
+		m.attaching, m.status.progress = m.attaching-1, ""
 		m.chips.done(msg.path, msg.profile, msg.err)
 		if msg.err != nil {
 			m.notice(levelError, msg.err.Error())
@@ -109,7 +109,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if msg.err != nil {
 			m.notice(levelError, "/model: "+msg.err.Error())
 		} else {
-			m.st.model = msg.name
+			m.status.model = msg.name
 			m.notice(levelInfo, "Model: "+msg.name)
 		}
 		return m, nil
@@ -149,42 +149,42 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.tableSaved(msg)
 		return m, nil
 	case openedMsg:
-		m.st.hint = ""
+		m.status.hint = ""
 		if msg.err != nil {
 			m.notice(levelError, "Could not open the figure: "+sanitizeLine(msg.err.Error())+". It is at "+sanitizeLine(msg.path))
 			return m, nil
 		}
-		m.st.hint = "Opened " + sanitizeLine(filepath.Base(msg.path)) + " with " + sanitizeLine(msg.by) + "."
+		m.status.hint = "Opened " + sanitizeLine(filepath.Base(msg.path)) + " with " + sanitizeLine(msg.by) + "."
 		return m, nil
 	case pasteMsg:
 		return m, m.applyPaste(msg)
 	case completionMsg:
-		if m.in.value() == "/attach "+msg.prefix {
-			m.in.setValue("/attach " + msg.value)
+		if m.input.value() == "/attach "+msg.prefix {
+			m.input.setValue("/attach " + msg.value)
 			if len(msg.options) > 0 {
-				m.st.hint = truncate(strings.Join(msg.options, "  "), max(m.width, 20))
+				m.status.hint = truncate(strings.Join(msg.options, "  "), max(m.width, 20))
 			}
 		}
 		return m, nil
 	case editorReadyMsg, editedMsg:
 		return m, m.confirmEditMsg(msg)
 	case tea.PasteMsg:
-		if m.tv != nil || m.confirm != nil {
+		if m.tableView != nil || m.confirm != nil {
 			return m, nil
 		}
 		if paths := pastedPaths(msg.Content); paths != nil {
 			return m, checkPaste(msg.Content, paths, m.opts.CheckFile)
 		}
-		return m, m.in.HandleMsg(msg)
+		return m, m.input.HandleMsg(msg)
 	case tea.MouseWheelMsg:
-		if m.tv != nil {
-			return m, m.tableAct(m.tv.HandleMsg(msg, m.height))
+		if m.tableView != nil {
+			return m, m.tableAct(m.tableView.HandleMsg(msg, m.height))
 		}
 		switch msg.Button {
 		case tea.MouseWheelUp:
-			m.tr.scroll(m.rc(), m.transcriptHeight(), -3)
+			m.transcript.scroll(m.rc(), m.transcriptHeight(), -3)
 		case tea.MouseWheelDown:
-			m.tr.scroll(m.rc(), m.transcriptHeight(), 3)
+			m.transcript.scroll(m.rc(), m.transcriptHeight(), 3)
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -197,23 +197,23 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
 	if k != "ctrl+c" {
 		m.quitArmed = false
-		m.st.hint = ""
+		m.status.hint = ""
 	}
-	if m.tv != nil && k != "ctrl+c" {
-		cmd := m.tableAct(m.tv.HandleMsg(msg, m.height))
-		if m.tv.closed {
-			m.tv = nil
+	if m.tableView != nil && k != "ctrl+c" {
+		cmd := m.tableAct(m.tableView.HandleMsg(msg, m.height))
+		if m.tableView.closed {
+			m.tableView = nil
 		}
 		return cmd
 	}
-	m.tv = nil // ctrl+c leaves the table and acts as usual
+	m.tableView = nil // ctrl+c leaves the table and acts as usual
 	if m.confirm != nil {
 		return m.confirmKey(k)
 	}
-	if m.nv != nil && k != "ctrl+c" && m.numbersKey(k) {
+	if m.numbersView != nil && k != "ctrl+c" && m.numbersKey(k) {
 		return nil
 	}
-	m.nv = nil
+	m.numbersView = nil
 	h := m.transcriptHeight()
 	switch k {
 	case "ctrl+c":
@@ -229,9 +229,9 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.quit()
 		}
 		m.quitArmed = true
-		m.st.hint = "Press Ctrl+C again to quit."
+		m.status.hint = "Press Ctrl+C again to quit."
 		if m.running && !m.turnOver {
-			m.st.hint = "Still cancelling: press Ctrl+C again to quit."
+			m.status.hint = "Still cancelling: press Ctrl+C again to quit."
 		}
 		return nil
 	case "esc":
@@ -240,101 +240,101 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	case "pgup":
-		m.tr.scroll(m.rc(), h, -max(h-2, 1))
+		m.transcript.scroll(m.rc(), h, -max(h-2, 1))
 		return nil
 	case "pgdown":
-		m.tr.scroll(m.rc(), h, max(h-2, 1))
+		m.transcript.scroll(m.rc(), h, max(h-2, 1))
 		return nil
 	case "alt+up", "ctrl+up":
-		m.tr.scroll(m.rc(), h, -1)
+		m.transcript.scroll(m.rc(), h, -1)
 		return nil
 	case "alt+down", "ctrl+down":
-		m.tr.scroll(m.rc(), h, 1)
+		m.transcript.scroll(m.rc(), h, 1)
 		return nil
 	case "ctrl+end":
-		m.tr.toBottom()
+		m.transcript.toBottom()
 		return nil
 	case "ctrl+home":
-		m.tr.toTop()
+		m.transcript.toTop()
 		return nil
 	case "ctrl+o":
 		m.expanded = !m.expanded
 		return nil
 	case "ctrl+t":
 		if m.lastTable == nil {
-			m.st.hint = "No table yet."
+			m.status.hint = "No table yet."
 			return nil
 		}
-		m.tv = newTableView(m.lastTable, m.opts.Thousands)
+		m.tableView = newTableView(m.lastTable, m.opts.Thousands)
 		return nil
 	case "ctrl+g":
 		m.openNumbers()
 		return nil
 	case "ctrl+f":
 		if m.lastFigure == "" {
-			m.st.hint = "No figure yet."
+			m.status.hint = "No figure yet."
 			return nil
 		}
 		return m.openCmd(m.lastFigure)
 	case "enter":
 		return m.submit()
 	case "tab":
-		if v := m.in.value(); strings.HasPrefix(v, "/attach ") {
+		if v := m.input.value(); strings.HasPrefix(v, "/attach ") {
 			return completePath(strings.TrimPrefix(v, "/attach "))
 		}
 		return nil
 	case "up", "down":
-		if m.in.browsing() && m.in.ta.LineCount() <= 1 {
+		if m.input.browsing() && m.input.ta.LineCount() <= 1 {
 			if k == "up" {
-				m.in.historyUp()
+				m.input.historyUp()
 			} else {
-				m.in.historyDown()
+				m.input.historyDown()
 			}
 			return nil
 		}
 	}
-	return m.in.HandleMsg(msg)
+	return m.input.HandleMsg(msg)
 }
 
 // submit sends the input: a slash command or a question.
 func (m *Model) submit() tea.Cmd {
-	text := strings.TrimSpace(m.in.value())
+	text := strings.TrimSpace(m.input.value())
 	if m.askingInput() && !isChatCommand(text) {
-		m.in.reset()
-		m.tr.toBottom() // what comes of the answer shows
+		m.input.reset()
+		m.transcript.toBottom() // what comes of the answer shows
 		return m.answerInput(text)
 	}
 	if text == "" {
 		return nil
 	}
 	if strings.HasPrefix(text, "/") {
-		m.in.remember(text)
-		m.in.reset()
-		m.tr.toBottom() // its output shows, as a question's does
+		m.input.remember(text)
+		m.input.reset()
+		m.transcript.toBottom() // its output shows, as a question's does
 		return m.slash(text)
 	}
 	if m.running {
-		m.st.hint = "An answer is running: wait for it, or press Esc to cancel it."
+		m.status.hint = "An answer is running: wait for it, or press Esc to cancel it."
 		return nil
 	}
-	if m.res != nil {
-		m.st.hint = "The session is being resumed: ask once the kernel is rebuilt."
+	if m.resuming != nil {
+		m.status.hint = "The session is being resumed: ask once the kernel is rebuilt."
 		return nil
 	}
 	if m.undoing {
-		m.st.hint = "The last question is being taken back: send this in a moment."
+		m.status.hint = "The last question is being taken back: send this in a moment."
 		return nil
 	}
-	m.in.remember(text)
-	m.in.reset()
-	m.tr.toBottom()
-	q := m.tr.add(&block{kind: kindUser, text: text})
+	m.input.remember(text)
+	m.input.reset()
+	m.transcript.toBottom()
+	q := m.transcript.add(&block{kind: kindUser, text: text})
 	m.spans = append(m.spans, turnSpan{first: q, last: q})
 	return m.ask(text)
 }
 
 func (m *Model) notice(level noticeLevel, text string) {
-	m.tr.add(&block{kind: kindNotice, level: level, text: text})
+	m.transcript.add(&block{kind: kindNotice, level: level, text: text})
 }
 
 func (m *Model) quit() tea.Cmd {
@@ -354,7 +354,7 @@ func (m *Model) scheduleStreamTick() tea.Cmd {
 }
 
 func (m *Model) scheduleCellTick() tea.Cmd {
-	if m.cellTick || m.st.running == 0 {
+	if m.cellTick || m.status.running == 0 {
 		return nil
 	}
 	m.cellTick = true
