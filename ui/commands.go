@@ -13,7 +13,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/render"
-	"github.com/quarry-cli/quarry/suggest"
 )
 
 // startCmd starts the sandbox in the background as the chat opens.
@@ -121,108 +120,6 @@ func (m *Model) openCmd(path string) tea.Cmd {
 		}
 		return openedMsg{path: path, by: by}
 	}
-}
-
-// helpRows are /help's commands, a table of two columns: helpText lays it
-// out and the notice wraps each description under its column.
-var helpRows = [][2]string{
-	{"/attach PATH", "attach a CSV or Excel file (Tab completes; dropping a file works too)"},
-	{"/files", "list the attached files"},
-	{"/sources", "list the connected databases (sql(query, db=NAME))"},
-	{"/undo", "take back the last question: its answer, its cells' variables and files go"},
-	{"/reset", "fresh kernel with the same files; the model forgets the conversation"},
-	{"/clear", "clear the screen (the conversation stays)"},
-	{"/model NAME", "switch the model"},
-	{"/export [PATH]", "write the session as PATH (.ipynb, .md or .html); alone, all three into its folder"},
-	{"/tokens", "tokens and cost so far"},
-	{"/help", "this help"},
-	{"/quit", "leave (Ctrl+C twice at idle does too)"},
-}
-
-const helpKeys = `Keys:
-  Enter send · Alt+Enter or Ctrl+J newline · Up/Down history (input empty)
-  PgUp/PgDn, wheel, Alt+Up/Down scroll · Ctrl+Home/End top/bottom
-  Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
-  Ctrl+G step through the last answer's numbers and where each comes from
-  Esc or Ctrl+C cancel a running answer`
-
-// helpText is /help: the commands with two spaces at least between the
-// columns, which is what keeps them two columns when a line wraps.
-var helpText = func() string {
-	w := 0
-	for _, r := range helpRows {
-		w = max(w, len(r[0]))
-	}
-	var b strings.Builder
-	b.WriteString("Commands:\n")
-	for _, r := range helpRows {
-		fmt.Fprintf(&b, "  %-*s  %s\n", w, r[0], r[1])
-	}
-	return b.String() + helpKeys
-}()
-
-// slashCommands are the names slash knows, for "did you mean".
-var slashCommands = []string{"/attach", "/files", "/undo", "/reset", "/clear", "/model", "/export", "/tokens", "/help", "/quit", "/exit"}
-
-// slash runs a /command.
-func (m *Model) slash(text string) tea.Cmd {
-	name, arg, _ := strings.Cut(text, " ")
-	arg = strings.TrimSpace(arg)
-	switch name {
-	case "/attach":
-		if arg == "" {
-			m.notice(levelError, "/attach needs a path, e.g. /attach sales.csv")
-			return nil
-		}
-		path := arg
-		if toks, ok := shellWords(arg); ok && len(toks) == 1 {
-			path = toks[0]
-		}
-		if p, ok := pathToken(path); ok {
-			path = p
-		}
-		m.attaching++
-		return m.attachCmd(path, true)
-	case "/files":
-		m.notice(levelInfo, m.filesText())
-	case "/sources":
-		m.notice(levelInfo, m.sourcesText())
-	case "/reset":
-		if m.running {
-			m.status.hint = "An answer is running: press Esc to cancel it first."
-			return nil
-		}
-		b, ctx := m.opts.Backend, m.ctx
-		return func() tea.Msg { return resetMsg{err: b.Reset(ctx)} }
-	case "/undo":
-		return m.undoCmd()
-	case "/clear":
-		m.transcript.clear()
-		m.cur, m.think = nil, nil
-		m.cells = map[int]*block{}
-	case "/model":
-		if arg == "" {
-			m.notice(levelInfo, "Model: "+m.status.model+" (switch with /model NAME)")
-			return nil
-		}
-		b := m.opts.Backend
-		return func() tea.Msg { return modelSetMsg{name: arg, err: b.SetModel(arg)} }
-	case "/export":
-		return m.exportCmd(arg)
-	case "/tokens":
-		m.notice(levelInfo, tokensText(m.status.usage, m.status.model))
-	case "/help":
-		m.notice(levelInfo, helpText)
-	case "/quit", "/exit", "/q":
-		return m.quit()
-	default:
-		if p := suggest.Phrase(suggest.Nearest(name, slashCommands, 0), nil); p != "" {
-			m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
-			return nil
-		}
-		m.notice(levelError, fmt.Sprintf("Unknown command %s: try /help.", name))
-	}
-	return nil
 }
 
 func (m *Model) filesText() string {

@@ -145,17 +145,6 @@ func (m *Model) askingInput() bool {
 	return m.resuming != nil && !m.resuming.done && m.started && m.resuming.asked < len(m.resuming.r.Changed)
 }
 
-// isChatCommand tells the commands that still work while the chat asks
-// about an input; any other line, /home/... included, is the answer.
-func isChatCommand(text string) bool {
-	name, _, _ := strings.Cut(text, " ")
-	switch name {
-	case "/quit", "/exit", "/q", "/help":
-		return true
-	}
-	return false
-}
-
 // answerInput checks the file the user named for the input asked about
 // (in a command: it reads the disk).
 func (m *Model) answerInput(text string) tea.Cmd {

@@ -299,7 +299,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 // submit sends the input: a slash command or a question.
 func (m *Model) submit() tea.Cmd {
 	text := strings.TrimSpace(m.input.value())
-	if m.askingInput() && !isChatCommand(text) {
+	if m.askingInput() && !whileAsking(text) {
 		m.input.reset()
 		m.transcript.toBottom() // what comes of the answer shows
 		return m.answerInput(text)
