@@ -29,10 +29,10 @@ build:
 docker:
 	@scripts/ensure-docker.sh
 
-# What the tests drive besides the engine.
+# What the tests drive besides the engine (scripts/host.tsv), installed
+# and then checked, so a missing one is named before any test runs.
 deps: docker
 	@scripts/install-deps.sh test
-	@[ -x /usr/sbin/sshd ] || $(SUDO) scripts/ensure-sshd.sh
 
 # Builds the sandbox image for the current recipe when the engine lacks it.
 image: build docker

@@ -18,6 +18,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -78,12 +79,7 @@ func TestTerminalScreenshots(t *testing.T) {
 	display := startXvfb(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if _, err := exec.LookPath(c.bin); err != nil {
-				if os.Getenv("CI") == "true" {
-					t.Fatalf("%s is required (scripts/install-deps.sh installs it)", c.bin)
-				}
-				t.Skipf("%s not installed", c.bin)
-			}
+			hosttest.Tool(t, c.bin)
 			w := runInTerminal(t, c, bin, display)
 			checkShot(t, c, w.shot("answer"))
 			if !c.image {
@@ -113,14 +109,10 @@ func TestTerminalScreenshots(t *testing.T) {
 // requireX skips without Xvfb, ImageMagick and xdotool, or fails in CI.
 func requireX(t *testing.T) {
 	t.Helper()
-	for _, b := range []string{"Xvfb", "import", "xdotool"} {
-		if _, err := exec.LookPath(b); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s is required for the terminal screenshots (scripts/install-deps.sh installs it)", b)
-			}
-			t.Skipf("%s not installed", b)
-		}
-	}
+	hosttest.Tool(t, "Xvfb")
+	hosttest.Tool(t, "import")
+	hosttest.Tool(t, "xdotool")
+	hosttest.Path(t, "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf")
 }
 
 // startXvfb starts a virtual X server on a free display and returns it.

@@ -14,6 +14,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -180,12 +181,7 @@ func TestChatTUIHangUpDuringStartRemovesSandbox(t *testing.T) {
 // requireTmux skips without tmux, or fails in CI.
 func requireTmux(t *testing.T) {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is required for the chat end-to-end test")
-		}
-		t.Skip("tmux not installed")
-	}
+	hosttest.Tool(t, "tmux")
 }
 
 // waitExit waits up to a minute for quarry to exit (the pane stays, dead).

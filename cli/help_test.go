@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/hosttest"
 )
 
 func TestCompletionAndManPage(t *testing.T) {
@@ -50,13 +52,7 @@ func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 // On a terminal, help and mistakes are styled. script(1) gives the binary a
 // terminal of known size.
 func TestHelpAndErrorsStyledOnTerminal(t *testing.T) {
-	script, err := exec.LookPath("script")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("script (util-linux) is required to give quarry a terminal")
-		}
-		t.Skip("script not installed")
-	}
+	script := hosttest.Tool(t, "script")
 	bin := filepath.Join(t.TempDir(), "quarry")
 	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/session"
 )
 
@@ -79,7 +80,7 @@ func pageRequests(t *testing.T, netlog []byte, page string) []string {
 // and the figure, runs no script and makes no request. A page that does
 // load an image shows up in the same check, so the check can fail.
 func TestHTMLReportInChromium(t *testing.T) {
-	bin := hostTool(t, "chromium", "chromium")
+	bin := hosttest.Tool(t, "chromium")
 	rec := loadRecord(t, writeRecord(t, 1, 3))
 	dir := t.TempDir()
 	hits, dom := viewReport(t, bin, rec, dir)

@@ -10,22 +10,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/notebook"
 )
 
 // nbformatPython is a Python that has nbformat (Debian's python3-nbformat).
 func nbformatPython(t *testing.T) string {
 	t.Helper()
-	for _, py := range []string{"/usr/bin/python3", "python3"} {
-		if exec.Command(py, "-c", "import nbformat").Run() == nil {
-			return py
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no python3 with nbformat: scripts/install-deps.sh installs python3-nbformat")
-	}
-	t.Skip("no python3 with nbformat: install python3-nbformat (scripts/install-deps.sh does)")
-	return ""
+	return hosttest.Python(t, "nbformat")
 }
 
 // The notebook is valid nbformat 4 (checked by nbformat itself) and has a

@@ -8,7 +8,6 @@ import (
 	"image/color"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -115,20 +114,6 @@ func loadRecord(t testing.TB, dir string) *session.Record {
 		t.Fatal(err)
 	}
 	return rec
-}
-
-// hostTool finds a program the export tests need: they skip without it on
-// a developer machine and fail in CI, where scripts/install-deps.sh puts it.
-func hostTool(t *testing.T, name, pkg string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%s is missing: scripts/install-deps.sh installs %s", name, pkg)
-		}
-		t.Skipf("%s is missing: install %s (scripts/install-deps.sh does)", name, pkg)
-	}
-	return p
 }
 
 // rawTag tells whether tag occurs in s unescaped: not after a backslash,

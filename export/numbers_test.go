@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/ground"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -102,7 +103,7 @@ func TestExportsMarkUnverifiedNumbers(t *testing.T) {
 // in their colour are on the screenshot, and the spans with their titles in
 // the DOM; the same page without checked numbers has none of that colour.
 func TestHTMLMarksInChromium(t *testing.T) {
-	bin := hostTool(t, "chromium", "chromium")
+	bin := hosttest.Tool(t, "chromium")
 	shot := func(check bool) (int, []byte) {
 		dir := t.TempDir()
 		page := filepath.Join(dir, "report.html")

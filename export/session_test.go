@@ -13,6 +13,7 @@ import (
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/session"
@@ -115,7 +116,7 @@ func TestRealSessionExports(t *testing.T) {
 		t.Errorf("the notebook did not save beside itself: %q", r.Stdout)
 	}
 
-	hits, dom := viewReport(t, hostTool(t, "chromium", "chromium"), rec, dir)
+	hits, dom := viewReport(t, hosttest.Tool(t, "chromium"), rec, dir)
 	if hits < 2000 {
 		t.Errorf("the bar chart is not on the screenshot (%d pixels of its colour)", hits)
 	}

@@ -2,7 +2,6 @@ package headless_test
 
 import (
 	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -53,13 +53,7 @@ var numbered = regexp.MustCompile(`(?m)^(VARIANCE|SHARE) .*$`)
 // printed.
 func TestExportedNotebookRunsInJupyter(t *testing.T) {
 	sandboxtest.Engine(t)
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import nbclient, ipykernel, pandas, matplotlib").Run(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the host lacks python3-nbclient, python3-ipykernel or pandas: scripts/install-deps.sh test installs them")
-		}
-		t.Skip("the host lacks python3-nbclient, python3-ipykernel or pandas (scripts/install-deps.sh test installs them)")
-	}
+	py := hosttest.Python(t, "nbclient", "ipykernel", "pandas", "matplotlib")
 	home := t.TempDir()
 	q1, q2 := writeQuarters(t, t.TempDir())
 	srv := openaitest.New(t, openaitest.ToolCalls(varianceCode), openaitest.ToolCalls(ipythonCell))

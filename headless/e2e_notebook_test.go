@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -51,13 +52,8 @@ func copyNotebook(t *testing.T) string {
 // (testdata/plain_python.py), the last one replaced by more when given.
 func plainPython(t *testing.T, nb string, more ...string) string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if exec.Command(py, "-c", "import pandas, matplotlib").Run() != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the host's python3 has no pandas: scripts/install-deps.sh test installs it")
-		}
-		t.Skip("the host's python3 has no pandas (scripts/install-deps.sh test installs it)")
-	}
+	// Styler (jinja2) as well: the notebooks people wrote use it.
+	py := hosttest.Python(t, "pandas", "matplotlib", "jinja2")
 	script, _ := filepath.Abs(filepath.Join("testdata", "plain_python.py"))
 	out, _ := exec.Command(py, append([]string{script, nb}, more...)...).CombinedOutput() // the last cell fails, as in Jupyter
 	return string(out)

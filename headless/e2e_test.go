@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -356,9 +357,7 @@ func TestTimeoutFlag(t *testing.T) {
 // On a terminal (a pty from script(1)) progress is animated and the answer
 // is rendered by glamour, still carrying the numbers.
 func TestTerminalOutput(t *testing.T) {
-	if _, err := exec.LookPath("script"); err != nil {
-		t.Skip("script(1) not installed")
-	}
+	hosttest.Tool(t, "script")
 	sandboxtest.Engine(t)
 	srv := openaitest.New(t, openaitest.ToolCalls(varianceCode))
 	srv.Handle(answerFromTool)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/hosttest"
 )
 
 // IPython's syntax with a plain meaning passes; the rest is refused with
@@ -59,10 +61,7 @@ func TestIPythonRefusal(t *testing.T) {
 // the same line, and only those. get_ipython() is the rerun's alone: the
 // kernel's stand-in has none to call.
 func TestIPythonRulesMatchTheKernel(t *testing.T) {
-	py, err := exec.LookPath("python3")
-	if err != nil {
-		t.Skip("no python3 on the host")
-	}
+	py := hosttest.Python(t)
 	src, err := os.ReadFile(filepath.Join("..", "sandbox", "pykernel", "ipython.py"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,18 +2,13 @@
 # Install the host tools quarry needs when they are missing.
 #   install-deps.sh image   what the offline sandbox image build needs:
 #                           debootstrap and an archive keyring for testing
-#   install-deps.sh test    that, and what the tests drive: tmux (the chat's
-#                           end-to-end tests), python3-nbformat (exported
-#                           notebooks validated against nbformat's schema),
-#                           python3-nbclient, python3-ipykernel and
-#                           python3-pandas (notebooks run in Jupyter's own
-#                           kernel on the host, and as plain Python),
-#                           chromium (the exported HTML in a headless
-#                           browser), and for screenshots of the chat in real
-#                           terminals Xvfb, xterm, kitty, mlterm, xdotool,
-#                           ImageMagick and a font, and PostgreSQL (the
-#                           database sources' tests start their own server
-#                           from its programs, on a Unix socket)
+#   install-deps.sh test    that, and every row of scripts/host.tsv: the
+#                           programs, Python modules and files the tests
+#                           drive, each with its Debian package; then every
+#                           row is checked again, and what is still missing
+#                           is named with its package before any test runs
+#   install-deps.sh check   only that last check, installing nothing
+#                           (QUARRY_HOST_TSV names another table)
 # Idempotent and quiet when everything is there.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
@@ -22,9 +17,41 @@ log() { echo "install-deps: $*" >&2; }
 
 mode=${1:-test}
 case $mode in
-image | test) ;;
-*) log "usage: install-deps.sh image|test"; exit 2 ;;
+image | test | check) ;;
+*) log "usage: install-deps.sh image|test|check"; exit 2 ;;
 esac
+table=${QUARRY_HOST_TSV:-$(dirname "$0")/host.tsv}
+
+# host_rows prints "package<TAB>kind<TAB>name" for each row of the table
+# whose check fails.
+host_rows() {
+	local kind name pkg _
+	while IFS=$'\t' read -r kind name pkg _; do
+		[[ -z $kind || $kind == \#* ]] && continue
+		case $kind in
+		tool) command -v "$name" >/dev/null 2>&1 || [[ -x /usr/sbin/$name || -x /sbin/$name ]] && continue ;;
+		python) /usr/bin/python3 -c "import $name" >/dev/null 2>&1 && continue ;;
+		path) compgen -G "$name" >/dev/null && continue ;;
+		*) log "$table: unknown kind $kind (tool, python or path)"; exit 2 ;;
+		esac
+		printf '%s\t%s\t%s\n' "$pkg" "$kind" "$name"
+	done <"$table"
+}
+
+# check_host fails naming each row still missing and its package.
+check_host() {
+	local left
+	left=$(host_rows)
+	[[ -z $left ]] && return 0
+	log "the tests need these, which are missing ($table):"
+	while IFS=$'\t' read -r pkg kind name; do log "  $kind $name: Debian package $pkg"; done <<<"$left"
+	exit 1
+}
+
+if [[ $mode == check ]]; then
+	check_host
+	exit 0
+fi
 
 missing=()
 command -v debootstrap >/dev/null 2>&1 || [[ -x /usr/sbin/debootstrap ]] || missing+=(debootstrap)
@@ -34,31 +61,34 @@ if [[ -d /usr/share/keyrings ]] && ! ls /usr/share/keyrings/debian-archive-trixi
 	command -v apt-get >/dev/null 2>&1 && grep -qi debian /etc/os-release 2>/dev/null; then
 	missing+=(debian-archive-keyring)
 fi
+sshd=""
 if [[ $mode == test ]]; then
-	command -v tmux >/dev/null 2>&1 || missing+=(tmux)
-	/usr/bin/python3 -c 'import nbformat' >/dev/null 2>&1 || missing+=(python3-nbformat)
-	/usr/bin/python3 -c 'import nbclient' >/dev/null 2>&1 || missing+=(python3-nbclient)
-	/usr/bin/python3 -c 'import ipykernel' >/dev/null 2>&1 || missing+=(python3-ipykernel)
-	/usr/bin/python3 -c 'import pandas, matplotlib' >/dev/null 2>&1 || missing+=(python3-pandas python3-matplotlib)
-	command -v chromium >/dev/null 2>&1 || missing+=(chromium)
-	command -v Xvfb >/dev/null 2>&1 || missing+=(xvfb)
-	command -v xterm >/dev/null 2>&1 || missing+=(xterm)
-	command -v kitty >/dev/null 2>&1 || missing+=(kitty)
-	command -v mlterm >/dev/null 2>&1 || missing+=(mlterm)
-	command -v xdotool >/dev/null 2>&1 || missing+=(xdotool)
-	command -v import >/dev/null 2>&1 || missing+=(imagemagick)
-	[[ -e /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ]] || missing+=(fonts-dejavu-core)
-	ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || missing+=(postgresql)
+	while IFS=$'\t' read -r pkg _ _; do
+		# openssh-server goes through ensure-sshd.sh, which starts no service.
+		if [[ $pkg == openssh-server ]]; then sshd=1; else missing+=("$pkg"); fi
+	done < <(host_rows)
 fi
-((${#missing[@]} == 0)) && exit 0
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sed '/^$/d' | sort -u)
 
-if ! command -v apt-get >/dev/null 2>&1; then
-	log "missing: ${missing[*]}, and this is not a Debian/Ubuntu system: install them with your package manager"
-	exit 1
+if ((${#missing[@]} > 0)); then
+	if ! command -v apt-get >/dev/null 2>&1; then
+		log "missing: ${missing[*]}, and this is not a Debian/Ubuntu system: install them with your package manager"
+		exit 1
+	fi
+	if ! as_root; then
+		log "missing: ${missing[*]}. Run: sudo apt-get install -y ${missing[*]}"
+		exit 1
+	fi
+	log "installing ${missing[*]}"
+	apt_install "${missing[@]}"
 fi
-if ! as_root; then
-	log "missing: ${missing[*]}. Run: sudo apt-get install -y ${missing[*]}"
-	exit 1
+if [[ -n $sshd ]]; then
+	if as_root; then
+		"${ROOT[@]}" "$(dirname "$0")/ensure-sshd.sh"
+	else
+		log "missing: openssh-server. Run: sudo scripts/ensure-sshd.sh"
+		exit 1
+	fi
 fi
-log "installing ${missing[*]}"
-apt_install "${missing[@]}"
+[[ $mode == test ]] && check_host
+exit 0

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/source/pgtest"
 )
 
@@ -23,9 +24,7 @@ func BenchmarkPostgres(b *testing.B) {
 		date '2026-01-01' + (g % 365) AS d FROM generate_series(1, 1000000) g; ANALYZE wide`)
 	psql, err := exec.LookPath(filepath.Join(pgtest.Bin(), "psql"))
 	if err != nil {
-		if psql, err = exec.LookPath("psql"); err != nil {
-			b.Skip("psql is not installed")
-		}
+		psql = hosttest.Tool(b, "psql")
 	}
 	check := func(code, want string) {
 		r := run(b, s, code)

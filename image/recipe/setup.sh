@@ -27,6 +27,14 @@ for pkg in python3-pip python3-pip-whl python3-venv python3-setuptools-whl \
 done
 rm -f /usr/bin/pip /usr/bin/pip3 /usr/local/bin/pip /usr/local/bin/pip3
 
+# UTF-8 locales by the names code asks for (locale.setlocale(LC_ALL,
+# "de_DE.UTF-8")); C.UTF-8 stays the default.
+if command -v localedef >/dev/null 2>&1; then
+	for l in en_US en_GB de_DE de_CH fr_FR es_ES it_IT nl_NL pt_BR sv_SE da_DK pl_PL ja_JP zh_CN; do
+		localedef -i "$l" -c -f UTF-8 -A /usr/share/locale/locale.alias "$l.UTF-8" 2>/dev/null || true
+	done
+fi
+
 # matplotlib's font cache, built once here into a root-owned folder; the
 # image points MPLCONFIGDIR at it.
 install -d -o root -g root -m 0755 /etc/quarry
