@@ -50,7 +50,7 @@ func hangListItems(out string, width int) string {
 		for _, l := range item[1:] {
 			text += " " + l
 		}
-		wrapped := strings.Split(ansi.Wrap(text, max(width-hang, 10), ""), "\n")
+		wrapped := strings.Split(Wrap(text, max(width-hang, 10), ""), "\n")
 		res = append(res, head+wrapped[0])
 		for _, l := range wrapped[1:] {
 			res = append(res, strings.Repeat(" ", hang)+l)

@@ -163,7 +163,7 @@ func (b *block) lines(rc renderCtx) []string {
 
 func (b *block) userLines(rc renderCtx) []string {
 	out := []string{rc.th.user.Render("you")}
-	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
+	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), outputBreaks) {
 		out = append(out, truncate("  "+l, rc.width))
 	}
 	return out
@@ -178,7 +178,7 @@ func (b *block) noticeLines(rc renderCtx) []string {
 		st, mark = rc.th.fail, "✗"
 	}
 	var out []string
-	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
+	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), outputBreaks) {
 		p := "  "
 		if i == 0 {
 			p = mark + " "

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // Text is wrapped at word boundaries, never inside a word unless the word
@@ -15,7 +16,8 @@ import (
 // codeBreaks are where a line of code may also break: after these.
 const codeBreaks = ",([{."
 
-// outputBreaks are where printed output may also break (paths).
+// outputBreaks are where printed output, notices and questions may also
+// break: after a "/" of a path (never at a hyphen: render.Wrap).
 const outputBreaks = "/"
 
 // continuation starts a line of code that continues the one above.
@@ -61,7 +63,7 @@ func wrapHanging(line string, width, hang int, breaks string) []string {
 	}
 	head := ansi.Truncate(line, hang, "")
 	rest := ansi.TruncateLeft(line, hang, "")
-	parts := strings.Split(ansi.Wrap(rest, max(width-hang, 1), breaks), "\n")
+	parts := strings.Split(render.Wrap(rest, max(width-hang, 1), breaks), "\n")
 	out := []string{head + parts[0]}
 	pad := strings.Repeat(" ", hang)
 	for _, p := range parts[1:] {
@@ -83,7 +85,7 @@ func wrapCode(code string, width int, mark func(string) string) []string {
 		}
 		plain := ansi.Strip(l)
 		indent := min(len(plain)-len(strings.TrimLeft(plain, " ")), width/2)
-		parts := strings.Split(ansi.Wrap(ansi.TruncateLeft(l, indent, ""), max(width-indent-markW, 1), codeBreaks), "\n")
+		parts := strings.Split(render.Wrap(ansi.TruncateLeft(l, indent, ""), max(width-indent-markW, 1), codeBreaks), "\n")
 		out = append(out, ansi.Truncate(l, indent, "")+parts[0])
 		for _, p := range parts[1:] {
 			out = append(out, strings.Repeat(" ", indent)+mark(continuation)+strings.TrimLeft(p, " "))

@@ -1,0 +1,85 @@
+package render
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Text breaks at spaces, and at the extra breaks a caller allows (after a
+// "/" in a path, after a "," in code), never at a hyphen: ansi.Wrap (and
+// glamour, through lipgloss) always breaks after one, which cuts paths and
+// commands in two where they cannot be copied (quarry-output/20261203- /
+// 112054-3052ef) and leaves a minus sign at the end of a line (-2,000).
+// While wrapping, such hyphens are a non-breaking hyphen of the same width,
+// put back afterwards.
+
+// nbHyphen stands in for a hyphen while text is wrapped.
+const nbHyphen = '\u2011'
+
+// Wrap wraps s at width columns at spaces and after the runes of breaks,
+// keeping escape sequences; a word longer than the line is cut.
+func Wrap(s string, width int, breaks string) string {
+	return unprotectHyphens(ansi.Wrap(protectHyphens(s), width, breaks))
+}
+
+// protectHyphens turns each run of hyphens that joins a word to what
+// follows it (a path, a compound word, a minus sign, --resume) into
+// nbHyphens. A run followed by a space, a "|" or the end (a list marker,
+// a rule, a table's separator) stays, so Markdown reads the same.
+func protectHyphens(s string) string {
+	if !strings.Contains(s, "-") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); i++ {
+		if s[i] != '-' {
+			b.WriteByte(s[i])
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] == '-' {
+			j++
+		}
+		if r, _ := utf8.DecodeRuneInString(s[j:]); unicode.IsLetter(r) || unicode.IsDigit(r) {
+			b.WriteString(strings.Repeat(string(nbHyphen), j-i))
+		} else {
+			b.WriteString(s[i:j])
+		}
+		i = j - 1
+	}
+	return b.String()
+}
+
+func unprotectHyphens(s string) string {
+	return strings.ReplaceAll(s, string(nbHyphen), "-")
+}
+
+// protectMarkdownHyphens is protectHyphens outside code: a fenced block or
+// an inline code span is not wrapped by glamour, and its lexer must see
+// real minus signs.
+func protectMarkdownHyphens(md string) string {
+	if !strings.Contains(md, "-") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	fence := false
+	for i, l := range lines {
+		if t := strings.TrimLeft(l, " "); strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			fence = !fence
+			continue
+		}
+		if fence || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
+			continue
+		}
+		parts := strings.Split(l, "`") // odd parts are inline code
+		for j := 0; j < len(parts); j += 2 {
+			parts[j] = protectHyphens(parts[j])
+		}
+		lines[i] = strings.Join(parts, "`")
+	}
+	return strings.Join(lines, "\n")
+}
