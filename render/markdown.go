@@ -10,8 +10,8 @@ import (
 type Style string
 
 const (
-	StyleDark  Style = "dark"
-	StyleLight Style = "light"
+	StyleDark    Style = "dark"
+	StyleLight   Style = "light"
 	StyleNoColor Style = "nocolor" // NO_COLOR: no colour; emphasis and headings as bold, italic, underline
 	StyleNoTTY   Style = "notty"   // no escapes at all: dumb terminals
 	StyleASCII   Style = "ascii"

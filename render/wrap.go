@@ -19,9 +19,30 @@ import (
 // nbHyphen stands in for a hyphen while text is wrapped.
 const nbHyphen = '\u2011'
 
-// Wrap wraps s at width columns at spaces and after the runes of breaks,
-// keeping escape sequences; a word longer than the line is cut.
+// Wrap wraps s at width columns at spaces, keeping escape sequences; only
+// a line holding a word longer than the width also breaks after the runes
+// of breaks (and cuts a word that has none).
 func Wrap(s string, width int, breaks string) string {
+	if width < 1 {
+		return s
+	}
+	lines := strings.Split(protectHyphens(s), "\n")
+	for i, l := range lines {
+		w := ansi.Wordwrap(l, width, "")
+		for _, part := range strings.Split(w, "\n") {
+			if ansi.StringWidth(part) > width {
+				w = ansi.Wrap(l, width, breaks)
+				break
+			}
+		}
+		lines[i] = w
+	}
+	return unprotectHyphens(strings.Join(lines, "\n"))
+}
+
+// WrapCode wraps a line of code at width columns at spaces and after any of
+// breaks (",([{."), where the line reads best, never at a minus sign.
+func WrapCode(s string, width int, breaks string) string {
 	return unprotectHyphens(ansi.Wrap(protectHyphens(s), width, breaks))
 }
 

@@ -85,7 +85,7 @@ func wrapCode(code string, width int, mark func(string) string) []string {
 		}
 		plain := ansi.Strip(l)
 		indent := min(len(plain)-len(strings.TrimLeft(plain, " ")), width/2)
-		parts := strings.Split(render.Wrap(ansi.TruncateLeft(l, indent, ""), max(width-indent-markW, 1), codeBreaks), "\n")
+		parts := strings.Split(render.WrapCode(ansi.TruncateLeft(l, indent, ""), max(width-indent-markW, 1), codeBreaks), "\n")
 		out = append(out, ansi.Truncate(l, indent, "")+parts[0])
 		for _, p := range parts[1:] {
 			out = append(out, strings.Repeat(" ", indent)+mark(continuation)+strings.TrimLeft(p, " "))
