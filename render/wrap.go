@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -103,4 +104,55 @@ func protectMarkdownHyphens(md string) string {
 		lines[i] = strings.Join(parts, "`")
 	}
 	return strings.Join(lines, "\n")
+}
+
+var (
+	itemStart = regexp.MustCompile(`^( *)([-*•]|[0-9]+[.)]) +`)
+	// twoColumns is a line laid out as a table: a first column, two or
+	// more spaces, the second.
+	twoColumns = regexp.MustCompile(`^( *\S(?:\S| \S)*)  +\S`)
+)
+
+// WrapLines wraps each line of s at width (Wrap: word boundaries, breaks as
+// the extra characters an over-long word may break after), each continued
+// under where its text starts: a list item's text, a table's second
+// column, the line's own indent.
+func WrapLines(s string, width int, breaks string) []string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		out = append(out, wrapHanging(l, width, hangOf(ansi.Strip(l), width), breaks)...)
+	}
+	return out
+}
+
+// hangOf is where the continued lines of line start: under a list item's
+// text, under a second column, or under the line's own indent.
+func hangOf(line string, width int) int {
+	indent := len(line) - len(strings.TrimLeft(line, " "))
+	hang := indent
+	if m := itemStart.FindStringIndex(line); m != nil {
+		hang = ansi.StringWidth(line[:m[1]])
+	} else if m := twoColumns.FindStringSubmatchIndex(line); m != nil {
+		hang = ansi.StringWidth(line[:m[1]-1])
+	}
+	if hang > width/2 {
+		return min(indent, width/2)
+	}
+	return hang
+}
+
+// wrapHanging wraps one line at width, its continued lines indented by hang.
+func wrapHanging(line string, width, hang int, breaks string) []string {
+	if width <= 0 || ansi.StringWidth(line) <= width {
+		return []string{line}
+	}
+	head := ansi.Truncate(line, hang, "")
+	rest := ansi.TruncateLeft(line, hang, "")
+	parts := strings.Split(Wrap(rest, max(width-hang, 1), breaks), "\n")
+	out := []string{head + parts[0]}
+	pad := strings.Repeat(" ", hang)
+	for _, p := range parts[1:] {
+		out = append(out, pad+strings.TrimLeft(p, " "))
+	}
+	return out
 }
