@@ -456,3 +456,29 @@ func TestCtrlCTwiceQuitsOnceTheTurnsErrorIsShown(t *testing.T) {
 		t.Fatal("second ctrl+c did not return tea.Quit")
 	}
 }
+
+// A folded flood says what the chat hides and what the output cap dropped;
+// Ctrl+O with nothing folded says so instead of doing nothing.
+func TestFoldSaysWhatWasDropped(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, true)
+	_, cmd := m.Update(press("ctrl+o"))
+	drain(t, m, cmd)
+	if m.expanded || !strings.Contains(plain(m), "Nothing is folded") {
+		t.Fatalf("ctrl+o with nothing folded:\n%s", plain(m))
+	}
+	var out strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&out, "line %d\n", i)
+	}
+	m.transcript.add(&block{kind: kindCell, cell: &cellState{num: 1, code: "for i in range(200001): print(i)",
+		result: &kernel.Result{Stdout: out.String(), Dropped: 18 << 20}}})
+	s := plain(m)
+	if !strings.Contains(s, "1,994 earlier lines; 18 MiB dropped by the output cap") {
+		t.Fatalf("fold line:\n%s", s)
+	}
+	_, cmd = m.Update(press("ctrl+o"))
+	drain(t, m, cmd)
+	if !m.expanded {
+		t.Fatal("ctrl+o with a fold did not expand")
+	}
+}

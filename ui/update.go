@@ -258,6 +258,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.transcript.toTop()
 		return nil
 	case "ctrl+o":
+		if !m.expanded && !m.anythingFolded() {
+			m.status.hint = "Nothing is folded: every cell's code and output are shown whole."
+			return nil
+		}
 		m.expanded = !m.expanded
 		return nil
 	case "ctrl+t":
