@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 // End-to-end tests of the real quarry binary: built once with `go build`,
 // run against the real Docker engine and sandbox image, with the model faked

@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 // Helpers of the end-to-end tests: the binary built once, one run of it,
 // and the engine query that proves no container was left behind.
