@@ -1,68 +1,19 @@
 package e2e
 
-// Helpers of the end-to-end tests: the binary built once, one run of it,
-// and the engine query that proves no container was left behind.
+// One run of the binary without a terminal (quarry -p, rerun, sessions…):
+// its arguments, environment, standard streams and exit status.
 
 import (
 	"bufio"
 	"bytes"
-	"context"
-	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/moby/moby/client"
-
-	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
-
-const testKey = "sk-e2e-secret-0123456789abcdef"
-
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	binDir    string
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// quarryBin builds the binary once per test run. QUARRY_TEST_BINARY names a
-// prebuilt one instead, for runs as a user without Go (the rootless CI run).
-func quarryBin(t testing.TB) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		if p := os.Getenv("QUARRY_TEST_BINARY"); p != "" {
-			binPath = p
-			return
-		}
-		binDir, buildErr = os.MkdirTemp("", "quarry-e2e-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "quarry")
-		out, err := exec.Command("go", "build", "-o", binPath, "github.com/quarry-cli/quarry").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return binPath
-}
 
 // run is one invocation of the binary.
 type run struct {
@@ -78,20 +29,8 @@ type run struct {
 
 func newRun(t testing.TB, baseURL string, args ...string) *run {
 	t.Helper()
-	home := t.TempDir()
-	env := []string{
-		"PATH=" + os.Getenv("PATH"),
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, "config"),
-		"OPENAI_API_KEY=" + testKey,
-		"QUARRY_MODEL=gpt-fake",
-		"OPENAI_BASE_URL=" + baseURL,
-		"NO_COLOR=1",
-	}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		env = append(env, "DOCKER_HOST="+h)
-	}
-	return &run{t: t, args: args, env: env, dir: t.TempDir()}
+	env := append(hostEnv(t.TempDir()), modelEnv(baseURL, "gpt-fake")...)
+	return &run{t: t, args: args, env: append(env, "NO_COLOR=1"), dir: t.TempDir()}
 }
 
 // withoutModel drops the key and the model server from the environment:
@@ -132,6 +71,18 @@ func (r *run) start() {
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
+	r.t.Cleanup(r.stop)
+}
+
+// stop kills a run the test left running (it failed before waiting for
+// it), and removes what the run left in the engine.
+func (r *run) stop() {
+	if r.cmd.ProcessState != nil {
+		return
+	}
+	r.cmd.Process.Kill()
+	r.cmd.Wait()
+	removeLabelled(r.t, r.cmd.Process.Pid)
 }
 
 // wait returns the exit status, failing the test after limit.
@@ -144,6 +95,7 @@ func (r *run) wait(limit time.Duration) int {
 	case <-time.After(limit):
 		r.cmd.Process.Kill()
 		<-done
+		removeLabelled(r.t, r.cmd.Process.Pid)
 		r.t.Fatalf("quarry %q still running after %s\nstderr:\n%s", r.args, limit, r.stderr.String())
 	}
 	return r.cmd.ProcessState.ExitCode()
@@ -173,40 +125,6 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
-}
-
-// requireNoContainers fails when the engine still has a container or
-// volume labelled with the process id of the finished quarry run.
-func requireNoContainers(t *testing.T, pid int) {
-	t.Helper()
-	sandboxtest.RequireNothingLeft(t, fmt.Sprintf("io.quarry.pid=%d", pid))
-}
-
-// waitForSandboxFile polls the sandbox of the quarry process pid until
-// path exists in it: the proof that a cell got that far ("cell 1 running"
-// comes before the cell's code, which may wait for the kernel's imports).
-func waitForSandboxFile(t *testing.T, pid int, path string, limit time.Duration) {
-	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatalf("docker client: %v", err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), limit)
-	defer cancel()
-	f := make(client.Filters).Add("label", fmt.Sprintf("io.quarry.pid=%d", pid))
-	for ctx.Err() == nil {
-		if list, err := cli.ContainerList(ctx, client.ContainerListOptions{Filters: f}); err == nil {
-			for _, c := range list.Items {
-				if res, err := cli.CopyFromContainer(ctx, c.ID, client.CopyFromContainerOptions{SourcePath: path}); err == nil {
-					res.Content.Close()
-					return
-				}
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("no %s in the sandbox of quarry %d after %s", path, pid, limit)
 }
 
 // waitFor polls the child's stderr for a line containing s.

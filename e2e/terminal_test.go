@@ -71,11 +71,7 @@ func TestTerminalScreenshots(t *testing.T) {
 			return append([]string{"-g", "110x44+0+0", "-w", "9", "-e"}, cmd...)
 		}},
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quarryBin(t)
 	display := startXvfb(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -172,12 +168,8 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	out := filepath.Join(dir, "out")
 	// What the terminal sets (TERM, COLORTERM, KITTY_WINDOW_ID) goes
 	// through; the rest of the test's environment does not.
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"LANG=C.UTF-8", "OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + srv.URL, "QUARRY_MODEL=gpt-4o-mini",
-		"QUARRY_THEME=light"}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		env = append(env, "DOCKER_HOST="+h)
-	}
+	env := append(hostEnv(dir), modelEnv(srv.URL, "gpt-4o-mini")...)
+	env = append(env, "LANG=C.UTF-8", "QUARRY_THEME=light")
 	script := `exec env -i TERM="$TERM" COLORTERM="$COLORTERM" KITTY_WINDOW_ID="$KITTY_WINDOW_ID" "$@"`
 	cmd := append([]string{"/bin/sh", "-c", script, "sh", "env"}, env...)
 	cmd = append(cmd, bin, "--output-dir", out, "data/q1.csv", "data/q2.csv")
