@@ -42,9 +42,9 @@ type paneOptions struct {
 	argv          []string // the program and its arguments
 }
 
-// startPane starts the program in a new tmux server and waits until it
-// runs. The server is killed when the test ends, and the program must be
-// gone by then (see close).
+// startPane starts the program in a new tmux server of its own. The
+// server is killed when the test ends, and the program must be gone by
+// then (see close).
 func startPane(t *testing.T, o paneOptions) *pane {
 	t.Helper()
 	hosttest.Tool(t, "tmux")
