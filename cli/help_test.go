@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -28,6 +29,29 @@ func TestCompletionAndManPage(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, want) {
 			t.Errorf("man: exit %d, lacks %q:\n%.400s", code, want, out)
 		}
+	}
+}
+
+// man shows the description's paragraphs filled, as written: one line of
+// the help text is no paragraph of its own.
+func TestManPageParagraphs(t *testing.T) {
+	nroff := hosttest.Tool(t, "nroff")
+	_, page, _ := runCmd(t, "man")
+	cmd := exec.Command(nroff, "-man", "-Tutf8")
+	cmd.Stdin = strings.NewReader(page)
+	cmd.Env = append(os.Environ(), "MANWIDTH=100", "COLUMNS=100")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`.\x08`).ReplaceAllString(string(out), "") // overstrikes
+	_, desc, _ := strings.Cut(text, "DESCRIPTION\n")
+	first, _, _ := strings.Cut(desc, "With")
+	if !strings.Contains(first, "Podman") || strings.Contains(strings.TrimSpace(first), "\n\n") {
+		t.Errorf("the description's first paragraph is not one paragraph:\n%s", desc)
+	}
+	if !strings.Contains(desc, "interrupted.\n\n") {
+		t.Errorf("the paragraph break is gone:\n%s", desc)
 	}
 }
 
