@@ -42,7 +42,7 @@ func (a *app) configCmd() *cobra.Command {
 			if err := config.WriteTemplate(path); err != nil {
 				return fmt.Errorf("config init: %w", err)
 			}
-			fmt.Fprintf(a.text, "Wrote %s\nEvery setting in it is commented out at its default: remove the \"# \" to change one.\n", path)
+			fmt.Fprintf(a.text, "Wrote %s\nEvery setting in it is commented out, at its default or at an example it says is one: remove the \"# \" to set one.\n", path)
 			return nil
 		},
 	}
