@@ -116,7 +116,14 @@ Settings (file key, environment, flag):
 			fmt.Fprintln(&b, indent+l)
 		}
 	}
-	b.WriteString("\nAlso: QUARRY_CONFIG (the file), QUARRY_PROFILE, QUARRY_OLLAMA_HOST (where to look for Ollama).")
+	b.WriteString("\nAlso:\n")
+	w := 0
+	for _, e := range otherEnv {
+		w = max(w, len(e.name))
+	}
+	for _, e := range otherEnv {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, e.name, e.help)
+	}
 	return b.String()
 }
 

@@ -53,6 +53,13 @@ const (
 	ProviderCompatible = "compatible"
 )
 
+// Environment variables of the configuration that are no setting.
+const (
+	ConfigEnv     = "QUARRY_CONFIG"      // the config file
+	ProfileEnv    = "QUARRY_PROFILE"     // the profile
+	OllamaHostEnv = "QUARRY_OLLAMA_HOST" // where to look for Ollama
+)
+
 // Built-in defaults that other packages and the template mention.
 const (
 	DefaultModel           = "gpt-4.1-mini"
