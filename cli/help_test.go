@@ -59,7 +59,8 @@ func TestManPageParagraphs(t *testing.T) {
 // trailing blanks.
 func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 	isolateConfig(t)
-	for _, args := range [][]string{{"--help"}, {"config", "--help"}, {"sandbox", "build", "--help"}, {"--bogus"}, {"config", "nope"}} {
+	for _, args := range [][]string{{"--help"}, {"config", "--help"}, {"sandbox", "build", "--help"}, {"--bogus"}, {"config", "nope"},
+		{"completion", "--help"}, {"completion", "bash", "--help"}, {"man", "--help"}} {
 		_, out, errOut := runCmd(t, args...)
 		if strings.Contains(out+errOut, "\x1b") {
 			t.Errorf("quarry %q: escapes when piped: %q", args, out+errOut)
