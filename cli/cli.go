@@ -89,8 +89,10 @@ func (a *app) execute(args []string) (code int) {
 				return usagef(c, "name the shell: bash, zsh, fish or powershell")
 			}
 			c.SetOut(a.stdout) // scripts go out untouched
+			trimmedHelp(c)
 		case "man":
 			c.SetOut(a.stdout)
+			trimmedHelp(c)
 		}
 	}
 	err := fang.Execute(context.Background(), root,
@@ -116,5 +118,24 @@ func (a *app) flushText() {
 		if f, ok := w.(interface{ Flush() }); ok {
 			f.Flush()
 		}
+	}
+}
+
+// trimmedHelp gives c and its commands, whose output is a script or a page
+// that goes out untouched, the help of every other command: piped, without
+// the padding fang leaves at line ends.
+func trimmedHelp(c *cobra.Command) {
+	help := func(cmd *cobra.Command, args []string) {
+		out := cmd.OutOrStdout()
+		if !isTerminal(out) {
+			t := &trimLines{w: out}
+			cmd.SetOut(t)
+			defer func() { t.flush(); cmd.SetOut(out) }()
+		}
+		cmd.Root().HelpFunc()(cmd, args)
+	}
+	c.SetHelpFunc(help)
+	for _, sub := range c.Commands() {
+		sub.SetHelpFunc(help)
 	}
 }

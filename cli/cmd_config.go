@@ -42,7 +42,7 @@ func (a *app) configCmd() *cobra.Command {
 			if err := config.WriteTemplate(path); err != nil {
 				return fmt.Errorf("config init: %w", err)
 			}
-			fmt.Fprintf(a.text, "Wrote %s\nEvery setting in it is commented out at its default: remove the \"# \" to change one.\n", path)
+			fmt.Fprintf(a.text, "Wrote %s\nEvery setting in it is commented out, at its default or at an example it says is one: remove the \"# \" to set one.\n", path)
 			return nil
 		},
 	}
@@ -116,7 +116,14 @@ Settings (file key, environment, flag):
 			fmt.Fprintln(&b, indent+l)
 		}
 	}
-	b.WriteString("\nAlso: QUARRY_CONFIG (the file), QUARRY_PROFILE, QUARRY_OLLAMA_HOST (where to look for Ollama).")
+	b.WriteString("\nAlso:\n")
+	w := 0
+	for _, e := range otherEnv {
+		w = max(w, len(e.name))
+	}
+	for _, e := range otherEnv {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, e.name, e.help)
+	}
 	return b.String()
 }
 

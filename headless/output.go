@@ -49,14 +49,17 @@ type NumberResult struct {
 
 // CellResult is one executed cell.
 type CellResult struct {
-	Code       string        `json:"code"`
-	Stdout     string        `json:"stdout"`
-	Stderr     string        `json:"stderr"`
-	Value      *string       `json:"value"` // repr of the last expression, null when none
-	Error      *kernel.Error `json:"error"` // null when the cell finished normally
-	Figures    []string      `json:"figures"`
-	Files      []string      `json:"files"`
-	DurationMS int64         `json:"duration_ms"`
+	Code    string        `json:"code"`
+	Stdout  string        `json:"stdout"`
+	Stderr  string        `json:"stderr"`
+	Value   *string       `json:"value"` // repr of the last expression, null when none
+	Error   *kernel.Error `json:"error"` // null when the cell finished normally
+	Figures []string      `json:"figures"`
+	Files   []string      `json:"files"`
+	// Notes are what quarry says of the cell: files it did not harvest
+	// (a cap reached, a link skipped), a kernel restart.
+	Notes      []string `json:"notes"`
+	DurationMS int64    `json:"duration_ms"`
 }
 
 // UsageResult is the token usage of the turn; reasoning tokens are part
@@ -124,7 +127,11 @@ func NewCellResult(code string, r *kernel.Result) CellResult {
 		Stderr:     render.Sanitize(r.Stderr),
 		Figures:    []string{},
 		Files:      []string{},
+		Notes:      []string{},
 		DurationMS: r.Duration.Milliseconds(),
+	}
+	for _, n := range r.Notes {
+		cell.Notes = append(cell.Notes, render.SanitizeLine(n))
 	}
 	if r.Value != nil {
 		v := render.Sanitize(r.Value.Repr)

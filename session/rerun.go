@@ -39,7 +39,11 @@ type InputChange struct {
 }
 
 // DtypeChange is a column whose type changed.
-type DtypeChange struct{ Column, Was, Now string }
+type DtypeChange struct {
+	Column string `json:"column"`
+	Was    string `json:"was"`
+	Now    string `json:"now"`
+}
 
 // Lines words the change for the user, one line each; none when the
 // columns are the same.
