@@ -20,11 +20,12 @@ import (
 )
 
 type rerunFlags struct {
-	maps      []string
-	jsonOut   bool
-	quiet     bool
-	format    string
-	overrides config.Overrides
+	maps        []string
+	allowErrors bool
+	jsonOut     bool
+	quiet       bool
+	format      string
+	overrides   config.Overrides
 }
 
 // rerunCmd is `quarry rerun ID|NOTEBOOK.ipynb [FILE...]`.
@@ -82,6 +83,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.StringArrayVar(&f.maps, "map", nil, "use file NEW for the input OLD (OLD=NEW, by name; repeatable)")
 	fs.StringVar(&f.overrides.OutputDir, "output-dir", "", "folder for the rerun's figures, files and report (default ./quarry-output/<new session>)")
 	fs.StringVar(&f.format, "format", "md", "the report written into the output folder: md, html or ipynb")
+	fs.BoolVar(&f.allowErrors, "allow-errors", false, "run every cell, also after one fails (as jupyter nbconvert --execute --allow-errors); the report marks each failed cell")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
 	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
@@ -94,11 +96,12 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 
 // rerunPlan is what will run: the cells, and a host file for each input.
 type rerunPlan struct {
-	source string // the session id or the notebook's path
-	turns  []session.Turn
-	inputs []session.RerunInput
-	stored []notebook.StoredOutputs // a notebook's outputs, one per cell in order
-	text   string                   // a notebook's Markdown
+	source  string // the session id or the notebook's path
+	turns   []session.Turn
+	inputs  []session.RerunInput
+	stored  []notebook.StoredOutputs // a notebook's outputs, one per cell in order
+	skipped []notebook.Skipped       // a notebook's code cells left out (skip-execution)
+	text    string                   // a notebook's Markdown
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -129,10 +132,11 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	defer progress.Stop()
 	progress.Note("rerunning " + render.SanitizeLine(plan.source) + " without a model")
 	res, err := session.Rerun(ctx, session.RerunOptions{
-		Options: session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
-		Source:  plan.source,
-		Inputs:  plan.inputs,
-		Turns:   plan.turns,
+		Options:     session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
+		Source:      plan.source,
+		Inputs:      plan.inputs,
+		Turns:       plan.turns,
+		AllowErrors: f.allowErrors,
 		Compared: func(changes []session.InputChange) {
 			for _, ch := range changes {
 				for _, l := range ch.Lines() {
@@ -144,6 +148,10 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	progress.Stop()
 	if ctx.Err() != nil {
 		return interrupted{"interrupted"}
+	}
+	var refused *session.RefusedError
+	if errors.As(err, &refused) {
+		return inputError{errors.New(render.Sanitize(err.Error()))} // the kernel's rules, before any cell ran
 	}
 	if err != nil {
 		return fmt.Errorf("rerun: %s", render.Sanitize(err.Error()))
@@ -170,9 +178,19 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if line := comparisonSummary(compared); line != "" {
 		fmt.Fprintln(a.stderr, "quarry: "+line)
 	}
-	if res.Failed != nil {
-		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
-			render.SanitizeLine(failureLine(res.Failed)))
+	for _, c := range plan.skipped {
+		fmt.Fprintf(a.stderr, "quarry: the notebook's code cell %d was skipped: %s\n", c.Num, c.Why)
+	}
+	switch {
+	case len(res.Failed) > 0 && f.allowErrors:
+		for _, c := range res.Failed {
+			fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s\n", c.Num, render.SanitizeLine(failureLine(&c)))
+		}
+		fmt.Fprintf(a.stderr, "quarry: every cell ran (--allow-errors); %d failed\n", len(res.Failed))
+	case len(res.Failed) > 0:
+		c := res.Failed[0]
+		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", c.Num,
+			render.SanitizeLine(failureLine(&c)))
 		return silent{code: exitFailed}
 	}
 	return nil
@@ -199,7 +217,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
-		plan.source, plan.turns, plan.stored, plan.text = abs, nb.Turns, nb.Stored, nb.Text
+		plan.source, plan.turns, plan.stored, plan.skipped, plan.text = abs, nb.Turns, nb.Stored, nb.Skipped, nb.Text
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {

@@ -15,14 +15,15 @@ import (
 // rerunJSON is the --json document of quarry rerun. Every string from the
 // sandbox is sanitized, as on a terminal: scripts print it.
 type rerunJSON struct {
-	Session    string           `json:"session"`
-	OutputDir  string           `json:"output_dir"`
-	Source     string           `json:"source"`
-	Report     string           `json:"report"`
-	Status     string           `json:"status"` // ok, failed
-	FailedCell *int             `json:"failed_cell"`
-	Inputs     []rerunJSONInput `json:"inputs"`
-	Cells      []rerunJSONCell  `json:"cells"`
+	Session     string           `json:"session"`
+	OutputDir   string           `json:"output_dir"`
+	Source      string           `json:"source"`
+	Report      string           `json:"report"`
+	Status      string           `json:"status"`       // ok, failed
+	FailedCell  *int             `json:"failed_cell"`  // the first that failed
+	FailedCells []int            `json:"failed_cells"` // every one (--allow-errors runs them all)
+	Inputs      []rerunJSONInput `json:"inputs"`
+	Cells       []rerunJSONCell  `json:"cells"`
 }
 
 type rerunJSONInput struct {
@@ -49,11 +50,14 @@ type rerunJSONCell struct {
 
 func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report,
-		Status: "ok", Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
-	if res.Failed != nil {
-		doc.Status = "failed"
-		n := res.Failed.Num
-		doc.FailedCell = &n
+		Status: "ok", FailedCells: []int{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
+	for i, c := range res.Failed {
+		if i == 0 {
+			doc.Status = "failed"
+			n := c.Num
+			doc.FailedCell = &n
+		}
+		doc.FailedCells = append(doc.FailedCells, c.Num)
 	}
 	line := func(xs []string) []string {
 		out := []string{}

@@ -219,3 +219,19 @@ type Sheet struct {
 	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
 	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
 }
+
+// CheckCell is one cell of a notebook, for the kernel to check before any
+// runs: its number (the notebook's code cell) and its code.
+type CheckCell struct {
+	Cell int    `json:"cell"`
+	Code string `json:"code"`
+}
+
+// Refusal is a line of a cell the kernel does not run (its IPython rules,
+// sandbox/pykernel/ipython.py), and why, with what to do.
+type Refusal struct {
+	Cell int    `json:"cell"`
+	Line int    `json:"line"` // 1-based, in the cell
+	Text string `json:"text"` // the line
+	Why  string `json:"why"`
+}

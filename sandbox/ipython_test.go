@@ -53,31 +53,6 @@ func TestIPythonLinesRun(t *testing.T) {
 	}
 }
 
-// What has no meaning in the sandbox stops the cell before any of it runs,
-// naming the line and what to do.
-func TestIPythonLinesRefused(t *testing.T) {
-	s := sharedSession(t)
-	for code, want := range map[string]string{
-		"ran = 1\n!ls /data":             "line 2: !ls /data: shell commands do not run",
-		"ran = 1\nfiles = !ls":           "line 2: files = !ls: shell commands",
-		"%%bash\nran = 1":                "line 1: %%bash: shell commands",
-		"ran = 1\n%system ls":            "line 2: %system ls: shell commands",
-		"ran = 1\n%pip install polars":   "line 2: %pip install polars: the sandbox has no network and installs nothing",
-		"ran = 1\n%conda install polars": "no network",
-		"ran = 1\n%run helpers.py":       "line 2: %run helpers.py: it runs another file",
-		"ran = 1\n%who":                  "IPython magic %who has no meaning in quarry",
-	} {
-		cell(t, s, "ran = 0")
-		res := cell(t, s, code)
-		if res.Error == nil || res.Error.Type != "IPythonSyntaxRefused" || !strings.Contains(res.Error.Message, want) {
-			t.Errorf("%q: %+v, want %q", code, res.Error, want)
-		}
-		if r := cell(t, s, "ran"); r.Value == nil || r.Value.Repr != "0" {
-			t.Errorf("%q: part of the cell ran (ran = %v)", code, r.Value)
-		}
-	}
-}
-
 // display() and IPython.display's objects show as their plain meaning: an
 // HTML table as a table, a Styler as its data, Markdown as its text.
 func TestIPythonDisplay(t *testing.T) {
