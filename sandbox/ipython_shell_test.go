@@ -139,7 +139,7 @@ func TestShellLinesAskForPackages(t *testing.T) {
 		"!apt install python3-xgboost":                     "apt ['python3-xgboost']",
 		"import sys\n!{sys.executable} -m pip install lz4": "pip ['lz4']",
 		"!pip install -r requirements.txt && echo done":    "pip []",
-		"!pip list":                                        "pip []",
+		"!pip list": "pip []",
 	} {
 		res := cell(t, s, "try:\n"+indent(code)+"\nexcept ImportError as e:\n    print(type(e).__name__, e.via, e.packages)\n    print(e)")
 		cellOK(t, res)
@@ -167,15 +167,15 @@ func indent(code string) string {
 func TestIPythonLinesRefused(t *testing.T) {
 	s := sharedSession(t)
 	for code, want := range map[string]string{
-		"ran = 1\n%run helpers.py":      "line 2: %run helpers.py: it runs another file",
-		"ran = 1\n%who":                 "IPython magic %who has no meaning in quarry",
-		"ran = 1\n%cd data":             "line 2: %cd data: the code runs in the notebook's folder",
-		"ran = 1\n%load_ext sql":        "IPython extensions do not load",
-		"%%html\n<b>x</b>":              "line 1: %%html: cell magic %%html does not run",
-		"ran = 1\n%%bash\nls":           "line 2: %%bash: a cell magic must be on the cell's first line",
-		"run helpers.py":                "line 1: %run helpers.py: it runs another file",
-		"ran = 1\nx = %config Foo = 1":  "line 2: x = %config Foo = 1: only %config InlineBackend",
-		"ran = 1\nif ran:\n    %edit": "line 3: %edit: there is no editor",
+		"ran = 1\n%run helpers.py":     "line 2: %run helpers.py: it runs another file",
+		"ran = 1\n%who":                "IPython magic %who has no meaning in quarry",
+		"ran = 1\n%cd data":            "line 2: %cd data: the code runs in the notebook's folder",
+		"ran = 1\n%load_ext sql":       "IPython extensions do not load",
+		"%%html\n<b>x</b>":             "line 1: %%html: cell magic %%html does not run",
+		"ran = 1\n%%bash\nls":          "line 2: %%bash: a cell magic must be on the cell's first line",
+		"run helpers.py":               "line 1: %run helpers.py: it runs another file",
+		"ran = 1\nx = %config Foo = 1": "line 2: x = %config Foo = 1: only %config InlineBackend",
+		"ran = 1\nif ran:\n    %edit":  "line 3: %edit: there is no editor",
 	} {
 		cell(t, s, "ran = 0")
 		res := cell(t, s, code)
