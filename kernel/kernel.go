@@ -87,6 +87,17 @@ type Table struct {
 	// for the screen. Head and Tail keep the exact values, for the model.
 	Display      [][]string `json:"display,omitempty"`
 	IndexDisplay []string   `json:"index_display,omitempty"`
+	// The columns are those Jupyter shows for display.max_columns: all, or
+	// the first and the last half, ColumnGap of them before the gap (0: no
+	// gap; the ones after Columns are left out, as in older records).
+	ColumnGap int `json:"column_gap,omitempty"`
+	// A MultiIndex: each row's labels level by level (as displayed), the
+	// levels' names; Index holds the labels joined, for one column.
+	IndexLevels [][]string `json:"index_levels,omitempty"`
+	IndexNames  []string   `json:"index_names,omitempty"`
+	// MultiIndex columns: each column's labels level by level; Columns
+	// holds them joined.
+	ColumnLevels [][]string `json:"column_levels,omitempty"`
 }
 
 // Exact is row i (Head then Tail) as the exact values, with its index

@@ -179,6 +179,7 @@ def ipy_install():
     pd = ipy_sys.modules.get('pandas')
     if pd is not None and not IPyState.styler:
         IPyState.styler = True
+        pandas_as_jupyter(pd)  # values.py: when the imports did not bring it
         try:
             import jinja2  # noqa: F401 -- pandas' own Styler works
         except ImportError:
