@@ -87,8 +87,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
 	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
-	fs.DurationVar(&f.overrides.Timeout, "timeout", 0, "time limit of one cell, e.g. 3s or 2m (default 2m)")
-	fs.Lookup("timeout").DefValue = ""
+	timeoutFlag(fs, &f.overrides.Timeout)
 	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: NAME=postgres://user@host/db (repeatable; [sources.NAME] in the config works too)")
 	fs.StringVar(&f.overrides.Profile, "profile", "", "profile from the config file (its sources among its settings)")
 	return c
@@ -167,9 +166,9 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	}
 	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report, compared)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan.skipped)
 	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
-		err = writeComparison(a.stdout, compared)
+		err = writeComparison(a.stdout, compared, plan.skipped)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
