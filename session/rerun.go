@@ -136,7 +136,7 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 	}
 	defer s.release(StateReady, nil)
 	if err := s.checkCells(ctx, o.Source, o.Turns); err != nil {
-		return nil, s.maskErr(err)
+		return nil, err // masked there
 	}
 	res := &RerunResult{ID: s.ID(), Dir: s.OutputDir()}
 	for _, in := range o.Inputs {

@@ -40,7 +40,10 @@ func (s *Session) checkCells(ctx context.Context, source string, turns []Turn) e
 	s.mu.Unlock()
 	refused, err := sb.Check(ctx, cells)
 	if err != nil {
-		return err
+		return s.maskErr(err)
+	}
+	for i := range refused { // the notebook's own words, masked as output is (key-shaped paths stay)
+		refused[i].Text, refused[i].Why = s.mask.Mask(refused[i].Text), s.mask.Mask(refused[i].Why)
 	}
 	if len(refused) > 0 {
 		return &RefusedError{Source: source, Refusals: refused}
