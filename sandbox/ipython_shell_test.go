@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -222,5 +223,31 @@ func TestKernelChecksCells(t *testing.T) {
 	}
 	if r := cell(t, s, "checked"); r.Value == nil || r.Value.Repr != "0" {
 		t.Errorf("the check ran a cell: checked = %+v", r.Value)
+	}
+}
+
+// The shell lines the system prompt shows the model run in the sandbox.
+func TestPromptShellLinesRun(t *testing.T) {
+	b, err := os.ReadFile(systemPrompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, m := range regexp.MustCompile("`([^`\n]*!\\w[^`\n]*)`").FindAllStringSubmatch(string(b), -1) {
+		lines = append(lines, m[1])
+	}
+	if len(lines) < 2 {
+		t.Fatalf("the prompt shows %q: keep this test in step", lines)
+	}
+	s := sharedSession(t)
+	for _, l := range lines {
+		code := l
+		if m := regexp.MustCompile(`^(\w+) = !`).FindStringSubmatch(l); m != nil {
+			code += "\n" + m[1] // the lines it gives
+		}
+		res := cell(t, s, code)
+		if res.Error != nil || (res.Stdout == "" && res.Value == nil) {
+			t.Errorf("the prompt's %q: %+v, stdout %q", l, res.Error, res.Stdout)
+		}
 	}
 }
