@@ -46,22 +46,25 @@ and compared with the old ones: missing or new columns and changed types are
 reported.
 
 The cells that succeeded in the session run in order (in a notebook, every
-code cell but those tagged raises-exception); the first that fails stops
-the rerun. A notebook's code runs as in Jupyter, in the notebook's folder:
-every file inside it the code names is an input at the same relative path,
-whatever its kind, and what the code writes goes to the rerun's folder. A
-file outside the folder is read only when you name it. IPython lines with a
-plain meaning (%matplotlib, %time, %env, display(), ...) run; shell
-escapes, %pip, %run and the like are refused before anything runs. Each
-cell's outputs are compared with those the notebook holds: same, changed
-(what moved) or new (fails now).
+code cell but those tagged raises-exception or skip-execution); the first
+that fails stops the rerun, unless --allow-errors, which runs them all as
+jupyter nbconvert --execute --allow-errors does. A notebook's code runs as
+in Jupyter, in the notebook's folder: every file inside it the code names
+is an input at the same relative path, whatever its kind, and what the code
+writes goes to the rerun's folder. A file outside the folder is read only
+when you name it. IPython's syntax runs as IPython runs it, shell lines
+(!ls, x = !wc -l f, %%bash) inside the sandbox; what has no meaning there
+(%run, %cd, ...) is refused by the kernel before any cell runs. Each cell's
+outputs are compared with those the notebook holds, by their values: same,
+changed (what moved) or new (fails now).
 
 The rerun is a session of its own: its folder holds the new figures and
 files and a report (--format md, html or ipynb; default md),
 and standard output carries the report in Markdown (or JSON with --json).
 
-Exit status: 0 every cell ran; 1 a cell failed (the report names it and
-shows its traceback); 2 bad input (session, notebook, files, flags); 130
+Exit status: 0 every cell ran (with --allow-errors, also when some failed);
+1 a cell failed (the report names it and shows its traceback); 2 bad input
+(session, notebook, files, flags, IPython syntax that does not run); 130
 interrupted.`,
 		Example: `quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
 quarry rerun latest --map q1.csv=q3.csv --map q2.csv=q4.csv --format html
