@@ -176,22 +176,22 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
 	}
-	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	fmt.Fprintf(a.notes, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
 	if line := comparisonSummary(compared); line != "" {
-		fmt.Fprintln(a.stderr, "quarry: "+line)
+		fmt.Fprintln(a.notes, "quarry: "+line)
 	}
 	for _, c := range plan.skipped {
-		fmt.Fprintf(a.stderr, "quarry: the notebook's code cell %d was skipped: %s\n", c.Num, c.Why)
+		fmt.Fprintf(a.notes, "quarry: the notebook's code cell %d was skipped: %s\n", c.Num, c.Why)
 	}
 	switch {
 	case len(res.Failed) > 0 && f.allowErrors:
 		for _, c := range res.Failed {
-			fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s\n", c.Num, render.SanitizeLine(failureLine(&c)))
+			fmt.Fprintf(a.notes, "quarry: cell %d failed: %s\n", c.Num, render.SanitizeLine(failureLine(&c)))
 		}
-		fmt.Fprintf(a.stderr, "quarry: every cell ran (--allow-errors); %d failed\n", len(res.Failed))
+		fmt.Fprintf(a.notes, "quarry: every cell ran (--allow-errors); %d failed\n", len(res.Failed))
 	case len(res.Failed) > 0:
 		c := res.Failed[0]
-		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", c.Num,
+		fmt.Fprintf(a.notes, "quarry: cell %d failed: %s; the cells after it did not run\n", c.Num,
 			render.SanitizeLine(failureLine(&c)))
 		return silent{code: exitFailed}
 	}
