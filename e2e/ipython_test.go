@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -183,9 +184,10 @@ func TestRerunNotebookAsJupyterRanIt(t *testing.T) {
 	}
 }
 
-// IPython's rules are the kernel's alone, and a rerun asks it before any
-// cell runs: %run other.py in a later cell stops the rerun with exit 2,
-// naming the cell, the line and what to do, and no cell ran.
+// IPython's rules are the kernel's alone, and a rerun (and -p continuing
+// a notebook) asks it before any cell runs: %run other.py in a later cell
+// stops it with exit 2, naming the cell, the line and what to do, and no
+// cell ran.
 func TestRerunRefusedByTheKernelsRules(t *testing.T) {
 	sandboxtest.Engine(t)
 	dir := t.TempDir()
@@ -204,5 +206,13 @@ func TestRerunRefusedByTheKernelsRules(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "ran.txt")); err == nil || strings.Contains(r.stderr.String(), "cell 1") {
 		t.Errorf("a cell ran before the refusal:\n%s", r.stderr.String())
+	}
+	srv := openaitest.New(t)
+	r = newRun(t, srv.URL, "-p", "go on", nb)
+	if code := r.exec(3 * time.Minute); code != 2 || !strings.Contains(r.stderr.String(), "code cell 2, line 2: %run other.py: it runs another file") {
+		t.Errorf("-p: exit %d, want 2 naming the line:\n%s", code, r.stderr.String())
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("-p asked the model %d times after the refusal", n)
 	}
 }
