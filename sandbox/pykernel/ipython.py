@@ -359,6 +359,7 @@ class IPyTransform:
         return ''.join(lines), magic
 
 
+IPY_ESCAPE_LINE = ipy_re.compile(r'^[ \t]*[,;/]', ipy_re.M)  # IPython's ,f a b  ;f a  /f a
 IPY_GET_IPYTHON = ipy_re.compile(r'''get_ipython\(\)\s*\.\s*(run_line_magic|run_cell_magic|magic)\s*\(\s*(['"])([^'"\\]*)\2''')
 
 
@@ -366,8 +367,9 @@ def ipython_transform(code):
     """code with IPython's syntax made Python, line for line, the cell
     magic that runs its body and the notes. Raises IPythonSyntaxRefused
     for the first line that does not run."""
-    if not any(c in code for c in '%!?,;/') and 'get_ipython' not in code and '>>>' not in code and 'In [' not in code:
-        return code, '', []
+    if (not any(c in code for c in '%!?') and not IPY_ESCAPE_LINE.search(code)
+            and 'get_ipython' not in code and '>>>' not in code and 'In [' not in code):
+        return code, '', []  # no IPython syntax: nothing to tokenize
     t = IPyTransform()
     try:
         src, magic = t.cell(code)
