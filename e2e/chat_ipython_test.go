@@ -7,10 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	openai "github.com/sashabaranov/go-openai"
-
-	"github.com/quarry-cli/quarry/agent/openaitest"
 )
 
 // storedStdout is what Jupyter stored as each code cell's stdout and
@@ -79,14 +75,7 @@ func TestChatTUIShellLines(t *testing.T) {
 	}
 
 	next := "lines = !cat data/small.csv\n!wc -c data/small.csv\nprint('SHELL', len(lines), lines.s)"
-	srv := openaitest.New(t)
-	srv.Handle(func(r openaitest.Request) openaitest.Reply {
-		msgs := r.Messages()
-		if last := msgs[len(msgs)-1]; last.Role == openai.ChatMessageRoleTool {
-			return openaitest.Text("Carried on: " + strings.TrimSpace(strings.TrimPrefix(last.Content, "[stdout]\n")))
-		}
-		return openaitest.ToolCalls(next)
-	})
+	srv := carryingOn(t, next)
 	c := startChatArgs(t, dir, srv.URL, []string{"shell.ipynb"})
 	s := c.waitFor("the notebook's cells", 3*time.Minute, has("cell 5 · done"))
 	for i, out := range stored {

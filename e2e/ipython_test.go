@@ -15,16 +15,13 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// nbclientSave executes a notebook in Jupyter's own kernel on the host, in
-// its folder, and saves it with its outputs, as a notebook people send is.
-const nbclientSave = `
-import os, sys
-import nbformat
-from nbclient import NotebookClient
-path = sys.argv[1]
-nb = nbformat.read(path, as_version=4)
-NotebookClient(nb, timeout=120, kernel_name='python3',
-               resources={'metadata': {'path': os.path.dirname(path)}}).execute()
+// nbclientSave executes a notebook (nbclientExecute) and saves it with its
+// outputs, as a notebook people send is; a cell that failed in Jupyter
+// fails the save.
+const nbclientSave = nbclientExecute + `
+failed = [o.ename for c in nb.cells for o in c.get('outputs', []) if o.output_type == 'error']
+if failed:
+    sys.exit('cells failed in Jupyter: %s' % failed)
 nbformat.write(nb, path)
 `
 

@@ -2,11 +2,9 @@ package sandbox_test
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,23 +27,7 @@ func TestAdversarialShellLines(t *testing.T) {
 	s, outDir := advSession(t, sandbox.Options{Timeout: 90 * time.Second})
 
 	t.Run("NoNetwork", func(t *testing.T) {
-		tcp, err := net.Listen("tcp", ":0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tcp.Close()
-		var accepted atomic.Int32
-		go func() {
-			for {
-				c, err := tcp.Accept()
-				if err != nil {
-					return
-				}
-				accepted.Add(1)
-				c.Close()
-			}
-		}()
-		port := tcp.Addr().(*net.TCPAddr).Port
+		port, accepted := hostListener(t)
 		code := netProbe + fmt.Sprintf(`
 res = {}
 if ISOLATED:
