@@ -213,3 +213,71 @@ func TestRerunRefusedByTheKernelsRules(t *testing.T) {
 		t.Errorf("-p asked the model %d times after the refusal", n)
 	}
 }
+
+// Jupyter's own options: --allow-errors runs every cell and marks each that
+// failed (exit 0, as nbconvert's), without it the first failure stops the
+// rerun (exit 1); a cell tagged skip-execution is skipped and said so;
+// --timeout takes nbclient's seconds, per cell.
+func TestRerunJupyterOptions(t *testing.T) {
+	sandboxtest.Engine(t)
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "options.ipynb")
+	os.WriteFile(nb, []byte(`{"cells": [
+  {"cell_type": "code", "execution_count": 1, "metadata": {}, "outputs": [], "source": "print('one')"},
+  {"cell_type": "code", "execution_count": 2, "metadata": {}, "outputs": [], "source": "{}['missing']"},
+  {"cell_type": "code", "execution_count": 3, "metadata": {"tags": ["skip-execution"]}, "outputs": [], "source": "print('never')"},
+  {"cell_type": "code", "execution_count": 4, "metadata": {}, "outputs": [], "source": "!sleep 2; echo slept"},
+  {"cell_type": "code", "execution_count": 5, "metadata": {}, "outputs": [], "source": "print('five')"}
+ ], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}`), 0o644)
+	type doc struct {
+		Status      string `json:"status"`
+		FailedCells []int  `json:"failed_cells"`
+		Skipped     []struct {
+			CodeCell int    `json:"code_cell"`
+			Why      string `json:"why"`
+		} `json:"skipped"`
+		Cells []struct {
+			Stdout string `json:"stdout"`
+			Status string `json:"status"`
+			Error  *struct {
+				Kind string `json:"kind"`
+			} `json:"error"`
+		} `json:"cells"`
+	}
+	rerun := func(want int, args ...string) (doc, string) {
+		t.Helper()
+		r := newRun(t, "", append([]string{"rerun", nb, "--json"}, args...)...).withoutModel()
+		if code := r.exec(3 * time.Minute); code != want {
+			t.Fatalf("%q: exit %d, want %d", args, code, want)
+		}
+		var d doc
+		if err := json.Unmarshal(r.stdout.Bytes(), &d); err != nil {
+			t.Fatal(err)
+		}
+		return d, r.stderr.String()
+	}
+	d, stderr := rerun(1)
+	if d.Status != "failed" || len(d.Cells) != 2 || fmt.Sprint(d.FailedCells) != "[2]" || !strings.Contains(stderr, "the cells after it did not run") {
+		t.Errorf("without --allow-errors: %+v\n%s", d, stderr)
+	}
+	d, stderr = rerun(0, "--allow-errors")
+	if len(d.Cells) != 4 || d.Status != "failed" || fmt.Sprint(d.FailedCells) != "[2]" || d.Cells[2].Stdout != "slept\n" || d.Cells[3].Stdout != "five\n" || !strings.Contains(stderr, "every cell ran (--allow-errors); 1 failed") {
+		t.Errorf("--allow-errors: %+v\n%s", d, stderr)
+	}
+	if len(d.Skipped) != 1 || d.Skipped[0].CodeCell != 3 || d.Skipped[0].Why != "tagged skip-execution" || !strings.Contains(stderr, "the notebook's code cell 3 was skipped") {
+		t.Errorf("skip-execution: %+v\n%s", d.Skipped, stderr)
+	}
+	for _, c := range d.Cells {
+		if strings.Contains(c.Stdout, "never") {
+			t.Error("the cell tagged skip-execution ran")
+		}
+	}
+	r := newRun(t, "", "rerun", nb, "--allow-errors").withoutModel()
+	if code := r.exec(3 * time.Minute); code != 0 || !strings.Contains(r.stdout.String(), "**cell 2 · failed: KeyError") || !strings.Contains(r.stdout.String(), "**cell 4 · done") {
+		t.Errorf("the report does not mark the failed cell among the others:\n%s", r.stdout.String())
+	}
+	d, _ = rerun(0, "--allow-errors", "--timeout", "1")
+	if fmt.Sprint(d.FailedCells) != "[2 3]" || d.Cells[2].Error == nil || d.Cells[2].Error.Kind != "timeout" || strings.Contains(d.Cells[2].Stdout, "slept") || d.Cells[3].Stdout != "five\n" {
+		t.Errorf("--timeout 1: %+v", d)
+	}
+}
