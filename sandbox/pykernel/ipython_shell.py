@@ -272,6 +272,23 @@ class IPyCRLF:
         return '\r' if self.cr else ''
 
 
+def ipy_terminal():
+    """A pseudo-terminal of IPython's size, as (master, slave); a pipe where
+    the engine gives none (the output then comes as from x = !cmd)."""
+    import fcntl
+    import struct
+    import termios
+    try:
+        master, slave = os.openpty()
+    except OSError:
+        return os.pipe()
+    try:
+        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', IPY_PTY_ROWS, IPY_PTY_COLS, 0, 0))
+    except OSError:
+        pass
+    return master, slave
+
+
 def ipy_system(cmd, frame, line):
     """!cmd: the command in the shell under a pseudo-terminal, its output
     printed as it comes; the status in _exit_code (a signal as its negative
@@ -279,12 +296,8 @@ def ipy_system(cmd, frame, line):
     ipy_background(cmd)
     cmd = ipy_var_expand(cmd, frame)
     ipy_package_request(cmd, line)
-    import fcntl
-    import struct
-    import termios
-    master, slave = os.openpty()
+    master, slave = ipy_terminal()
     try:
-        fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack('HHHH', IPY_PTY_ROWS, IPY_PTY_COLS, 0, 0))
         p = ipy_subprocess.Popen([ipy_shell(), '-c', cmd], stdin=ipy_subprocess.DEVNULL, stdout=slave, stderr=slave,
                                  start_new_session=True, env=ipy_shell_env(), close_fds=True)
     except BaseException:
