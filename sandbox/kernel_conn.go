@@ -36,7 +36,7 @@ import (
 var pykernelFS embed.FS
 
 var kernelParts = []string{
-	"output.py", "values.py", "ipython_shell.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
+	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
 	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
