@@ -112,8 +112,11 @@ IPY_PROMPT = ipy_re.compile(r'^(((\[nav\]|\[ins\])?\ )?In\ \[\d+\]:\ |\s*\.{3,}:
 
 
 def ipy_strip_prompts(lines):
-    """Pasted >>> and In [1]: prompts, as IPython strips them."""
+    """Pasted >>> and In [1]: prompts, as IPython strips them; ... only in
+    a paste that has a >>> line (it is Python's Ellipsis otherwise)."""
     for prompt, initial in (IPY_CLASSIC, (IPY_PROMPT, IPY_PROMPT)):
+        if prompt is IPY_CLASSIC[0] and not any(initial.match(l) for l in lines):
+            continue
         if lines and (initial.match(lines[0]) or (len(lines) > 1 and prompt.match(lines[1]))):
             lines = [prompt.sub('', l, count=1) for l in lines]
     return lines

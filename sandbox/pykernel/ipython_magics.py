@@ -228,8 +228,8 @@ def ipy_automagic(code, ns):
     import keyword
     if head in ns or hasattr(builtins, head) or keyword.iskeyword(head):
         return code
-    if rest.strip()[:1] and rest.strip()[0] in '!=()<>,+*/%^&|':
-        return code  # Python, not a magic's arguments
+    if rest.strip()[:1] in ('=', ','):
+        return code  # an assignment, as IPython's AssignmentChecker says
     return '%' + line
 
 
