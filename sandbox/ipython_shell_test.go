@@ -44,6 +44,9 @@ func TestShellLinesRun(t *testing.T) {
 		{"!false\n_exit_code", "", "1", ""},
 		{"for i in range(2):\n    !echo in-loop {i}", "in-loop 0\nin-loop 1\n", "", ""},
 		{"!printf 'no newline'", "no newline", "", ""},
+		{"cat shell-lines/f.csv | head -n 1", "a,b\n", "", ""}, // a one-line cell naming an alias: automagic
+		{">>> v = 2\n>>> v * 3", "", "6", ""},                  // a pasted prompt, stripped
+		{"In [4]: w = 5\n   ...: w + 1", "", "6", ""},
 	} {
 		res := cell(t, s, c.code)
 		cellOK(t, res)
