@@ -58,7 +58,11 @@ func (s *Session) ContinueNotebook(ctx context.Context, nb NotebookRun) error {
 func (s *Session) continueNotebook(ctx context.Context, nb NotebookRun) error {
 	s.setState(StateBusy, nil)
 	if err := s.checkCells(ctx, nb.Name, []Turn{{Cells: nb.Cells}}); err != nil {
-		return err // nothing ran: the chat goes on without the notebook's cells
+		var refused *RefusedError
+		if errors.As(err, &refused) { // nothing ran: the chat goes on without the notebook's cells
+			s.ag.Note(s.mask.Mask("[quarry] The user opened the notebook " + nb.Name + ", but none of its cells ran, since quarry does not run these lines of it:\n" + refused.Error()))
+		}
+		return err
 	}
 	for _, in := range nb.Inputs {
 		s.progress("attaching " + in.Name)
