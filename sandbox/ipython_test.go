@@ -12,7 +12,7 @@ import (
 // note.
 func TestIPythonLinesRun(t *testing.T) {
 	s := sharedSession(t)
-	res := cell(t, s, "%matplotlib inline\n%config InlineBackend.figure_format = 'retina'\n%load_ext autoreload\n%autoreload 2\n"+
+	res := cell(t, s, "%matplotlib inline\n%config InlineBackend.figure_format = 'retina'\n%load_ext autoreload\n%reload_ext autoreload\n%autoreload 2\n%xmode Minimal\n"+
 		"%precision 3\n%env QUARRY_NB=yes\nimport os, numpy as np\nprint(os.environ['QUARRY_NB'], np.array([1/3]))\n"+
 		"%time total = sum(range(1000))\nfor i in range(2):\n    %time i * 2\n%timeit -n 5 -r 2 sum(range(10))\ntotal?\n?np.mean\ntotal")
 	cellOK(t, res)
@@ -28,7 +28,7 @@ func TestIPythonLinesRun(t *testing.T) {
 	if res.Value == nil || res.Value.Repr != "499500" {
 		t.Errorf("value %+v, want the last line's", res.Value)
 	}
-	if len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "line 13: total?: IPython help is not shown") {
+	if len(res.Notes) != 2 || !strings.Contains(res.Notes[0], "line 15: total?: IPython help is not shown") {
 		t.Errorf("notes %q, want the two help lines", res.Notes)
 	}
 

@@ -26,7 +26,8 @@ IPY_NOOP = 'nothing to do in quarry'  # figures are captured anyway; no modules 
 # or IPY_NOOP.
 IPY_LINE_MAGICS = {
     'matplotlib': IPY_NOOP, 'autoreload': IPY_NOOP, 'aimport': IPY_NOOP,
-    'config': IPY_NOOP, 'load_ext': IPY_NOOP,  # the arguments that do not run are refused (ipy_line_refusal)
+    'config': IPY_NOOP, 'load_ext': IPY_NOOP, 'reload_ext': IPY_NOOP,  # the arguments that do not run are refused (ipy_line_refusal)
+    'xmode': IPY_NOOP, 'pprint': IPY_NOOP, 'colors': IPY_NOOP,  # how IPython prints, which quarry does its own way
     'precision': ipy_magic_precision, 'env': ipy_magic_env, 'set_env': ipy_magic_set_env,
     'time': ipy_magic_time, 'timeit': ipy_magic_timeit,
     'sx': ipy_magic_sx, 'system': ipy_magic_sx, 'pwd': ipy_magic_pwd,
@@ -79,7 +80,7 @@ def ipy_line_refusal(name, arg):
         return IPY_UNKNOWN % name
     if name == 'config' and not arg.strip().startswith('InlineBackend'):
         return 'only %config InlineBackend... has a meaning here (figures are captured anyway): remove the line'
-    if name == 'load_ext' and arg.strip() != 'autoreload':
+    if name in ('load_ext', 'reload_ext') and arg.strip() != 'autoreload':
         return 'IPython extensions do not load in quarry: remove the line'
     if name in ('time', 'timeit') and not ipy_timeit_flags(arg)[2]:
         return 'give %%%s a statement, or use %%%%%s on the first line of the cell' % (name, name)
