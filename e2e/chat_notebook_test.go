@@ -31,14 +31,7 @@ func TestChatTUIContinuesNotebook(t *testing.T) {
 		t.Fatalf("plain Python printed %s", plain)
 	}
 
-	srv := openaitest.New(t)
-	srv.Handle(func(r openaitest.Request) openaitest.Reply {
-		msgs := r.Messages()
-		if last := msgs[len(msgs)-1]; last.Role == openai.ChatMessageRoleTool {
-			return openaitest.Text("Carried on: " + strings.TrimSpace(strings.TrimPrefix(last.Content, "[stdout]\n")))
-		}
-		return openaitest.ToolCalls(next)
-	})
+	srv := carryingOn(t, next)
 
 	c := startChatArgs(t, dir, srv.URL, []string{"sales-review.ipynb"})
 	s := c.waitFor("the notebook's cells", 3*time.Minute, has("the notebook's cell 7 of 7 failed: KeyError"))
@@ -81,4 +74,19 @@ func TestChatTUIContinuesNotebook(t *testing.T) {
 		t.Errorf("the exported notebook does not start with the notebook's cells (at %d, the model's at %d)", i, j)
 	}
 	requireNoContainers(t, c.pid)
+}
+
+// carryingOn is a model server that runs next, then answers "Carried on: "
+// and what it printed.
+func carryingOn(t *testing.T, next string) *openaitest.Server {
+	t.Helper()
+	srv := openaitest.New(t)
+	srv.Handle(func(r openaitest.Request) openaitest.Reply {
+		msgs := r.Messages()
+		if last := msgs[len(msgs)-1]; last.Role == openai.ChatMessageRoleTool {
+			return openaitest.Text("Carried on: " + strings.TrimSpace(strings.TrimPrefix(last.Content, "[stdout]\n")))
+		}
+		return openaitest.ToolCalls(next)
+	})
+	return srv
 }

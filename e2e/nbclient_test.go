@@ -14,10 +14,9 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// nbclientRun executes a notebook in Jupyter's own kernel on the host
-// (Debian's python3-nbclient and python3-ipykernel), in its folder, and
-// prints each code cell's stdout and errors as JSON.
-const nbclientRun = `
+// nbclientExecute executes a notebook in Jupyter's own kernel on the host
+// (Debian's python3-nbclient and python3-ipykernel), in its folder.
+const nbclientExecute = `
 import json, os, sys
 import nbformat
 from nbclient import NotebookClient
@@ -25,6 +24,11 @@ path = sys.argv[1]
 nb = nbformat.read(path, as_version=4)
 NotebookClient(nb, timeout=120, kernel_name='python3', allow_errors=True,
                resources={'metadata': {'path': os.path.dirname(path)}}).execute()
+`
+
+// nbclientRun executes a notebook (nbclientExecute) and prints each code
+// cell's stdout and errors as JSON.
+const nbclientRun = nbclientExecute + `
 cells = []
 for c in nb.cells:
     if c.cell_type != 'code':

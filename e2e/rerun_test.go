@@ -244,8 +244,6 @@ func TestRerunBadInput(t *testing.T) {
 	id := varianceSession(t, home)
 	dir := t.TempDir()
 	q3, q4 := writeNextQuarters(t, dir)
-	nb := filepath.Join(dir, "magic.ipynb")
-	os.WriteFile(nb, []byte(strings.Replace(handNotebook, `"import pandas as pd\n", `, `"%matplotlib inline\n", "%pip install polars\n", `, 1)), 0o644)
 	elsewhere := filepath.Join(t.TempDir(), "ledger.csv")
 	os.WriteFile(elsewhere, []byte("a,b\n1,2\n"), 0o644)
 	reaches := filepath.Join(dir, "reaches.ipynb")
@@ -269,7 +267,6 @@ func TestRerunBadInput(t *testing.T) {
 		{[]string{id, q3, "--map", "q1.csv=" + q4}, "q1.csv is given twice"},
 		{[]string{id, q3, q4, "--output-dir", full}, "is not empty"},
 		{[]string{id, q3, q4, "--format", "pdf"}, "--format pdf: use md, html or ipynb"},
-		{[]string{nb}, "code cell 1, line 2: %pip install polars: the sandbox has no network"},
 		{[]string{broken}, "is not a Jupyter notebook"},
 		{[]string{v3}, "old.ipynb is nbformat 3: quarry reruns nbformat 4 notebooks"},
 		{[]string{reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},

@@ -39,7 +39,7 @@
 //	                                   // displays them (kernel.Table.Display), numbers right-aligned and never
 //	                                   // cut, text and labels cut with "…" before a column is dropped,
 //	                                   // "+N columns not shown", "⋯" row before Tail, "1 row × 1 column"
-//	type Grid struct{ Header []string; Rows [][]string; Gap int; Numeric []bool; Hidden int; Indexed bool }
+//	type Grid struct{ Header []string; Rows [][]string; Gap int; Numeric []bool; Hidden int; IndexCols int }
 //	func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid // the cells Table lays out, sanitized;
 //	                                   // the exports lay out the same grid as Markdown and HTML
 //	func TableShape(t *kernel.Table) string // "1,234 rows × 1 column"
