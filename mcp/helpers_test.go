@@ -11,7 +11,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -48,16 +47,25 @@ func (l *logLines) add(s string) {
 	l.lines = append(l.lines, s)
 }
 
-// sessionID is the id of the quarry session the log says started.
+// sessionID is the id of the first quarry session the log says started.
 func (l *logLines) sessionID() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range l.lines {
-		if rest, ok := strings.CutPrefix(s, "session "); ok && strings.Contains(s, " started for ") {
-			return strings.Fields(rest)[0]
-		}
+	if ids := l.sessionIDs(); len(ids) > 0 {
+		return ids[0]
 	}
 	return ""
+}
+
+// sessionIDs are the quarry sessions the log says started.
+func (l *logLines) sessionIDs() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var ids []string
+	for _, s := range l.lines {
+		if rest, ok := strings.CutPrefix(s, "session "); ok && strings.Contains(s, " started for ") {
+			ids = append(ids, strings.Fields(rest)[0])
+		}
+	}
+	return ids
 }
 
 // testServer makes a server whose sessions use the real engine (unless
@@ -173,5 +181,3 @@ func (h *harness) writeFile(name, content string) string {
 	}
 	return p
 }
-
-var _ = config.Config{}

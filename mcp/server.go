@@ -158,15 +158,18 @@ func (s *Server) clientOf(ss *sdk.ServerSession) *client {
 	return s.clients[ss]
 }
 
-// drop closes the client of an MCP session that ended.
+// drop closes the client of an MCP session that ended; it counts against
+// the limit until its sandbox is gone.
 func (s *Server) drop(ss *sdk.ServerSession) {
 	s.mu.Lock()
 	c := s.clients[ss]
-	delete(s.clients, ss)
 	s.mu.Unlock()
 	if c != nil {
 		c.close()
 	}
+	s.mu.Lock()
+	delete(s.clients, ss)
+	s.mu.Unlock()
 }
 
 func (s *Server) stopping() bool {
