@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quarry-cli/quarry/agent"
@@ -77,33 +76,36 @@ func ptr[T any](v T) *T { return &v }
 
 func (s *Server) addTools() {
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "attach_file", Title: "Attach a data file", Annotations: changesKern,
+		InputSchema: schemaFor[AttachInput](), OutputSchema: schemaFor[AttachOutput](),
 		Description: "Copy a data file into the sandbox (read-only, at /data/<name>) and profile it. Returns how to read it (the exact pandas call), its shape, columns and dtypes, the dialect (delimiter, decimal, encoding, header row) and notes. " +
 			"Only files inside the folders this server serves can be attached; a path outside them, with '..', through a symbolic link leading out, or with hard links is refused with the reason. Attach before reading a file in run_python or run_sql."},
 		s.attachFile)
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "run_python", Title: "Run Python", Annotations: changesKern,
+		InputSchema: schemaFor[RunPythonInput](), OutputSchema: schemaFor[CellOutput](),
 		Description: "Run Python in the session's kernel (variables, imports and DataFrames persist between calls; pandas as pd, numpy as np and matplotlib.pyplot as plt are imported). Attached files are under /data; save files for the user under /output. sql(query) runs DuckDB over the files. There is no network. " +
 			"Returns stdout and stderr, the last expression's value (a DataFrame as a table), each figure as an image, the files saved, or the traceback (isError). Long output is cut in the middle, saying how much. undo takes a call back."},
 		s.runPython)
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "run_sql", Title: "Run SQL", Annotations: changesKern,
+		InputSchema: schemaFor[RunSQLInput](), OutputSchema: schemaFor[CellOutput](),
 		Description: "Run SQL as sql() does in a cell: DuckDB over the attached files (SELECT * FROM '/data/q1.csv'), or, with db, a connected database or an attached SQLite or DuckDB file, read-only, with the server's row cap and time limit. Returns the rows as a table. It is a cell of the session: undo takes it back."},
 		s.runSQL)
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "list_outputs", Title: "List saved files", Annotations: readOnly,
+		InputSchema: schemaFor[NoInput](), OutputSchema: schemaFor[OutputsOutput](),
 		Description: "List the figures and files the session's code saved under /output, each with a resource URI to read it with resources/read."},
 		s.listOutputs)
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "undo", Title: "Undo the last call", Annotations: &sdk.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(false)},
+		InputSchema: schemaFor[NoInput](), OutputSchema: schemaFor[UndoOutput](),
 		Description: "Take back the last run_python or run_sql: the kernel returns to the state it had before it (variables it made are gone, ones it changed have their old values) and the files it saved are removed. Call again to go further back."},
 		s.undo)
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "check_numbers", Title: "Check an answer's numbers", Annotations: readOnly,
+		InputSchema: schemaFor[CheckInput](), OutputSchema: schemaFor[NumbersOutput](),
 		Description: "Check each number of an answer against the outputs of the session's cells and the attached files' profiles, as quarry checks its own answers: grounded with the cell and the output line or table cell that holds it, or unverified. Compute an unverified number in a cell and quote the printed value, or drop it."},
 		s.checkNumbers)
-	in, err := jsonschema.For[ExportInput](nil)
-	if err != nil {
-		panic(fmt.Sprintf("mcp: export_session schema: %v", err))
-	}
+	in := schemaFor[ExportInput]()
 	for _, f := range export.Formats() {
 		in.Properties["format"].Enum = append(in.Properties["format"].Enum, string(f))
 	}
-	sdk.AddTool(s.sdk, &sdk.Tool{Name: "export_session", Title: "Export the session", Annotations: changesKern, InputSchema: in,
+	sdk.AddTool(s.sdk, &sdk.Tool{Name: "export_session", Title: "Export the session", Annotations: changesKern, InputSchema: in, OutputSchema: schemaFor[ExportOutput](),
 		Description: "Write the session so far (its cells, outputs and figures, numbers checked) as a file: " + formatList() + ". Returns it as a resource to read with resources/read."},
 		s.exportSession)
 }
