@@ -32,6 +32,7 @@ type client struct {
 	outputs []kernel.File // harvested, newest version of each name last
 	exports []exported
 	report  *progress // the call waiting for the start, told its steps
+	placed  bool      // holds one of the server's MaxSessions places
 }
 
 // errGone: a call that arrived as its MCP session ended.
@@ -82,6 +83,23 @@ func (c *client) session(ctx context.Context, p *progress) (*session.Session, er
 		c.report = nil
 		c.mu.Unlock()
 	}()
+	if err := c.srv.reserve(); err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	c.placed = true
+	c.mu.Unlock()
+	s, err := c.start(ctx, p)
+	if err != nil {
+		c.freePlace()
+		return nil, err
+	}
+	c.srv.log("session %s started for %s (quarry sessions lists it)", s.ID(), c.name())
+	return s, nil
+}
+
+// start makes and starts the quarry session, in its place.
+func (c *client) start(ctx context.Context, p *progress) (*session.Session, error) {
 	o := c.srv.opts
 	e, err := c.srv.engineConn(ctx)
 	if err != nil {
@@ -110,7 +128,6 @@ func (c *client) session(ctx context.Context, p *progress) (*session.Session, er
 		c.mu.Unlock()
 		return nil, fmt.Errorf("the sandbox did not start: %w", err)
 	}
-	c.srv.log("session %s started for %s (quarry sessions lists it)", s.ID(), c.name())
 	return s, nil
 }
 
@@ -142,7 +159,19 @@ func (c *client) close() {
 	if err := s.Close(); err != nil {
 		c.srv.log("session %s: %v", s.ID(), err)
 	}
+	c.freePlace()
 	c.srv.log("session %s of %s closed, its sandbox removed", s.ID(), c.name())
+}
+
+// freePlace gives the client's place among the sandboxes back, once.
+func (c *client) freePlace() {
+	c.mu.Lock()
+	placed := c.placed
+	c.placed = false
+	c.mu.Unlock()
+	if placed {
+		c.srv.release()
+	}
 }
 
 // maskErr hides secrets in an error from before the session exists (the

@@ -5,9 +5,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A client attaches nothing outside the roots: not by an absolute path,
@@ -75,24 +72,4 @@ func TestRootsResolveInside(t *testing.T) {
 	if _, err := NewRoots([]string{f}); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("a file as root: %v", err)
 	}
-}
-
-// Past --max-sessions the next client is refused at initialize, saying
-// why; when one leaves, its place is free again.
-func TestMaxSessions(t *testing.T) {
-	srv, _ := testServer(t, Options{MaxSessions: 1}, false)
-	first := connectClient(t, srv, "first", nil)
-	st, ct := sdk.NewInMemoryTransports()
-	if _, err := srv.Connect(t.Context(), st); err != nil {
-		t.Fatal(err)
-	}
-	_, err := sdk.NewClient(&sdk.Implementation{Name: "second", Version: "1"}, nil).Connect(t.Context(), ct, nil)
-	if err == nil || !strings.Contains(err.Error(), "--max-sessions 1") {
-		t.Fatalf("the second session: %v", err)
-	}
-	first.Close()
-	for deadline := time.Now().Add(30 * time.Second); srv.Open() > 0 && time.Now().Before(deadline); {
-		time.Sleep(20 * time.Millisecond) // the first session's end is seen by the server's goroutine
-	}
-	connectClient(t, srv, "third", nil)
 }

@@ -17,9 +17,13 @@ import (
 	"github.com/quarry-cli/quarry/source"
 )
 
-// DefaultMaxSessions is how many MCP sessions (each with its own sandbox)
-// the server holds at once unless told otherwise.
+// DefaultMaxSessions is how many sandboxes (one per MCP session that has
+// run a tool) the server holds at once unless told otherwise.
 const DefaultMaxSessions = 4
+
+// maxOpen bounds the MCP sessions open at once, with a sandbox or not (an
+// HTTP client that never ends its session holds one until it is idle).
+const maxOpen = 256
 
 // Options configure a server.
 type Options struct {
@@ -33,8 +37,9 @@ type Options struct {
 	// each MCP session opens its own and its session closes them. Nil:
 	// none.
 	OpenSources func(context.Context) (*source.Set, error)
-	// MaxSessions bounds the MCP sessions open at once; the next one is
-	// refused at initialize. Zero means DefaultMaxSessions.
+	// MaxSessions bounds the sandboxes at once: the first tool call of
+	// the next session that needs one is refused, saying why. Zero means
+	// DefaultMaxSessions.
 	MaxSessions int
 	// Engine, when set, is shared by every session and not closed; else
 	// the server connects once, when first needed.
@@ -55,9 +60,10 @@ type Server struct {
 	roots *Roots
 	sdk   *sdk.Server
 
-	mu      sync.Mutex
-	clients map[*sdk.ServerSession]*client
-	closed  bool
+	mu        sync.Mutex
+	clients   map[*sdk.ServerSession]*client
+	closed    bool
+	sandboxes int // sessions with a sandbox, or starting one
 
 	engMu  sync.Mutex // held while connecting: sessions wait for the one connection
 	engine *engine.Engine
@@ -113,8 +119,8 @@ func (s *Server) log(format string, args ...any) {
 	}
 }
 
-// sessions keeps a client per MCP session: made at initialize (refused
-// past MaxSessions) and closed when the MCP session ends.
+// sessions keeps a client per MCP session: made at initialize and closed
+// when the MCP session ends.
 func (s *Server) sessions(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		ss, ok := req.GetSession().(*sdk.ServerSession)
@@ -129,7 +135,7 @@ func (s *Server) sessions(next sdk.MethodHandler) sdk.MethodHandler {
 	}
 }
 
-// admit makes the client of a new MCP session, within the limit.
+// admit makes the client of a new MCP session.
 func (s *Server) admit(ss *sdk.ServerSession) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -139,8 +145,8 @@ func (s *Server) admit(ss *sdk.ServerSession) error {
 	if _, ok := s.clients[ss]; ok {
 		return nil
 	}
-	if len(s.clients) >= s.opts.MaxSessions {
-		return fmt.Errorf("quarry mcp holds %d sessions, its limit (--max-sessions %d): close another client's session, or start quarry mcp with a higher --max-sessions", len(s.clients), s.opts.MaxSessions)
+	if len(s.clients) >= maxOpen {
+		return fmt.Errorf("quarry mcp holds %d MCP sessions, its most: end sessions you no longer use (an idle one ends by itself)", len(s.clients))
 	}
 	c := &client{srv: s, ss: ss}
 	s.clients[ss] = c
@@ -149,6 +155,24 @@ func (s *Server) admit(ss *sdk.ServerSession) error {
 		s.drop(ss)
 	}()
 	return nil
+}
+
+// reserve takes a sandbox's place within MaxSessions; release gives it
+// back.
+func (s *Server) reserve() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sandboxes >= s.opts.MaxSessions {
+		return fmt.Errorf("quarry mcp runs %d sandboxes, its limit (--max-sessions %d): end another client's session (or wait until an idle one ends), or start quarry mcp with a higher --max-sessions", s.sandboxes, s.opts.MaxSessions)
+	}
+	s.sandboxes++
+	return nil
+}
+
+func (s *Server) release() {
+	s.mu.Lock()
+	s.sandboxes--
+	s.mu.Unlock()
 }
 
 // clientOf is the client of an MCP session; nil before initialize.

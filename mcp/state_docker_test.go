@@ -265,3 +265,25 @@ func TestExportSession(t *testing.T) {
 		t.Fatal("an unknown format was accepted")
 	}
 }
+
+// Past --max-sessions sandboxes the next session's first call is refused,
+// saying why; when a session ends its place is free again.
+func TestMaxSessions(t *testing.T) {
+	srv, _ := testServer(t, Options{MaxSessions: 1}, true)
+	first := connectClient(t, srv, "first", nil)
+	second := connectClient(t, srv, "second", nil)
+	if res := callTool(t, first, "run_python", map[string]any{"code": "1"}); res.IsError {
+		t.Fatalf("first: %s", text(res))
+	}
+	res := callTool(t, second, "run_python", map[string]any{"code": "1"})
+	if !res.IsError || !strings.Contains(text(res), "--max-sessions 1") {
+		t.Fatalf("second, past the limit: %s", text(res))
+	}
+	first.Close()
+	for deadline := time.Now().Add(time.Minute); srv.Open() > 1 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res := callTool(t, second, "run_python", map[string]any{"code": "print('now', 2)"}); res.IsError || !strings.Contains(text(res), "now 2") {
+		t.Fatalf("second, after the first left: %s", text(res))
+	}
+}
