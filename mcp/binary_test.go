@@ -235,7 +235,7 @@ func tokenProxy(t *testing.T, endpoint, token string) string {
 		direct(r)
 		r.Header.Set("Authorization", "Bearer "+token)
 	}
-	p.FlushInterval = -1 // server-sent events as they come
+	p.FlushInterval = -1                    // server-sent events as they come
 	p.ErrorLog = log.New(io.Discard, "", 0) // a stream the suite drops is no failure
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
