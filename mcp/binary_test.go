@@ -33,7 +33,7 @@ var (
 	binErr    error
 )
 
-func quarryBinary(t *testing.T) string {
+func quarryBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, binErr = os.MkdirTemp("", "quarry-mcp-bin-")
@@ -53,7 +53,7 @@ func quarryBinary(t *testing.T) string {
 
 // quarryEnv is the environment of a quarry under test: no user config,
 // the test run's own session index (TestMain's XDG_STATE_HOME).
-func quarryEnv(t *testing.T) []string {
+func quarryEnv(t testing.TB) []string {
 	return append(os.Environ(), "XDG_CONFIG_HOME="+t.TempDir(), "NO_COLOR=1")
 }
 
@@ -82,7 +82,7 @@ func watchLines(r io.Reader) *logWatch {
 }
 
 // wait returns the first submatch of re in a line, waiting up to d.
-func (w *logWatch) wait(t *testing.T, re *regexp.Regexp, d time.Duration) string {
+func (w *logWatch) wait(t testing.TB, re *regexp.Regexp, d time.Duration) string {
 	t.Helper()
 	deadline := time.After(d)
 	for {
@@ -111,7 +111,7 @@ var startedRE = regexp.MustCompile(`session (\S+) started for`)
 
 // stdioQuarry starts `quarry mcp` with a client on its standard input and
 // output.
-func stdioQuarry(t *testing.T, root string, args ...string) (*sdk.ClientSession, *exec.Cmd, *logWatch) {
+func stdioQuarry(t testing.TB, root string, args ...string) (*sdk.ClientSession, *exec.Cmd, *logWatch) {
 	t.Helper()
 	cmd := exec.Command(quarryBinary(t), append([]string{"mcp", "--root", root, "--output-dir", t.TempDir()}, args...)...)
 	cmd.Env = quarryEnv(t)

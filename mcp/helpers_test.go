@@ -128,7 +128,7 @@ func (h *harness) call(name string, args map[string]any) *sdk.CallToolResult {
 	return callTool(h.t, h.cs, name, args)
 }
 
-func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
+func callTool(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) *sdk.CallToolResult {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -122,8 +122,9 @@ type Session struct {
 	// checkpointing is closed when the running question's checkpoint is
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
-	layout        string // the notebook's folder layout, made again after a restart (rerun_layout.go)
-	toolCells     int    // cells RunCell has numbered (guarded by op)
+	layout        string          // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	toolCells     int             // cells RunCell has numbered (guarded by op)
+	ahead         aheadCheckpoint // the next RunCell's checkpoint, taken after the last (guarded by op)
 }
 
 // New prepares a session without any I/O. A model configuration the agent

@@ -9,6 +9,7 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/ground"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // A tool session (Options.Tool) has no model: a client outside calls the
@@ -40,7 +41,7 @@ func (s *Session) RunCell(ctx context.Context, label, code string, onChunk func(
 	rec, sb := s.rec, s.sb
 	s.mu.Unlock()
 	rec.question(label)
-	turn, checkpointed := s.beginTurn(ctx, sb, label)
+	turn, checkpointed := s.toolTurn(ctx, sb, label)
 	s.toolCells++
 	n := s.toolCells
 	sink := s.opts.Events
@@ -68,7 +69,43 @@ func (s *Session) RunCell(ctx context.Context, label, code string, onChunk func(
 	turn.note(done)
 	s.publish(done, sink)
 	s.release(StateReady, nil)
+	go s.checkpointAhead(sb)
 	return Cell{Num: n, Code: s.mask.Mask(code), Status: statusOf(r), Result: *maskResult(s.mask, &r)}, nil
+}
+
+// toolTurn starts a call's turn from the checkpoint taken after the call
+// before it (checkpointAhead), or takes one now, as a question does.
+func (s *Session) toolTurn(ctx context.Context, sb *sandbox.Session, label string) (*turnRecord, chan struct{}) {
+	if !s.ahead.ok {
+		return s.beginTurn(ctx, sb, label)
+	}
+	s.turns = append(s.turns, turnRecord{question: label, start: s.ahead.cp})
+	s.ahead = aheadCheckpoint{}
+	done := make(chan struct{})
+	close(done)
+	return &s.turns[len(s.turns)-1], done
+}
+
+// aheadCheckpoint is the kernel's checkpoint taken after a call for the
+// next one (guarded by op): a tool client's calls come back to back, with
+// no model request to hide a checkpoint behind as a question has, but the
+// time its own model takes between calls hides it just as well.
+type aheadCheckpoint struct {
+	cp sandbox.Checkpoint
+	ok bool
+}
+
+// checkpointAhead takes the next call's checkpoint now, in the operation
+// slot, so that a call arriving meanwhile waits for it rather than taking
+// its own; anything that changes the kernel otherwise (Undo) drops it.
+func (s *Session) checkpointAhead(sb *sandbox.Session) {
+	if s.acquire(context.Background()) != nil {
+		return // closed
+	}
+	if cp, err := sb.Checkpoint(context.Background()); err == nil {
+		s.ahead = aheadCheckpoint{cp: cp, ok: true}
+	}
+	s.release(StateReady, nil)
 }
 
 // CheckNumbers checks the numbers of text (an answer written outside, as

@@ -151,6 +151,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 		}
 	}
 	s.turns = s.turns[:len(s.turns)-1]
+	s.ahead = aheadCheckpoint{} // taken after the call undone: not a state to return to
 	question := last.question
 	if s.ag != nil {
 		question, _ = s.ag.Undo()
