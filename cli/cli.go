@@ -36,6 +36,10 @@ type app struct {
 	build          Build
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// text and notes are stdout and stderr for a command's own words:
+	// wrapped at word boundaries on a terminal (wrap.go). Data (JSON, an
+	// archive, a report to pipe) and the front ends use the streams.
+	text, notes io.Writer
 
 	// Where the root command goes; tests replace them to see the flags.
 	chat     func(ctx context.Context, f *rootFlags) error
@@ -43,12 +47,17 @@ type app struct {
 }
 
 func run(b Build, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{build: b, stdin: stdin, stdout: stdout, stderr: stderr}
+	return newApp(b, stdin, stdout, stderr).execute(args)
+}
+
+func newApp(b Build, stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := &app{build: b, stdin: stdin, stdout: stdout, stderr: stderr, text: textWriter(stdout), notes: textWriter(stderr)}
 	a.chat, a.headless = a.runChat, a.runHeadless
-	return a.execute(args)
+	return a
 }
 
 func (a *app) execute(args []string) (code int) {
+	defer a.flushText()
 	// The front ends have their own guard, which also removes the sandbox;
 	// this one keeps a Go trace from the user in every other command.
 	defer func() {
@@ -70,7 +79,7 @@ func (a *app) execute(args []string) (code int) {
 		defer out.flush()
 		root.SetOut(out)
 	}
-	root.SetErr(a.stderr)
+	root.SetErr(a.notes)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -99,4 +108,13 @@ func (a *app) rootCommand() *cobra.Command {
 	// Sub-commands inherit it: a bad flag anywhere is a usage error.
 	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// flushText writes what the wrapped streams still hold.
+func (a *app) flushText() {
+	for _, w := range []io.Writer{a.text, a.notes} {
+		if f, ok := w.(interface{ Flush() }); ok {
+			f.Flush()
+		}
+	}
 }

@@ -166,12 +166,12 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
 	}
-	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	fmt.Fprintf(a.notes, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
 	if line := comparisonSummary(compared); line != "" {
-		fmt.Fprintln(a.stderr, "quarry: "+line)
+		fmt.Fprintln(a.notes, "quarry: "+line)
 	}
 	if res.Failed != nil {
-		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
+		fmt.Fprintf(a.notes, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
 			render.SanitizeLine(failureLine(res.Failed)))
 		return silent{code: exitFailed}
 	}

@@ -3,7 +3,6 @@ package cli
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -53,10 +52,7 @@ func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 // terminal of known size.
 func TestHelpAndErrorsStyledOnTerminal(t *testing.T) {
 	script := hosttest.Tool(t, "script")
-	bin := filepath.Join(t.TempDir(), "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quarryBinary(t)
 	for _, args := range []string{"--help", "--bogus"} {
 		cmd := exec.Command(script, "-qec", "stty cols 100 rows 40; "+bin+" "+args, os.DevNull)
 		cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=", "COLORTERM=truecolor")

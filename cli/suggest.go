@@ -62,9 +62,10 @@ func commandSuggestion(c *cobra.Command, args []string) error {
 }
 
 // nearCommands are c's commands nearest name, by cobra's distance setting
-// (which cobra itself applies only to commands that take no files).
+// (which cobra itself applies only to commands that take no files); help
+// among them, which cobra leaves out of the available ones.
 func nearCommands(c *cobra.Command, name string) []string {
-	var names []string
+	names := []string{"help"}
 	for _, sub := range c.Commands() {
 		if sub.IsAvailableCommand() {
 			names = append(names, sub.Name())

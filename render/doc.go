@@ -20,8 +20,8 @@
 //	func SanitizeLine(s string) string // one line (file names, column names, chips): \n \r \t become spaces
 //
 //	// markdown.go, stream.go — glamour; NOT safe for concurrent use (one per goroutine / tea.Model)
-//	type Style string                  // StyleDark, StyleLight, StyleNoTTY (no escapes at all), StyleASCII
-//	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR, TERM=dumb → StyleNoTTY
+//	type Style string                  // StyleDark, StyleLight, StyleNoColor (attributes, no colour), StyleNoTTY (no escapes at all), StyleASCII
+//	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR → StyleNoColor, TERM=dumb → StyleNoTTY
 //	func NewMarkdown() *Markdown       // glamour renderers cached per (width, style); dark and light are
 //	                                   // the chat's own style (markdown_style.go): headings without "##"
 //	func (m *Markdown) Render(text string, width int, style Style) (string, error) // sanitizes text first

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/demo/demotest"
-	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 // quarry demo in the chat, with no key, no model server and no Ollama: the
@@ -18,19 +17,18 @@ import (
 // Nothing is contacted: every way out but the engine leads to a listener
 // that counts connections.
 func TestDemoChatTUI(t *testing.T) {
-	requireTmux(t)
-	sandboxtest.Engine(t)
+	requireChat(t)
 	watch, connections := demotest.Watch(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "out")
 	c := startChatEnv(t, dir, demotest.NoNetworkEnv(watch), []string{"demo", "--output-dir", out})
 
 	const label = "demo: scripted model, real sandbox"
-	s := c.waitFor("the demo's label", time.Minute, c.has(label, "sandbox"))
+	s := c.waitFor("the demo's label", time.Minute, has(label, "sandbox"))
 	if !strings.Contains(statusBar(s), label) {
 		t.Errorf("the label is not in the status bar:\n%s", s)
 	}
-	s = c.waitFor("the answer", 3*time.Minute, c.has("Then ask about these files yourself", "sandbox ready"))
+	s = c.waitFor("the answer", 3*time.Minute, has("Then ask about these files yourself", "sandbox ready"))
 	t.Logf("screen after the answer:\n%s", s)
 	rows := demotest.Rows(t, filepath.Join(out, "data"))
 	for _, want := range []string{rows[0], "▀", "figure ", "cell2-1.png", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ollama pull", "quarry config init"} {
@@ -49,23 +47,20 @@ func TestDemoChatTUI(t *testing.T) {
 
 	// Above it the chart's cell; at the top what the demo is, the
 	// question and cell 1's table.
-	c.tmux("send-keys", "-t", "q", "PPage")
-	c.waitFor("the chart's cell", 10*time.Second, c.has("cell 2 · done", `ax.set_title("Budget change by department`))
-	c.tmux("send-keys", "-t", "q", "C-Home")
-	c.waitFor("the top of the demo", 10*time.Second, c.has("This is quarry's demo", "Variance report: budget Q2 against Q1", "cell 1 · done", "10 rows × 6 columns"))
-	c.tmux("send-keys", "-t", "q", "C-End")
+	c.keys("PPage")
+	c.waitFor("the chart's cell", 10*time.Second, has("cell 2 · done", `ax.set_title("Budget change by department`))
+	c.keys("C-Home")
+	c.waitFor("the top of the demo", 10*time.Second, has("This is quarry's demo", "Variance report: budget Q2 against Q1", "cell 1 · done", "10 rows × 6 columns"))
+	c.keys("C-End")
 
 	// Another question gets the script's honest refusal, not a computed answer.
-	c.tmux("send-keys", "-t", "q", "-l", "Which quarter had more travel?")
-	c.tmux("send-keys", "-t", "q", "Enter")
-	c.waitFor("the refusal", time.Minute, c.has("cannot answer “Which quarter had more travel?”", "sandbox ready"))
+	c.typeLine("Which quarter had more travel?")
+	c.waitFor("the refusal", time.Minute, has("cannot answer “Which quarter had more travel?”", "sandbox ready"))
 
-	c.tmux("send-keys", "-t", "q", "C-c")
-	c.tmux("send-keys", "-t", "q", "C-c")
-	c.waitExit(t)
-	if n := containersOf(t, c.pid); n != 0 {
-		t.Errorf("%d containers of quarry (pid %s) left after quitting", n, c.pid)
-	}
+	c.keys("C-c")
+	c.keys("C-c")
+	c.waitExit()
+	requireNoContainers(t, c.pid)
 	if n := connections(); n != 0 {
 		t.Errorf("the demo made %d connections to a model server, proxy or Ollama", n)
 	}

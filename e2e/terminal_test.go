@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bufio"
@@ -30,16 +30,7 @@ import (
 // single cells) or as half-blocks (two colours a cell), and whether the
 // status bar is one colour end to end. QUARRY_SHOTS=DIR keeps the shots.
 
-const terminalVarianceCode = `import pandas as pd
-import matplotlib
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt
-q1 = pd.read_csv("/data/q1.csv").assign(quarter="Q1")
-q2 = pd.read_csv("/data/q2.csv").assign(quarter="Q2")
-df = pd.concat([q1, q2])
-df["variance"] = df["actual"] - df["budget"]
-pivot = df.pivot_table(index="department", columns="quarter", values="variance", aggfunc="sum")
-ax = pivot.plot(kind="bar", title="Variance vs budget", color=["#1f77b4", "#ff7f0e"])
+const terminalVarianceCode = variancePivot + `ax = pivot.plot(kind="bar", title="Variance vs budget", color=["#1f77b4", "#ff7f0e"])
 pivot`
 
 // The bar colours of the chart, as matplotlib draws them.
@@ -71,11 +62,7 @@ func TestTerminalScreenshots(t *testing.T) {
 			return append([]string{"-g", "110x44+0+0", "-w", "9", "-e"}, cmd...)
 		}},
 	}
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quarryBin(t)
 	display := startXvfb(t)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -156,11 +143,7 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	os.MkdirAll(data, 0o755)
-	for name, body := range map[string]string{"q1.csv": terminalQ1, "q2.csv": terminalQ2} {
-		if err := os.WriteFile(filepath.Join(data, name), []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	writeQuarters(t, data)
 	srv := openaitest.New(t)
 	srv.Handle(func(r openaitest.Request) openaitest.Reply {
 		msgs := r.Messages()
@@ -172,12 +155,8 @@ func runInTerminal(t *testing.T, c terminalCase, bin, display string) window {
 	out := filepath.Join(dir, "out")
 	// What the terminal sets (TERM, COLORTERM, KITTY_WINDOW_ID) goes
 	// through; the rest of the test's environment does not.
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_CONFIG_HOME=" + filepath.Join(dir, "config"),
-		"LANG=C.UTF-8", "OPENAI_API_KEY=sk-test-e2e", "OPENAI_BASE_URL=" + srv.URL, "QUARRY_MODEL=gpt-4o-mini",
-		"QUARRY_THEME=light"}
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		env = append(env, "DOCKER_HOST="+h)
-	}
+	env := append(hostEnv(dir), modelEnv(srv.URL, "gpt-4o-mini")...)
+	env = append(env, "LANG=C.UTF-8", "QUARRY_THEME=light")
 	script := `exec env -i TERM="$TERM" COLORTERM="$COLORTERM" KITTY_WINDOW_ID="$KITTY_WINDOW_ID" "$@"`
 	cmd := append([]string{"/bin/sh", "-c", script, "sh", "env"}, env...)
 	cmd = append(cmd, bin, "--output-dir", out, "data/q1.csv", "data/q2.csv")
@@ -275,9 +254,6 @@ func tail(s string) string {
 	}
 	return strings.Join(lines[max(0, len(lines)-10):], "\n")
 }
-
-const terminalQ1 = "department,budget,actual\nSales,100000,112500\nMarketing,50000,47250\nEngineering,200000,198000\n"
-const terminalQ2 = "department,budget,actual\nSales,110000,104000\nMarketing,55000,61300\nEngineering,210000,225500\n"
 
 // barPixels counts the pixels of the chart's two bar colours.
 func barPixels(img image.Image) (blue, orange int) {

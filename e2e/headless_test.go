@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 // End-to-end tests of the real quarry binary: built once with `go build`,
 // run against the real Docker engine and sandbox image, with the model faked
@@ -35,9 +35,9 @@ Marketing,55000,61300
 Engineering,210000,225500
 `
 
-// varianceCode is what the fake model runs: variance per department and
-// quarter, a bar chart and a CSV in /output.
-const varianceCode = `import pandas as pd
+// variancePivot is the variance per department and quarter of q1.csv and
+// q2.csv, as a pivot table.
+const variancePivot = `import pandas as pd
 import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -46,7 +46,11 @@ q2 = pd.read_csv("/data/q2.csv").assign(quarter="Q2")
 df = pd.concat([q1, q2])
 df["variance"] = df["actual"] - df["budget"]
 pivot = df.pivot_table(index="department", columns="quarter", values="variance", aggfunc="sum")
-pivot.to_csv("/output/variance.csv")
+`
+
+// varianceCode is what the fake model runs: the pivot, a bar chart and a
+// CSV in /output.
+const varianceCode = variancePivot + `pivot.to_csv("/output/variance.csv")
 ax = pivot.plot(kind="bar", title="Variance vs budget")
 ax.figure.savefig("/output/variance.png")
 for dep, row in pivot.iterrows():

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"os"
@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
-	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 // budgetCSV is a budget of n departments.
@@ -25,8 +24,7 @@ func budgetCSV(n int) string {
 // chips (a changed one marked), /files, and /attach of one of them says it
 // is attached because it is, on screen too.
 func TestChatTUIResumeShowsItsFiles(t *testing.T) {
-	requireTmux(t)
-	sandboxtest.Engine(t)
+	requireChat(t)
 	srv := openaitest.New(t)
 	srv.Handle(func(r openaitest.Request) openaitest.Reply {
 		if strings.Contains(r.LastUser(), "rows") {
@@ -40,18 +38,16 @@ func TestChatTUIResumeShowsItsFiles(t *testing.T) {
 	os.WriteFile(q2, []byte(budgetCSV(48)), 0o644)
 
 	c := startChatArgs(t, dir, srv.URL, []string{"budget_q1.csv", "budget_q2.csv"})
-	c.waitFor("the chat", 3*time.Minute, c.has("budget_q1.csv 845 B · 48 × 4", "budget_q2.csv 845 B · 48 × 4", "sandbox ready"))
-	c.tmux("send-keys", "-t", "q", "-l", "How many rows?")
-	c.tmux("send-keys", "-t", "q", "Enter")
-	c.waitFor("the answer", 2*time.Minute, c.has("Noted.", "sandbox ready"))
-	c.tmux("send-keys", "-t", "q", "-l", "/quit")
-	c.tmux("send-keys", "-t", "q", "Enter")
-	c.waitExit(t)
-	c.tmux("kill-server")
+	c.waitFor("the chat", 3*time.Minute, has("budget_q1.csv 845 B · 48 × 4", "budget_q2.csv 845 B · 48 × 4", "sandbox ready"))
+	c.typeLine("How many rows?")
+	c.waitFor("the answer", 2*time.Minute, has("Noted.", "sandbox ready"))
+	c.typeLine("/quit")
+	c.waitExit()
+	c.close()
 
 	os.WriteFile(q1, []byte(budgetCSV(49)), 0o644)
 	c = startChatArgs(t, dir, srv.URL, []string{"--resume"})
-	s := c.waitFor("the question about budget_q1.csv", 3*time.Minute, c.has("budget_q1.csv:", "has changed since the session"))
+	s := c.waitFor("the question about budget_q1.csv", 3*time.Minute, has("budget_q1.csv:", "has changed since the session"))
 	// What changed, and what the keys do, where the eye is.
 	flat := strings.Join(strings.Fields(s), " ")
 	for _, want := range []string{"size 845 B then, 862 B now", "SHA-256 ", "modified ", "after the session read it at", "it had 48 rows × 4 columns",
@@ -60,8 +56,8 @@ func TestChatTUIResumeShowsItsFiles(t *testing.T) {
 			t.Errorf("the question lacks %q:\n%s", want, s)
 		}
 	}
-	c.tmux("send-keys", "-t", "q", "Enter")
-	s = c.waitFor("the rebuilt kernel", 2*time.Minute, c.has("Kernel rebuilt"))
+	c.keys("Enter")
+	s = c.waitFor("the rebuilt kernel", 2*time.Minute, has("Kernel rebuilt"))
 	if flat := strings.Join(strings.Fields(s), " "); !strings.Contains(flat, "budget_q1.csv now 49 × 4 (48 × 4 in the earlier turns), read from "+q1) {
 		t.Errorf("the new shape is not confirmed:\n%s", s)
 	}
@@ -70,16 +66,12 @@ func TestChatTUIResumeShowsItsFiles(t *testing.T) {
 			t.Errorf("the chips or the status bar lack %q:\n%s", want, s)
 		}
 	}
-	c.tmux("send-keys", "-t", "q", "-l", "/files")
-	c.tmux("send-keys", "-t", "q", "Enter")
-	s = c.waitFor("/files", time.Minute, c.has("Attached files:"))
+	c.typeLine("/files")
+	s = c.waitFor("/files", time.Minute, has("Attached files:"))
 	if strings.Contains(s, "No files attached") || !strings.Contains(s, "— /data/budget_q1.csv") || !strings.Contains(s, "— /data/budget_q2.csv") {
 		t.Errorf("/files after resume:\n%s", s)
 	}
-	c.tmux("send-keys", "-t", "q", "-l", "/quit")
-	c.tmux("send-keys", "-t", "q", "Enter")
-	c.waitExit(t)
-	if n := containersOf(t, c.pid); n != 0 {
-		t.Errorf("%d containers left", n)
-	}
+	c.typeLine("/quit")
+	c.waitExit()
+	requireNoContainers(t, c.pid)
 }

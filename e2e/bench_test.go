@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 import (
 	"slices"
@@ -20,7 +20,7 @@ import (
 // the whole run. "background" is today's import order, "eager" the old one
 // (sandbox.ImportsEnv), side by side:
 //
-//	go test -run '^$' -bench 'SessionStart|FirstRequest' -benchtime 10x ./sandbox ./headless
+//	go test -run '^$' -bench 'SessionStart|FirstRequest' -benchtime 10x ./sandbox ./e2e
 func BenchmarkFirstRequest(b *testing.B) {
 	for _, order := range []string{"background", "eager"} {
 		b.Run(order, func(b *testing.B) { benchFirstRequest(b, order == "eager") })

@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 // Replays of the streams that real model servers sent (recorded by other
 // projects for their tests, in ../shared/corpus/wire, read from there and

@@ -1,4 +1,4 @@
-package headless_test
+package e2e
 
 import (
 	"encoding/json"
