@@ -4,17 +4,20 @@ package mcp
 //
 //	go test ./mcp -run '^$' -bench . -benchtime 200x
 //
-// A trivial run_python over stdio against the real binary (the JSON-RPC
-// framing, the SDK on both sides, the session's record and checkpoint),
-// beside the same cell through session.RunCell in process and the
-// kernel's own round trip (what a chat's cell costs below the model);
-// and the first call of a new server, the sandbox's start included.
+// A trivial run_python over stdio: the server's ServeStdio, as quarry mcp
+// runs it, on a pair of OS pipes to the SDK's client (the JSON-RPC framing
+// both ways, the session's record and checkpoint), beside the same cell
+// through session.RunCell in process (what a chat's cell costs below the
+// model); and a new server's first call, the sandbox's start included.
 
 import (
 	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -30,15 +33,43 @@ func percentiles(b *testing.B, samples []time.Duration) {
 	b.ReportMetric(float64(samples[len(samples)*99/100].Microseconds())/1000, "p99-ms")
 }
 
+// stdioClient serves a new server on OS pipes, as quarry mcp serves its
+// standard input and output, with the SDK's client on the other ends.
+func stdioClient(b *testing.B) (*sdk.ClientSession, func()) {
+	srv, _ := testServer(b, Options{}, true)
+	inR, inW, err := os.Pipe() // client to server
+	if err != nil {
+		b.Fatal(err)
+	}
+	outR, outW, err := os.Pipe() // server to client
+	if err != nil {
+		b.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		srv.ServeStdio(context.Background(), inR, outW)
+		close(served)
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stop := func() {
+		cs.Close()
+		<-served // the sandbox is gone
+	}
+	b.Cleanup(stop)
+	return cs, stop
+}
+
 // BenchmarkRunPythonStdio: `1` through quarry mcp on stdio, the sandbox
 // up: back to back, and 50 ms apart, as a client whose model reads each
 // result before its next call (the next call's checkpoint is taken in
 // that pause).
 func BenchmarkRunPythonStdio(b *testing.B) {
-	sandboxtest.Engine(b)
 	for _, gap := range []time.Duration{0, 50 * time.Millisecond} {
 		b.Run("gap="+gap.String(), func(b *testing.B) {
-			cs, _, _ := stdioQuarry(b, b.TempDir())
+			cs, _ := stdioClient(b)
 			callTool(b, cs, "run_python", map[string]any{"code": "1"}) // the sandbox's start
 			samples := make([]time.Duration, 0, b.N)
 			b.ResetTimer()
@@ -85,16 +116,15 @@ func BenchmarkRunCellInProcess(b *testing.B) {
 	percentiles(b, samples)
 }
 
-// BenchmarkFirstCallStdio: a new quarry mcp's first run_python, from the
-// call to its answer: the sandbox starts inside it.
+// BenchmarkFirstCallStdio: a new server's first run_python, from the call
+// to its answer: the sandbox starts inside it (the engine is connected, as
+// quarry mcp connects it when it starts).
 func BenchmarkFirstCallStdio(b *testing.B) {
-	sandboxtest.Engine(b)
-	quarryBinary(b)
 	samples := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		cs, _, _ := stdioQuarry(b, b.TempDir())
+		cs, stop := stdioClient(b)
 		b.StartTimer()
 		t0 := time.Now()
 		if res := callTool(b, cs, "run_python", map[string]any{"code": "1"}); res.IsError {
@@ -102,7 +132,7 @@ func BenchmarkFirstCallStdio(b *testing.B) {
 		}
 		samples = append(samples, time.Since(t0))
 		b.StopTimer()
-		cs.Close()
+		stop()
 		b.StartTimer()
 	}
 	percentiles(b, samples)

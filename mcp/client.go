@@ -25,6 +25,7 @@ type client struct {
 	ss  *sdk.ServerSession
 
 	startMu sync.Mutex // one start at a time; the calls behind it wait
+	closing sync.Once
 
 	mu      sync.Mutex
 	sess    *session.Session
@@ -143,13 +144,14 @@ func (c *client) event(e agent.Event) {
 	p.say(e.Text)
 }
 
-// close removes the sandbox; the record stays for quarry sessions.
-func (c *client) close() {
+// close removes the sandbox; the record stays for quarry sessions. A
+// second caller (the server stopping while the session ends) waits for
+// the first to finish, so nothing returns while the container is still
+// being removed.
+func (c *client) close() { c.closing.Do(c.shut) }
+
+func (c *client) shut() {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return
-	}
 	c.closed = true
 	s := c.sess
 	c.mu.Unlock()

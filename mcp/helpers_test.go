@@ -70,7 +70,7 @@ func (l *logLines) sessionIDs() []string {
 
 // testServer makes a server whose sessions use the real engine (unless
 // sandbox is false: the test must not reach one), roots at a temp folder.
-func testServer(t *testing.T, opts Options, sandbox bool) (*Server, *logLines) {
+func testServer(t testing.TB, opts Options, sandbox bool) (*Server, *logLines) {
 	t.Helper()
 	if sandbox {
 		opts.Engine = sandboxtest.Engine(t)

