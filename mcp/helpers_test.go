@@ -110,7 +110,7 @@ func connectClient(t *testing.T, srv *Server, name string, copts *sdk.ClientOpti
 	t.Helper()
 	st, ct := sdk.NewInMemoryTransports()
 	ctx := context.Background()
-	if _, err := srv.Connect(ctx, st); err != nil {
+	if _, err := srv.sdk.Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, copts).Connect(ctx, ct, nil)
@@ -180,4 +180,12 @@ func (h *harness) writeFile(name, content string) string {
 		h.t.Fatal(err)
 	}
 	return p
+}
+
+// openSessions counts the MCP sessions the server holds (a session counts until
+// its sandbox is gone).
+func openSessions(s *Server) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.clients)
 }

@@ -116,11 +116,11 @@ func TestHTTPEightClients(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	for deadline := time.Now().Add(time.Minute); srv.Open() > 0 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); openSessions(srv) > 0 && time.Now().Before(deadline); {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if srv.Open() != 0 {
-		t.Fatalf("%d sessions still open after every client closed", srv.Open())
+	if openSessions(srv) != 0 {
+		t.Fatalf("%d sessions still open after every client closed", openSessions(srv))
 	}
 	ids := logs.sessionIDs()
 	if len(ids) != n {

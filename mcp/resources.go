@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,29 +99,19 @@ func (s *Server) readResource(ctx context.Context, req *sdk.ReadResourceRequest)
 func (c *client) resourceName(uri string) (string, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if rest, ok := strings.CutPrefix(uri, outputPrefix); ok {
-		name, err := url.PathUnescape(rest)
-		if err != nil {
-			return "", false
-		}
+	var names []string
+	rest, ok := strings.CutPrefix(uri, outputPrefix)
+	if ok {
 		for _, f := range c.outputs {
-			if f.Name == name {
-				return name, true
-			}
+			names = append(names, f.Name)
 		}
-	}
-	if rest, ok := strings.CutPrefix(uri, exportPrefix); ok {
-		name, err := url.PathUnescape(rest)
-		if err != nil {
-			return "", false
-		}
+	} else if rest, ok = strings.CutPrefix(uri, exportPrefix); ok {
 		for _, e := range c.exports {
-			if e.name == name {
-				return name, true
-			}
+			names = append(names, e.name)
 		}
 	}
-	return "", false
+	name, err := url.PathUnescape(rest)
+	return name, ok && err == nil && slices.Contains(names, name)
 }
 
 // readCapped reads name inside dir (os.Root: no way out by link or ..),

@@ -205,19 +205,6 @@ func (s *Server) stopping() bool {
 // Roots are the folders clients may attach from, absolute.
 func (s *Server) Roots() []string { return s.roots.Dirs() }
 
-// Open counts the MCP sessions open now.
-func (s *Server) Open() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.clients)
-}
-
-// Connect serves one MCP session over t (tests use the SDK's in-memory
-// transport); it ends when t does or Close is called.
-func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSession, error) {
-	return s.sdk.Connect(ctx, t, nil)
-}
-
 // ServeStdio serves one MCP session on in and out until in ends (the
 // client went away) or ctx is done (a signal); then every sandbox is
 // removed before it returns.

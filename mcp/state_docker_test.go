@@ -219,10 +219,10 @@ func TestClientGoneLeavesNoContainer(t *testing.T) {
 	}
 	h.cs.Close()
 	deadline := time.Now().Add(time.Minute)
-	for h.srv.Open() > 0 && time.Now().Before(deadline) {
+	for openSessions(h.srv) > 0 && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	if h.srv.Open() != 0 {
+	if openSessions(h.srv) != 0 {
 		t.Fatal("the MCP session is still open after the client closed")
 	}
 	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+id)
@@ -280,7 +280,7 @@ func TestMaxSessions(t *testing.T) {
 		t.Fatalf("second, past the limit: %s", text(res))
 	}
 	first.Close()
-	for deadline := time.Now().Add(time.Minute); srv.Open() > 1 && time.Now().Before(deadline); {
+	for deadline := time.Now().Add(time.Minute); openSessions(srv) > 1 && time.Now().Before(deadline); {
 		time.Sleep(20 * time.Millisecond)
 	}
 	if res := callTool(t, second, "run_python", map[string]any{"code": "print('now', 2)"}); res.IsError || !strings.Contains(text(res), "now 2") {
