@@ -16,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
@@ -26,17 +27,18 @@ type mcpServer struct {
 	stderr *syncBuffer
 }
 
-// mcpEnv is what quarry mcp gets: no model at all.
-func mcpEnv(t *testing.T) []string {
-	return append(hostEnv(t.TempDir()), "NO_COLOR=1")
+// mcpEnv is what quarry mcp gets: no model at all, a home of its own.
+func mcpEnv(home string) []string {
+	return append(hostEnv(home), "NO_COLOR=1")
 }
 
 // startMCPStdio starts quarry mcp on a pipe pair with the SDK's client on
-// the other end.
-func startMCPStdio(t *testing.T, root string) (*sdk.ClientSession, *mcpServer) {
+// the other end; home, when given, is the home (config, session index) it
+// shares with later runs.
+func startMCPStdio(t *testing.T, root string, home ...string) (*sdk.ClientSession, *mcpServer) {
 	t.Helper()
 	cmd := exec.Command(quarryBin(t), "mcp", "--root", root, "--output-dir", t.TempDir())
-	cmd.Env = mcpEnv(t)
+	cmd.Env = mcpEnv(append(home, t.TempDir())[0])
 	s := &mcpServer{t: t, cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = s.stderr
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).Connect(t.Context(), &sdk.CommandTransport{Command: cmd}, nil)
@@ -146,7 +148,7 @@ func startMCPHTTP(t *testing.T, root string, args ...string) (endpoint, token st
 	t.Helper()
 	tokFile := filepath.Join(t.TempDir(), "token")
 	cmd := exec.Command(quarryBin(t), append([]string{"mcp", "--http", "127.0.0.1:0", "--token-file", tokFile, "--root", root, "--output-dir", t.TempDir()}, args...)...)
-	cmd.Env = mcpEnv(t)
+	cmd.Env = mcpEnv(t.TempDir())
 	srv = &mcpServer{t: t, cmd: cmd, stderr: &syncBuffer{}}
 	cmd.Stderr = srv.stderr
 	if err := cmd.Start(); err != nil {
@@ -169,4 +171,52 @@ func startMCPHTTP(t *testing.T, root string, args ...string) (endpoint, token st
 		t.Fatal(err)
 	}
 	return endpoint, strings.TrimSpace(string(b)), srv
+}
+
+// An MCP session is a session like a chat's: quarry sessions lists it,
+// export writes it, rerun runs its cells on a new file, and --resume
+// continues it with a model, the kernel rebuilt from the client's cells.
+func TestMCPSessionListedExportedRerunResumed(t *testing.T) {
+	sandboxtest.Engine(t)
+	home, root := t.TempDir(), t.TempDir()
+	q1 := filepath.Join(root, "q1.csv")
+	os.WriteFile(q1, []byte("department,budget\nSales,100\nHR,50\n"), 0o644)
+	cs, srv := startMCPStdio(t, root, home)
+	for _, c := range []struct{ tool, arg, val string }{
+		{"attach_file", "path", "q1.csv"},
+		{"run_python", "code", "df = pd.read_csv('/data/q1.csv')\ntotal = int(df.budget.sum())\nprint('total', total)"},
+	} {
+		if res := callMCP(t, cs, c.tool, map[string]any{c.arg: c.val}); res.IsError {
+			t.Fatalf("%s: %s", c.tool, resultText(res))
+		}
+	}
+	id := srv.session()
+	cs.Close()
+	waitFor(t, srv.stderr, "its sandbox removed", time.Minute)
+
+	list := sessionsJSON(t, home)
+	if len(list) != 1 || list[0].ID != id || list[0].Cells != 1 || !strings.Contains(list[0].Title, "run_python, called by e2e over MCP") || len(list[0].Files) != 1 {
+		t.Fatalf("quarry sessions --json: %+v", list)
+	}
+	ex := newRun(t, "http://127.0.0.1:1/v1", "export", id, "--format", "md", "-o", "-").withoutModel().inHome(home)
+	if code := ex.exec(time.Minute); code != 0 || !strings.Contains(ex.stdout.String(), "total = int(df.budget.sum())") {
+		t.Fatalf("export: exit %d\n%s", code, ex.stdout.String())
+	}
+	q2 := filepath.Join(t.TempDir(), "q2.csv")
+	os.WriteFile(q2, []byte("department,budget\nSales,300\nHR,20\n"), 0o644)
+	re := newRun(t, "http://127.0.0.1:1/v1", "rerun", id, q2).withoutModel().inHome(home)
+	if code := re.exec(3 * time.Minute); code != 0 || !strings.Contains(re.stdout.String(), "total 320") {
+		t.Fatalf("rerun: exit %d\n%s", code, re.stdout.String())
+	}
+
+	model := openaitest.New(t, openaitest.ToolCalls("print('TOTAL', total)"))
+	model.Handle(func(req openaitest.Request) openaitest.Reply { return openaitest.Text("The total: " + req.LastToolResult()) })
+	r := newRun(t, model.URL, "-p", "what is the total?", "--resume", id, "--json").inHome(home)
+	if code := r.exec(3 * time.Minute); code != 0 {
+		t.Fatalf("resume: exit %d", code)
+	}
+	if !strings.Contains(r.stdout.String(), "TOTAL 150") {
+		t.Fatalf("the resumed kernel lacks the client's variables:\n%s", r.stdout.String())
+	}
+	requireNoContainers(t, r.cmd.Process.Pid)
 }
