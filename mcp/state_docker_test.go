@@ -287,3 +287,28 @@ func TestMaxSessions(t *testing.T) {
 		t.Fatalf("second, after the first left: %s", text(res))
 	}
 }
+
+// Long output is cut as the chat cuts it for its model, saying so; a
+// timeout_s shorter than the server's limit stops the cell as a timeout,
+// and the kernel lives on.
+func TestLongOutputCutAndTimeout(t *testing.T) {
+	h := newHarness(t, Options{}, true, nil)
+	res := h.ok("run_python", map[string]any{"code": "print('HEAD')\nfor i in range(3000):\n    print('line', i)\nprint('TAIL')"})
+	got := text(res)
+	if !strings.Contains(got, "HEAD") || !strings.Contains(got, "TAIL") || !strings.Contains(got, "characters omitted") || len(got) > 9000 {
+		t.Fatalf("long output (%d bytes):\n%.400s", len(got), got)
+	}
+	t0 := time.Now()
+	res = h.call("run_python", map[string]any{"code": "import time\ntime.sleep(30)", "timeout_s": 1})
+	var out CellOutput
+	structured(t, res, &out)
+	if !res.IsError || out.Error == nil || out.Error.Kind != "timeout" || !strings.Contains(out.Error.Message, "timeout_s") || time.Since(t0) > 15*time.Second {
+		t.Fatalf("timeout_s after %s: %+v %s", time.Since(t0), out, text(res))
+	}
+	if got := text(h.ok("run_python", map[string]any{"code": "print('after', 1 + 1)"})); !strings.Contains(got, "after 2") {
+		t.Fatalf("after the timeout:\n%s", got)
+	}
+	if res := h.call("run_python", map[string]any{"code": "1", "timeout_s": -1}); !res.IsError {
+		t.Fatal("a negative timeout_s was taken")
+	}
+}
