@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
+	"io"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -39,9 +42,22 @@ func TestMCPStdioAnswersInitialize(t *testing.T) {
 	isolateConfig(t)
 	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
 	in := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
-	var out, errb bytes.Buffer
-	code := run(Build{Version: "test"}, []string{"mcp", "--root", t.TempDir(), "--output-dir", t.TempDir()}, strings.NewReader(in), &out, &errb)
-	if code != exitOK {
+	stdinR, stdinW := io.Pipe()
+	stdoutR, stdoutW := io.Pipe()
+	var errb syncWriter
+	done := make(chan int, 1)
+	go func() {
+		done <- run(Build{Version: "test"}, []string{"mcp", "--root", t.TempDir(), "--output-dir", t.TempDir()}, stdinR, stdoutW, &errb)
+		stdoutW.Close()
+	}()
+	io.WriteString(stdinW, in)
+	line, err := bufio.NewReader(stdoutR).ReadBytes('\n')
+	if err != nil {
+		t.Fatalf("no answer on stdout: %v", err)
+	}
+	stdinW.Close() // the client goes
+	go io.Copy(io.Discard, stdoutR)
+	if code := <-done; code != exitOK {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	var res struct {
@@ -52,8 +68,8 @@ func TestMCPStdioAnswersInitialize(t *testing.T) {
 			Instructions    string
 		}
 	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("stdout is not one JSON-RPC answer (%v):\n%s", err, out.String())
+	if err := json.Unmarshal(line, &res); err != nil {
+		t.Fatalf("stdout is not a JSON-RPC answer (%v):\n%s", err, line)
 	}
 	if res.ID != 1 || res.Result.ServerInfo.Name != "quarry" || res.Result.ProtocolVersion != "2025-11-25" || !strings.Contains(res.Result.Instructions, "check_numbers") {
 		t.Fatalf("initialize: %+v", res)
@@ -61,4 +77,23 @@ func TestMCPStdioAnswersInitialize(t *testing.T) {
 	if !strings.Contains(errb.String(), "serving MCP on standard input and output") {
 		t.Fatalf("stderr: %s", errb.String())
 	}
+}
+
+// syncWriter is a buffer the server's goroutines may write while the test
+// reads it.
+type syncWriter struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (w *syncWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+func (w *syncWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }
