@@ -12,9 +12,11 @@
 // agent.ProfileText), masked by the session; it attaches files only from
 // the roots (roots.go) and reads back only the session's outputs.
 //
-// Files: server.go (the server, its sessions and their limit), client.go
-// (one MCP session's quarry session), tools.go (the tools and their
-// types), cell.go (a cell's result as MCP content), resources.go (outputs
-// and exports as resources), roots.go, http.go (token and Origin checks),
-// progress.go. It must not import cli, ui or headless.
+// Files: server.go (the server, its sessions, the sandboxes' limit),
+// client.go (one MCP session's quarry session), tools.go and
+// tools_session.go (the tools and their types), schema.go (their schemas,
+// written portably), cell.go (a cell's result as MCP content),
+// resources.go (outputs and exports as resources), roots.go (what a client
+// may attach), http.go (the token and Origin checks), progress.go. It must
+// not import cli, ui or headless.
 package mcp
