@@ -132,11 +132,7 @@ func (a *app) serveMCP(c *cobra.Command, f *mcpFlags) error {
 	if err != nil {
 		return inputError{err}
 	}
-	go func() {
-		if n, err := srv.Sweep(ctx); err == nil && n > 0 {
-			logf(fmt.Sprintf("removed %d sandbox objects left by earlier runs", n))
-		}
-	}()
+	go srv.Prepare(ctx)
 	roots := strings.Join(srv.Roots(), ", ")
 	if f.http == "" {
 		logf("serving MCP on standard input and output; clients attach files from " + roots)

@@ -135,6 +135,9 @@ func (c *client) start(ctx context.Context, p *progress) (*session.Session, erro
 // event hears the quarry session's own events: start-up steps go to the
 // call waiting for the start.
 func (c *client) event(e agent.Event) {
+	if e.Kind == agent.EventWarning {
+		c.srv.log("%s's session: %s", c.name(), e.Text) // the sandbox's limits that do not hold, say
+	}
 	if e.Kind != agent.EventProgress {
 		return
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/source"
 )
@@ -271,15 +272,25 @@ func (s *Server) engineConn(ctx context.Context) (*engine.Engine, error) {
 	return e, nil
 }
 
-// Sweep removes the sandboxes quarry processes that died left behind
-// (a quarry mcp killed with -9 among them), by their labels; quarry mcp
-// runs it as it starts, so nothing waits for the first tool call.
-func (s *Server) Sweep(ctx context.Context) (int, error) {
+// Prepare connects the engine the sessions share and removes the
+// sandboxes quarry processes that died left behind (a quarry mcp killed
+// with -9 among them), by their labels; quarry mcp runs it as it starts,
+// so the first tool call waits for neither. It says what it removed, and
+// when the sandbox image is missing (the first call would build it).
+func (s *Server) Prepare(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	e, err := s.engineConn(ctx)
 	if err != nil {
-		return 0, err
+		s.log("the container engine cannot be reached yet (%v): each tool call tries again; quarry doctor says more", err)
+		return
 	}
-	return sandbox.Sweep(ctx, e)
+	if n, err := sandbox.Sweep(ctx, e); err == nil && n > 0 {
+		s.log("removed %d sandbox objects left by earlier runs", n)
+	}
+	if s.opts.Config.Image == "" {
+		if ok, err := image.Present(ctx, e); err == nil && !ok {
+			s.log("the sandbox image is missing: the first tool call builds it, which takes minutes; run quarry sandbox build first")
+		}
+	}
 }
