@@ -210,7 +210,9 @@ func TestMCPSessionListedExportedRerunResumed(t *testing.T) {
 	}
 
 	model := openaitest.New(t, openaitest.ToolCalls("print('TOTAL', total)"))
-	model.Handle(func(req openaitest.Request) openaitest.Reply { return openaitest.Text("The total: " + req.LastToolResult()) })
+	model.Handle(func(req openaitest.Request) openaitest.Reply {
+		return openaitest.Text("The total: " + req.LastToolResult())
+	})
 	r := newRun(t, model.URL, "-p", "what is the total?", "--resume", id, "--json").inHome(home)
 	if code := r.exec(3 * time.Minute); code != 0 {
 		t.Fatalf("resume: exit %d", code)
