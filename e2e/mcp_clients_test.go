@@ -91,7 +91,10 @@ func TestMCPInspectorCLI(t *testing.T) {
 		}
 		return r, stderr.String()
 	}
-	list, _ := inspect("--method", "tools/list")
+	list, listLog := inspect("--method", "tools/list")
+	if strings.Contains(listLog, "started for") {
+		t.Errorf("listing the tools started a sandbox:\n%s", listLog)
+	}
 	var names []string
 	for _, tool := range list.Tools {
 		names = append(names, tool.Name)
