@@ -149,3 +149,7 @@ func clip(s string, n int) string {
 	}
 	return string([]rune(s)[:n]) + "…"
 }
+
+// CellView is what a model is told of a cell's outcome (the chat's own
+// cut included), for a client outside that stands where the model does.
+func CellView(r kernel.Result) string { return cellView(r) }

@@ -1,6 +1,6 @@
 // Package cli is quarry's command line on cobra, styled by fang: the root
 // command (the chat, or a headless run with --prompt), its sub-commands
-// (sessions, export, rerun, config, sandbox, doctor, demo, version,
+// (sessions, export, rerun, config, sandbox, doctor, demo, mcp, version,
 // completion, man), the flags they
 // share, the one launch path both front ends take and the exit statuses.
 // Only cli knows exit statuses: the packages below return errors.
@@ -105,7 +105,7 @@ func (a *app) execute(args []string) (code int) {
 // rootCommand is `quarry [FILE...]` with every sub-command.
 func (a *app) rootCommand() *cobra.Command {
 	root := a.mainCommand()
-	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.versionCmd(), a.manCmd())
+	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.mcpCmd(), a.versionCmd(), a.manCmd())
 	root.SetVersionTemplate("quarry {{.Version}}\n")
 	// Sub-commands inherit it: a bad flag anywhere is a usage error.
 	root.SetFlagErrorFunc(flagError)

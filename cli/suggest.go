@@ -47,7 +47,7 @@ func flagSuggestion(c *cobra.Command, msg string) string {
 // read as a missing file.
 func commandSuggestion(c *cobra.Command, args []string) error {
 	for _, a := range args {
-		if strings.ContainsRune(a, os.PathSeparator) {
+		if strings.ContainsRune(a, os.PathSeparator) || strings.HasPrefix(a, "-") { // no command starts with "-" (quarry -- -p names a file)
 			continue
 		}
 		if _, err := os.Stat(a); !errors.Is(err, os.ErrNotExist) {
