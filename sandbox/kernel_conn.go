@@ -36,7 +36,7 @@ import (
 var pykernelFS embed.FS
 
 var kernelParts = []string{
-	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
+	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py", "report_capture.py",
 	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
@@ -115,6 +115,8 @@ type frame struct {
 	MaxRows int64           `json:"max_rows"` // db: the call's row cap; 0 for the source's
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
+	// result: what the cell gave the variance report (report_capture.py)
+	Report *kernel.Report `json:"report"`
 }
 
 // unsolicited frames come without a request: the kernel is ready, or it

@@ -1,0 +1,135 @@
+package export
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const knownCSV = "code,line,actual\n4000,Product sales,120000\n4100,Services,45000.5\n"
+
+// The workbook read back with openpyxl holds the values the cells
+// computed as numbers, in accountants' formats, the better and worse
+// fills, the bold Total, the frozen header, the filter, the chart, the
+// commentary with its unverified number marked, the saved table, the
+// sources and the code.
+func TestReportWorkbookReadBack(t *testing.T) {
+	dir := reportRecord(t, knownLines, knownCSV)
+	files := writeReport(t, dir, Workbook, PDF)
+	if len(files) != 2 || files[0] != filepath.Join(dir, "report.xlsx") || files[1] != filepath.Join(dir, "report.pdf") {
+		t.Fatalf("written: %v", files)
+	}
+	rb := readWorkbook(t, files[0], 60)
+	if strings.Join(rb.Sheets, ",") != "Summary,variance,Sources,Code" {
+		t.Fatalf("sheets: %v", rb.Sheets)
+	}
+	s := rb.Detail["Summary"]
+	if s.Freeze != "C5" || s.Filter != "A4:I9" || s.Images != 1 || s.Formulas != 0 {
+		t.Errorf("Summary: freeze %q, filter %q, %d images, %d formulas", s.Freeze, s.Filter, s.Images, s.Formulas)
+	}
+	for i, ln := range knownLines {
+		row := strconv.Itoa(5 + i)
+		for col, want := range map[string]float64{"D": ln.Actual, "E": ln.Budget, "F": ln.Variance} {
+			c, ok := rb.cellAt("Summary", col+row)
+			got, isNum := c.V.(float64)
+			if !ok || c.T != "n" || !isNum || got != want || c.Fmt != moneyFormat {
+				t.Errorf("%s%s: %+v, want the number %v in %q", col, row, c, want, moneyFormat)
+			}
+		}
+		c, _ := rb.cellAt("Summary", "G"+row)
+		if ln.Pct == nil {
+			if c.V != nil {
+				t.Errorf("G%s: %+v, want empty (no budget)", row, c)
+			}
+		} else if got, _ := c.V.(float64); math.Abs(got-*ln.Pct/100) > 1e-12 || c.Fmt != percentFormat {
+			t.Errorf("G%s: %+v, want %v as a percentage", row, c, *ln.Pct/100)
+		}
+		eff, _ := rb.cellAt("Summary", "H"+row)
+		wantFill := map[string]string{"better": "C6EFCE", "worse": "FFC7CE"}[ln.Effect]
+		if eff.V != ln.Effect || eff.Fill != wantFill {
+			t.Errorf("H%s: %+v, want %s filled %s", row, eff, ln.Effect, wantFill)
+		}
+		if v, _ := rb.cellAt("Summary", "F"+row); v.Fill != wantFill {
+			t.Errorf("F%s's fill %q, want %q", row, v.Fill, wantFill)
+		}
+		if m, _ := rb.cellAt("Summary", "I"+row); m.V != ln.Material || m.T != "b" {
+			t.Errorf("I%s: %+v, want %v", row, m, ln.Material)
+		}
+		label, _ := rb.cellAt("Summary", "B"+row)
+		if label.V != ln.Label[1] || label.Bold != ln.Total {
+			t.Errorf("B%s: %+v, want %q bold %v", row, label, ln.Label[1], ln.Total)
+		}
+	}
+	panel := strings.Join(rb.texts("Summary"), " ") // the lines wrapped at spaces
+	for _, want := range []string{"Key figures", "Bottom line (profit): actual 94,299.45 against budget 78,000.00: 16,299.45 better, 20.9% of budget.",
+		"Material lines: 4 of 5 (2 worse, 2 better).", "Commentary", "Profit came in at 94,299.45", "Cloud was 9,999? under budget.",
+		unverifiedLegend + "9,999", "inferred kinds: 4000–4999 revenue"} {
+		if !strings.Contains(panel, want) {
+			t.Errorf("the Summary's text lacks %q:\n%s", want, panel)
+		}
+	}
+	if strings.Contains(panel, "94,299.45?") {
+		t.Errorf("a grounded number is marked:\n%s", panel)
+	}
+	tab := rb.Detail["variance"]
+	if tab.Freeze != "A2" || tab.Filter != "A1:C3" {
+		t.Errorf("the saved table's sheet: freeze %q filter %q", tab.Freeze, tab.Filter)
+	}
+	if c, _ := rb.cellAt("variance", "C3"); c.V != 45000.5 || c.T != "n" {
+		t.Errorf("C3 of the saved table: %+v, want the number 45000.5", c)
+	}
+	src := strings.Join(rb.texts("Sources"), "\n")
+	for _, want := range []string{"actuals_q2.csv", "/home/ana/budget_q2.csv", strings.Repeat("0123456789abcdef", 4),
+		"Variance report for Q2, with a bridge", "gpt-fake", "2026-11-29 17:32 UTC", "variance.csv"} {
+		if !strings.Contains(src, want) {
+			t.Errorf("Sources lacks %q:\n%s", want, src)
+		}
+	}
+	code := strings.Join(rb.texts("Code"), "\n")
+	if !strings.Contains(code, "fig = bridge(v)") || !strings.Contains(code, "v = variance('/data/actuals_q2.csv', '/data/budget_q2.csv')") {
+		t.Errorf("Code:\n%s", code)
+	}
+
+	// LibreOffice opens it and converts it to PDF, whose text holds the
+	// amounts as the formats show them.
+	lo := libreOffice(t, files[0], "pdf")
+	text := pdfText(t, filepath.Join(lo, "report.pdf"))
+	for _, want := range []string{"120,000.00", "(3,000.00)", "(20.8%)", "94,299.45"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("LibreOffice's PDF of the workbook lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// The PDF's text holds every amount of the table as the report prints
+// it, the commentary with its mark and the sources, and every page
+// renders.
+func TestReportPDF(t *testing.T) {
+	dir := reportRecord(t, knownLines, "")
+	files := writeReport(t, dir, PDF)
+	text := pdfText(t, files[0])
+	for _, ln := range knownLines {
+		for _, want := range []string{moneyText(ln.Actual), moneyText(ln.Budget), moneyText(ln.Variance), pctText(ln.Pct), ln.Label[1]} {
+			if !strings.Contains(text, want) {
+				t.Errorf("the PDF lacks %q (line %v):\n%s", want, ln.Label, text)
+			}
+		}
+	}
+	for _, want := range []string{"Variance report", "Commentary", "9,999?", "Sources", "actuals_q2.csv", "page 1 of"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the PDF lacks %q:\n%s", want, text)
+		}
+	}
+	if drawn, pages := renderPages(t, files[0]); pages < 1 || drawn != pages {
+		t.Errorf("pdftoppm drew %d of %d pages", drawn, pages)
+	}
+	if err := CheckPDF(files[0]); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.xlsx")); err == nil {
+		t.Error("a workbook was written though only the PDF was asked for")
+	}
+}
