@@ -47,6 +47,7 @@ quarry demo -p --json | jq -r .answer`,
 				return usagef(c, "--json and --quiet go with -p")
 			}
 			f.demo = &demoRun{script: &demo.Script{}}
+			f.reports = defaultReport // the demo ends with the report written
 			if headless {
 				f.prompt, f.promptSet = demo.Question, true
 				return a.headless(c.Context(), f)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 const knownCSV = "code,line,actual\n4000,Product sales,120000\n4100,Services,45000.5\n"
@@ -131,5 +133,38 @@ func TestReportPDF(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "report.xlsx")); err == nil {
 		t.Error("a workbook was written though only the PDF was asked for")
+	}
+}
+
+// The HTML page opens with the same report: the table with better and
+// worse in colour and words, negatives in parentheses, the bold Total,
+// the chart, the key figures, the commentary with its mark; a label
+// cannot make markup.
+func TestReportHTML(t *testing.T) {
+	lines := append([]kernel.VarianceLine(nil), knownLines...)
+	lines[1].Label = []string{"4100", "<img src=x onerror=alert(1)>Services"}
+	dir := reportRecord(t, lines, "")
+	page := filepath.Join(dir, "report.html")
+	if _, err := Write(loadRecord(t, dir), HTML, page); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	for _, want := range []string{
+		`<section class="report">`, "<h2>Variance report: actuals against budget</h2>",
+		`<td class="num">120,000.00</td>`, `<td class="num neg worse">(3,000.00)</td>`, `<td class="num neg worse">(6.2%)</td>`,
+		`<td class="better">better</td>`, `<tr class="total">`, `<td class="num worse">–</td>`,
+		"&lt;img src=x onerror=alert(1)&gt;Services", `<img src="data:image/png;base64,`,
+		"Material lines: 4 of 5 (2 worse, 2 better).", `<span class="number unverified"`, "<h3>Commentary</h3>",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if strings.Index(s, `<section class="report">`) > strings.Index(s, "<h2>1. Question</h2>") {
+		t.Error("the report is not at the top of the page")
 	}
 }
