@@ -5,16 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/ground"
-	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/session"
@@ -116,130 +113,3 @@ func writeReport(t testing.TB, dir string, formats ...Format) []string {
 	return files
 }
 
-// readBack is the workbook as openpyxl reads it on the host
-// (testdata/readback.py).
-type readBack struct {
-	Sheets []string
-	Detail map[string]struct {
-		Freeze      string
-		Filter      string
-		Images      int
-		Rows        int
-		Formulas    int
-		FormulaLike int `json:"formula_like"`
-		Quoted      int
-		Control     int
-		Longest     int
-		First       [][]readCell
-	}
-}
-
-type readCell struct {
-	At    string
-	V     any
-	T     string
-	Fmt   string
-	Fill  string
-	Bold  bool
-	Quote bool
-}
-
-func readWorkbook(t testing.TB, path string, first int) readBack {
-	t.Helper()
-	py := hosttest.Python(t, "openpyxl")
-	cmd := exec.Command(py, "testdata/readback.py", path, strconv.Itoa(first))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	b, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("openpyxl could not read %s: %v\n%s", path, err, stderr.String())
-	}
-	var rb readBack
-	if err := json.Unmarshal(b, &rb); err != nil {
-		t.Fatal(err)
-	}
-	return rb
-}
-
-// cellAt finds a cell of a sheet's first rows by its coordinate.
-func (rb readBack) cellAt(sheet, at string) (readCell, bool) {
-	for _, row := range rb.Detail[sheet].First {
-		for _, c := range row {
-			if c.At == at {
-				return c, true
-			}
-		}
-	}
-	return readCell{}, false
-}
-
-// texts are every string of a sheet's first rows.
-func (rb readBack) texts(sheet string) []string {
-	var out []string
-	for _, row := range rb.Detail[sheet].First {
-		for _, c := range row {
-			if s, ok := c.V.(string); ok {
-				out = append(out, s)
-			}
-		}
-	}
-	return out
-}
-
-// libreOffice converts a file with Debian's LibreOffice, headless, in a
-// profile of its own; it returns the folder of the files it wrote.
-func libreOffice(t testing.TB, path, to string) string {
-	t.Helper()
-	bin := hosttest.Tool(t, "soffice")
-	out := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-env:UserInstallation=file://"+filepath.Join(t.TempDir(), "lo"), "--headless",
-		"--norestore", "--convert-to", to, "--outdir", out, path)
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	b, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("LibreOffice: %v\n%s", err, b)
-	}
-	entries, _ := os.ReadDir(out)
-	if len(entries) == 0 {
-		t.Fatalf("LibreOffice wrote nothing converting %s to %s:\n%s", path, to, b)
-	}
-	return out
-}
-
-// pdfText is the PDF's text as poppler's pdftotext reads it, in layout.
-func pdfText(t testing.TB, path string) string {
-	t.Helper()
-	b, err := exec.Command(hosttest.Tool(t, "pdftotext"), "-layout", path, "-").CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdftotext %s: %v\n%s", path, err, b)
-	}
-	return string(b)
-}
-
-// renderPages renders every page with pdftoppm and returns how many it
-// drew and how many pdfinfo says there are.
-func renderPages(t testing.TB, path string) (drawn, pages int) {
-	t.Helper()
-	info, err := exec.Command(hosttest.Tool(t, "pdfinfo"), path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo %s: %v\n%s", path, err, info)
-	}
-	for _, l := range strings.Split(string(info), "\n") {
-		if v, ok := strings.CutPrefix(l, "Pages:"); ok {
-			json.Unmarshal([]byte(strings.TrimSpace(v)), &pages)
-		}
-	}
-	dir := t.TempDir()
-	if b, err := exec.Command(hosttest.Tool(t, "pdftoppm"), "-r", "30", "-png", path, filepath.Join(dir, "p")).CombinedOutput(); err != nil {
-		t.Fatalf("pdftoppm %s: %v\n%s", path, err, b)
-	}
-	entries, _ := os.ReadDir(dir)
-	for _, e := range entries {
-		if st, err := e.Info(); err == nil && st.Size() > 0 && strings.HasSuffix(e.Name(), ".png") {
-			drawn++
-		}
-	}
-	return drawn, pages
-}

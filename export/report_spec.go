@@ -253,11 +253,6 @@ func reportSubtitle(r reportData) string {
 		m += " and " + moneyText(*v.MaterialAbs)
 	}
 	parts = append(parts, m, render.GroupInt(max(0, v.Rows-1))+" lines")
-	if a, b := v.Sources["actual"], v.Sources["budget"]; a != "" && a == b {
-		parts = append(parts, "from "+a)
-	} else if a != "" || b != "" {
-		parts = append(parts, "actuals "+a+", budget "+b)
-	}
 	return strings.Join(parts, " · ")
 }
 

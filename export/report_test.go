@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/quarry-cli/quarry/export/reporttest"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -24,7 +25,7 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	if len(files) != 2 || files[0] != filepath.Join(dir, "report.xlsx") || files[1] != filepath.Join(dir, "report.pdf") {
 		t.Fatalf("written: %v", files)
 	}
-	rb := readWorkbook(t, files[0], 60)
+	rb := reporttest.ReadWorkbook(t, files[0], 60)
 	if strings.Join(rb.Sheets, ",") != "Summary,variance,Sources,Code" {
 		t.Fatalf("sheets: %v", rb.Sheets)
 	}
@@ -35,13 +36,13 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	for i, ln := range knownLines {
 		row := strconv.Itoa(5 + i)
 		for col, want := range map[string]float64{"D": ln.Actual, "E": ln.Budget, "F": ln.Variance} {
-			c, ok := rb.cellAt("Summary", col+row)
+			c, ok := rb.CellAt("Summary", col+row)
 			got, isNum := c.V.(float64)
 			if !ok || c.T != "n" || !isNum || got != want || c.Fmt != moneyFormat {
 				t.Errorf("%s%s: %+v, want the number %v in %q", col, row, c, want, moneyFormat)
 			}
 		}
-		c, _ := rb.cellAt("Summary", "G"+row)
+		c, _ := rb.CellAt("Summary", "G"+row)
 		if ln.Pct == nil {
 			if c.V != nil {
 				t.Errorf("G%s: %+v, want empty (no budget)", row, c)
@@ -49,23 +50,23 @@ func TestReportWorkbookReadBack(t *testing.T) {
 		} else if got, _ := c.V.(float64); math.Abs(got-*ln.Pct/100) > 1e-12 || c.Fmt != percentFormat {
 			t.Errorf("G%s: %+v, want %v as a percentage", row, c, *ln.Pct/100)
 		}
-		eff, _ := rb.cellAt("Summary", "H"+row)
+		eff, _ := rb.CellAt("Summary", "H"+row)
 		wantFill := map[string]string{"better": "C6EFCE", "worse": "FFC7CE"}[ln.Effect]
 		if eff.V != ln.Effect || eff.Fill != wantFill {
 			t.Errorf("H%s: %+v, want %s filled %s", row, eff, ln.Effect, wantFill)
 		}
-		if v, _ := rb.cellAt("Summary", "F"+row); v.Fill != wantFill {
+		if v, _ := rb.CellAt("Summary", "F"+row); v.Fill != wantFill {
 			t.Errorf("F%s's fill %q, want %q", row, v.Fill, wantFill)
 		}
-		if m, _ := rb.cellAt("Summary", "I"+row); m.V != ln.Material || m.T != "b" {
+		if m, _ := rb.CellAt("Summary", "I"+row); m.V != ln.Material || m.T != "b" {
 			t.Errorf("I%s: %+v, want %v", row, m, ln.Material)
 		}
-		label, _ := rb.cellAt("Summary", "B"+row)
+		label, _ := rb.CellAt("Summary", "B"+row)
 		if label.V != ln.Label[1] || label.Bold != ln.Total {
 			t.Errorf("B%s: %+v, want %q bold %v", row, label, ln.Label[1], ln.Total)
 		}
 	}
-	panel := strings.Join(rb.texts("Summary"), " ") // the lines wrapped at spaces
+	panel := strings.Join(rb.Texts("Summary"), " ") // the lines wrapped at spaces
 	for _, want := range []string{"Key figures", "Bottom line (profit): actual 94,299.45 against budget 78,000.00: 16,299.45 better, 20.9% of budget.",
 		"Material lines: 4 of 5 (2 worse, 2 better).", "Commentary", "Profit came in at 94,299.45", "Cloud was 9,999? under budget.",
 		unverifiedLegend + "9,999", "inferred kinds: 4000–4999 revenue"} {
@@ -80,25 +81,25 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	if tab.Freeze != "A2" || tab.Filter != "A1:C3" {
 		t.Errorf("the saved table's sheet: freeze %q filter %q", tab.Freeze, tab.Filter)
 	}
-	if c, _ := rb.cellAt("variance", "C3"); c.V != 45000.5 || c.T != "n" {
+	if c, _ := rb.CellAt("variance", "C3"); c.V != 45000.5 || c.T != "n" {
 		t.Errorf("C3 of the saved table: %+v, want the number 45000.5", c)
 	}
-	src := strings.Join(rb.texts("Sources"), "\n")
+	src := strings.Join(rb.Texts("Sources"), "\n")
 	for _, want := range []string{"actuals_q2.csv", "/home/ana/budget_q2.csv", strings.Repeat("0123456789abcdef", 4),
 		"Variance report for Q2, with a bridge", "gpt-fake", "2026-11-29 17:32 UTC", "variance.csv"} {
 		if !strings.Contains(src, want) {
 			t.Errorf("Sources lacks %q:\n%s", want, src)
 		}
 	}
-	code := strings.Join(rb.texts("Code"), "\n")
+	code := strings.Join(rb.Texts("Code"), "\n")
 	if !strings.Contains(code, "fig = bridge(v)") || !strings.Contains(code, "v = variance('/data/actuals_q2.csv', '/data/budget_q2.csv')") {
 		t.Errorf("Code:\n%s", code)
 	}
 
 	// LibreOffice opens it and converts it to PDF, whose text holds the
 	// amounts as the formats show them.
-	lo := libreOffice(t, files[0], "pdf")
-	text := pdfText(t, filepath.Join(lo, "report.pdf"))
+	lo := reporttest.LibreOffice(t, files[0], "pdf")
+	text := reporttest.PDFText(t, filepath.Join(lo, "report.pdf"))
 	for _, want := range []string{"120,000.00", "(3,000.00)", "(20.8%)", "94,299.45"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("LibreOffice's PDF of the workbook lacks %q:\n%s", want, text)
@@ -112,7 +113,7 @@ func TestReportWorkbookReadBack(t *testing.T) {
 func TestReportPDF(t *testing.T) {
 	dir := reportRecord(t, knownLines, "")
 	files := writeReport(t, dir, PDF)
-	text := pdfText(t, files[0])
+	text := reporttest.PDFText(t, files[0])
 	for _, ln := range knownLines {
 		for _, want := range []string{moneyText(ln.Actual), moneyText(ln.Budget), moneyText(ln.Variance), pctText(ln.Pct), ln.Label[1]} {
 			if !strings.Contains(text, want) {
@@ -125,7 +126,7 @@ func TestReportPDF(t *testing.T) {
 			t.Errorf("the PDF lacks %q:\n%s", want, text)
 		}
 	}
-	if drawn, pages := renderPages(t, files[0]); pages < 1 || drawn != pages {
+	if drawn, pages := reporttest.RenderPages(t, files[0]); pages < 1 || drawn != pages {
 		t.Errorf("pdftoppm drew %d of %d pages", drawn, pages)
 	}
 	if err := CheckPDF(files[0]); err != nil {

@@ -12,6 +12,7 @@ PDF_MAX_NOTES = 60
 FONT_DIR = '/usr/share/fonts/truetype/dejavu'
 FONT_SIZE = 8
 MARK_HEX = '#C04000'
+LABEL_MIN = 70         # points a label column keeps when the table is shrunk to fit
 
 
 def write_pdf(spec, data, path, counts):
@@ -25,11 +26,12 @@ def write_pdf(spec, data, path, counts):
     v = spec.get('variance')
     lines, left_out = _pdf_lines(v)
     widths = _table_widths(v, lines) if v else []
-    if sum(widths) > size[0] - 2 * margin:
-        size = landscape(size)
+    nlabels = len(v.get('labels') or ['line']) if v else 0
+    if sum(widths[nlabels:]) + LABEL_MIN * nlabels > size[0] - 2 * margin:
+        size = landscape(size)  # too wide even with the labels wrapped narrow
     frame_w = size[0] - 2 * margin
     if widths:
-        widths = _fit(widths, frame_w, len(v.get('labels') or ['line']))
+        widths = _fit(widths, frame_w, nlabels)
     st = _styles()
     story = []
     _title(story, spec, st)
@@ -170,11 +172,11 @@ def _fit(widths, frame_w, nlabels):
     if over <= 0:
         return widths
     labels = widths[:nlabels]
-    room = sum(labels) - 50 * nlabels
+    room = sum(max(0, w - LABEL_MIN) for w in labels)
     if room <= 0:
         return widths
     k = max(0.0, 1 - over / float(room))
-    return [50 + (w - 50) * k for w in labels] + widths[nlabels:]
+    return [w if w <= LABEL_MIN else LABEL_MIN + (w - LABEL_MIN) * k for w in labels] + widths[nlabels:]
 
 
 def _table(story, v, lines, left_out, widths, st, colors, counts):
