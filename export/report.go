@@ -114,7 +114,7 @@ func WriteReport(ctx context.Context, rec *session.Record, b Builder, o ReportOp
 	}
 	d := newDoc(rec)
 	spec, files := d.spec(d.report(), built, paper, now)
-	out, err := build(ctx, rec.Dir, b, spec, files)
+	out, _, err := build(ctx, rec.Dir, b, spec, files)
 	if out != "" {
 		defer os.RemoveAll(filepath.Dir(out))
 	}
@@ -138,12 +138,22 @@ func WriteReport(ctx context.Context, rec *session.Record, b Builder, o ReportOp
 	return written, nil
 }
 
+// built is what the builder says it wrote, and the seconds each format
+// took in the sandbox.
+type built struct {
+	Files    []string           `json:"files"`
+	Sheets   []string           `json:"sheets"`
+	Seconds  map[string]float64 `json:"seconds"`
+	Cleaning []string           `json:"cleaning"`
+}
+
 // build runs the builder on the spec in a folder of its own inside the
 // session folder, and returns where the files it wrote are.
-func build(ctx context.Context, sessionDir string, b Builder, spec *reportSpec, files map[string]string) (string, error) {
+func build(ctx context.Context, sessionDir string, b Builder, spec *reportSpec, files map[string]string) (string, built, error) {
+	var said built
 	work, err := os.MkdirTemp(sessionDir, ".report-")
 	if err != nil {
-		return "", fmt.Errorf("report: %w", err)
+		return "", said, fmt.Errorf("report: %w", err)
 	}
 	out := filepath.Join(work, "out")
 	specPath := filepath.Join(work, "report.json")
@@ -152,7 +162,7 @@ func build(ctx context.Context, sessionDir string, b Builder, spec *reportSpec, 
 		err = os.WriteFile(specPath, data, 0o600)
 	}
 	if err != nil {
-		return out, fmt.Errorf("report: %w", err)
+		return out, said, fmt.Errorf("report: %w", err)
 	}
 	in := map[string]string{"report.json": specPath}
 	for k, v := range files {
@@ -160,7 +170,7 @@ func build(ctx context.Context, sessionDir string, b Builder, spec *reportSpec, 
 	}
 	res, err := b.Build(ctx, in, builderCode(), out)
 	if err != nil {
-		return out, fmt.Errorf("report: %w", err)
+		return out, said, fmt.Errorf("report: %w", err)
 	}
 	if res.Error != nil {
 		msg := res.Error.Message
@@ -170,12 +180,14 @@ func build(ctx context.Context, sessionDir string, b Builder, spec *reportSpec, 
 		if res.Error.Kind == kernel.ErrException && res.Error.Traceback != "" {
 			msg += "\n" + strings.TrimSpace(res.Error.Traceback)
 		}
-		return out, fmt.Errorf("report: the builder failed: %s", clean(msg))
+		return out, said, fmt.Errorf("report: the builder failed: %s", clean(msg))
 	}
-	if !strings.Contains(res.Stdout, builtMark) {
-		return out, errors.New("report: the builder ended without saying what it wrote")
+	_, line, ok := strings.Cut(res.Stdout, builtMark)
+	line, _, _ = strings.Cut(line, "\n")
+	if !ok || json.Unmarshal([]byte(line), &said) != nil {
+		return out, said, errors.New("report: the builder ended without saying what it wrote")
 	}
-	return out, nil
+	return out, said, nil
 }
 
 // place moves a checked file to its place: renamed when on the same file

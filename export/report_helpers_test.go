@@ -40,6 +40,15 @@ const knownAnswer = "Profit came in at **94,299.45** against a budget of 78,000.
 // no cell's output.
 func reportRecord(t testing.TB, lines []kernel.VarianceLine, csv string) string {
 	t.Helper()
+	return reportRecordOf(t, &kernel.Variance{Labels: []string{"code", "line"}, Lines: lines, Rows: len(lines), MaterialPct: 5,
+		Periods: []string{"Apr 2026", "Jun 2026"}, Period: "the periods Apr–Jun 2026", BottomLine: "profit",
+		Notes:   []string{"inferred kinds: 4000–4999 revenue, 5000–5999 cost", "5200 New tool has no budget"},
+		Sources: map[string]string{"actual": "actuals_q2.csv", "budget": "budget_q2.csv"}}, csv)
+}
+
+// reportRecordOf is reportRecord with the variance table given whole.
+func reportRecordOf(t testing.TB, v *kernel.Variance, csv string) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "20261129-173235-3761b5")
 	if err := os.MkdirAll(filepath.Join(dir, "figures"), 0o700); err != nil {
 		t.Fatal(err)
@@ -59,10 +68,6 @@ func reportRecord(t testing.TB, lines []kernel.VarianceLine, csv string) string 
 			SHA256: strings.Repeat("0123456789abcdef", 4)}})
 	}
 	add(session.Entry{Kind: session.EntryQuestion, Text: "Variance report for Q2, with a bridge"})
-	v := &kernel.Variance{Labels: []string{"code", "line"}, Lines: lines, Rows: len(lines), MaterialPct: 5,
-		Periods: []string{"Apr 2026", "Jun 2026"}, Period: "the periods Apr–Jun 2026", BottomLine: "profit",
-		Notes:   []string{"inferred kinds: 4000–4999 revenue, 5000–5999 cost", "5200 New tool has no budget"},
-		Sources: map[string]string{"actual": "actuals_q2.csv", "budget": "budget_q2.csv"}}
 	add(session.Entry{Kind: session.EntryCell, Cell: &session.Cell{Num: 1, Status: session.CellOK,
 		Code:   "v = variance('/data/actuals_q2.csv', '/data/budget_q2.csv')\nv",
 		Result: kernel.Result{Report: &kernel.Report{Variance: v}}}})
@@ -112,4 +117,3 @@ func writeReport(t testing.TB, dir string, formats ...Format) []string {
 	}
 	return files
 }
-

@@ -1,6 +1,7 @@
 # quarry's report builder, part 2 of 4: cells of the workbook. Every value
 # goes through cell(): numbers stay numbers, text is cleaned (report_text)
 # and written as a string cell, never a formula, whatever it starts with.
+import copy
 import datetime
 
 INTEGER = '#,##0'
@@ -64,6 +65,24 @@ def cell(ws, v, counts, fmt=None, font=None, fill=None, border=None, align=None,
         if formula_like(t):
             counts.guarded += 1
             c.quotePrefix = True  # Excel and LibreOffice keep it text when edited
+    _style(c, font, fill, border, align)
+    return c
+
+
+_styles_made = {}
+
+
+def _style(c, font, fill, border, align):
+    """Gives c its style. openpyxl looks each part up in the workbook's
+    lists (hashing every attribute) on each assignment; a style met
+    before is copied whole, which keeps a million cells fast."""
+    if font is None and fill is None and border is None and align is None and not c.has_style:
+        return
+    key = (id(c.parent.parent), c.number_format, c.quotePrefix, id(font), id(fill), id(border), id(align))
+    made = _styles_made.get(key)
+    if made is not None:
+        c._style = copy.copy(made)
+        return
     if font is not None:
         c.font = font
     if fill is not None:
@@ -72,15 +91,18 @@ def cell(ws, v, counts, fmt=None, font=None, fill=None, border=None, align=None,
         c.border = border
     if align is not None:
         c.alignment = align
-    return c
+    _styles_made[key] = copy.copy(c._style)
 
 
 def _missing(v):
-    try:
-        import pandas as pd
-        return v is pd.NaT or (isinstance(v, float) and v != v) or (pd.api.types.is_scalar(v) and pd.isna(v))
-    except (ImportError, TypeError, ValueError):
-        return False
+    """pandas' and numpy's missing values (NaN, NaT, NA), without asking
+    pandas for each cell."""
+    if isinstance(v, float):
+        return v != v
+    name = type(v).__name__
+    if name in ('NaTType', 'NAType', 'NoneType'):
+        return True
+    return name in ('datetime64', 'timedelta64') and str(v) == 'NaT'
 
 
 def _date_cell(ws, v, counts):
