@@ -82,7 +82,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 			if ff, err := export.ParseFormat(f.format); err != nil || ff.Built() {
 				return usagef(c, "--format %s: use md, html or ipynb (the workbook and the PDF: --report xlsx,pdf)", f.format)
 			}
-			if f.report != "" {
+			if c.Flags().Changed("report") {
 				if _, err := parseReport(f.report); err != nil {
 					return usagef(c, "%v", err)
 				}

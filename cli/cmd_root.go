@@ -143,10 +143,10 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--map goes with --resume, a notebook (quarry NOTEBOOK.ipynb) or quarry rerun")
 	case f.resume != "" && o.OutputDir != "":
 		return usagef(c, "a resumed session keeps its own folder: --output-dir does not go with --resume")
-	case f.report != "" && !f.promptSet:
+	case c.Flags().Changed("report") && !f.promptSet:
 		return usagef(c, "--report goes with --prompt; in the chat, /report writes it")
 	}
-	if f.report != "" {
+	if c.Flags().Changed("report") {
 		r, err := parseReport(f.report)
 		if err != nil {
 			return usagef(c, "%v", err)

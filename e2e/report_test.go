@@ -232,3 +232,21 @@ func TestChatReport(t *testing.T) {
 	c.waitExit()
 	requireNoContainers(t, c.pid)
 }
+
+// --report without -p, an unknown format, and a workbook on --format of
+// rerun are mistakes: exit 2, before anything starts.
+func TestReportBadUsage(t *testing.T) {
+	for _, args := range [][]string{
+		{"--report", "xlsx"},
+		{"-p", "hi", "--report", "docx"},
+		{"-p", "hi", "--report", ""},
+		{"rerun", "latest", "--format", "xlsx"},
+		{"rerun", "latest", "--report", "md"},
+		{"export", "latest", "--format", "docx"},
+	} {
+		r := newRun(t, "", args...).withoutModel().inHome(t.TempDir())
+		if code := r.exec(time.Minute); code != 2 || !strings.Contains(r.stderr.String(), "--") {
+			t.Errorf("quarry %q: exit %d, want 2:\n%s", args, code, r.stderr.String())
+		}
+	}
+}
