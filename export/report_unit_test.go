@@ -105,13 +105,21 @@ func TestCheckWorkbookRefuses(t *testing.T) {
 		t.Fatalf("a plain workbook: %v", err)
 	}
 	for name, edit := range map[string]func(map[string]string){
-		"formula":      func(p map[string]string) { p["xl/worksheets/sheet1.xml"] = `<worksheet><sheetData><row r="1"><c r="A1"><f>SUM(1)</f></c></row></sheetData></worksheet>` },
-		"macro":        func(p map[string]string) { p["xl/vbaProject.bin"] = "x" },
-		"macro type":   func(p map[string]string) { p["[Content_Types].xml"] = `<Types><Override ContentType="application/vnd.ms-excel.sheet.macroEnabled.main+xml"/></Types>` },
-		"external":     func(p map[string]string) { p["xl/_rels/workbook.xml.rels"] = `<Relationship Target="http://x" TargetMode="External"/>` },
-		"link part":    func(p map[string]string) { p["xl/externalLinks/externalLink1.xml"] = "<externalLink/>" },
-		"defined name": func(p map[string]string) { p["xl/workbook.xml"] = `<workbook><definedNames><definedName name="Auto_Open">x</definedName></definedNames></workbook>` },
-		"not a zip":    nil,
+		"formula": func(p map[string]string) {
+			p["xl/worksheets/sheet1.xml"] = `<worksheet><sheetData><row r="1"><c r="A1"><f>SUM(1)</f></c></row></sheetData></worksheet>`
+		},
+		"macro": func(p map[string]string) { p["xl/vbaProject.bin"] = "x" },
+		"macro type": func(p map[string]string) {
+			p["[Content_Types].xml"] = `<Types><Override ContentType="application/vnd.ms-excel.sheet.macroEnabled.main+xml"/></Types>`
+		},
+		"external": func(p map[string]string) {
+			p["xl/_rels/workbook.xml.rels"] = `<Relationship Target="http://x" TargetMode="External"/>`
+		},
+		"link part": func(p map[string]string) { p["xl/externalLinks/externalLink1.xml"] = "<externalLink/>" },
+		"defined name": func(p map[string]string) {
+			p["xl/workbook.xml"] = `<workbook><definedNames><definedName name="Auto_Open">x</definedName></definedNames></workbook>`
+		},
+		"not a zip": nil,
 	} {
 		parts := map[string]string{}
 		for k, v := range base {
