@@ -250,3 +250,74 @@ func TestReportBadUsage(t *testing.T) {
 		}
 	}
 }
+
+// hostileLabel is the i-th of 100,000 names a file could carry against
+// whoever opens the report: formulas, a DDE command, control characters
+// and escapes, 5,000-character labels.
+func hostileLabel(i int) string {
+	switch i % 5 {
+	case 0:
+		return fmt.Sprintf("=cmd|' /C calc'!A%d", i)
+	case 1:
+		return fmt.Sprintf("+%d+1", i)
+	case 2:
+		return fmt.Sprintf("@SUM(%d)", i)
+	case 3:
+		return fmt.Sprintf("line %d \x07\x1b[31m\x0bred", i)
+	}
+	return fmt.Sprintf("%d ", i) + strings.Repeat("x", 5000)
+}
+
+// 100,000 hostile names through the real kernel into the workbook, as
+// variance()'s lines and as a table the cell saved: every one there as
+// text, none a formula, cut, without its control characters; LibreOffice
+// opens the workbook and reads the names back as text.
+func TestReportHostileLines(t *testing.T) {
+	sandboxtest.Engine(t)
+	dir := t.TempDir()
+	var a, b strings.Builder
+	a.WriteString("name,amount\n")
+	b.WriteString("name,amount\n")
+	for i := range 100000 {
+		q := `"` + strings.ReplaceAll(hostileLabel(i), `"`, `""`) + `"`
+		fmt.Fprintf(&a, "%s,%d\n", q, 100+i%7)
+		if i < 2000 {
+			fmt.Fprintf(&b, "%s,%d\n", q, 100)
+		}
+	}
+	actuals, budget := filepath.Join(dir, "hostile_actuals.csv"), filepath.Join(dir, "hostile_budget.csv")
+	os.WriteFile(actuals, []byte(a.String()), 0o644)
+	os.WriteFile(budget, []byte(b.String()), 0o644)
+	// variance() on the first 2,000 lines (it reads every label closely:
+	// 100,000 of them take a minute), all 100,000 saved as a table.
+	srv := openaitest.New(t, openaitest.ToolCalls(`every = pd.read_csv("/data/hostile_actuals.csv")
+every.to_csv("/output/hostile_lines.csv", index=False)
+v = variance(every.head(2000), "/data/hostile_budget.csv", value="amount", kind="cost")
+print(len(every), len(v))`))
+	srv.Handle(func(openaitest.Request) openaitest.Reply { return openaitest.Text("Done.") })
+	out := filepath.Join(dir, "out")
+	r := newRun(t, srv.URL, "-p", "variance", actuals, budget, "--report", "xlsx", "--json", "--output-dir", out, "--timeout", "10m")
+	if code := r.exec(10 * time.Minute); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, r.stderr.String())
+	}
+	book := filepath.Join(out, "report.xlsx")
+	wb := reporttest.ReadWorkbook(t, book, 12)
+	for sheet, rows := range map[string]int{"Summary": 2001, "hostile_lines": 100001} {
+		d := wb.Detail[sheet]
+		if d.Rows < rows || d.Formulas != 0 || d.FormulaLike < rows*3/5 || d.Quoted != d.FormulaLike || d.Control != 0 || d.Longest > 1000 {
+			t.Errorf("%s: %d rows, %d formulas, %d formula-like (%d quoted), %d with control characters, longest %d",
+				sheet, d.Rows, d.Formulas, d.FormulaLike, d.Quoted, d.Control, d.Longest)
+		}
+	}
+	if c, ok := wb.CellAt("Summary", "A5"); !ok || c.V != "=cmd|' /C calc'!A0" || c.T != "s" || !c.Quote {
+		t.Errorf("the first line's name: %+v", c)
+	}
+	lo := reporttest.LibreOffice(t, book, `csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1`)
+	for _, name := range []string{"report-Summary.csv", "report-hostile_lines.csv"} {
+		got, err := os.ReadFile(filepath.Join(lo, name))
+		if err != nil || !strings.Contains(string(got), "\n=cmd|' /C calc'!A0,") || !strings.Contains(string(got), "\n+1+1,") ||
+			strings.Contains(string(got), "Err:") || strings.Contains(string(got), "#NAME") {
+			t.Errorf("LibreOffice's reading of %s (%v):\n%.800s", name, err, got)
+		}
+	}
+}

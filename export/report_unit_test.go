@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -159,5 +160,35 @@ func TestCheckPDFRefuses(t *testing.T) {
 		if err := CheckPDF(write(bad)); err == nil {
 			t.Errorf("passed: %q", bad)
 		}
+	}
+}
+
+// The kernel carries a label one character longer than the report shows,
+// so the builder still sees it was long, cuts it and says so: the two
+// Python files must agree.
+func TestLabelKeptLongerThanShown(t *testing.T) {
+	pyConst := func(src, name string) int {
+		for _, l := range strings.Split(src, "\n") {
+			if v, ok := strings.CutPrefix(l, name+" = "); ok {
+				f := strings.Fields(v)
+				n, err := strconv.Atoi(strings.ReplaceAll(f[0], "_", ""))
+				if err == nil {
+					return n
+				}
+			}
+		}
+		t.Fatalf("no %s", name)
+		return 0
+	}
+	text, err := reportPy.ReadFile("reportpy/report_text.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	capture, err := os.ReadFile("../sandbox/pykernel/report_capture.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if keep, shown := pyConst(string(capture), "REPORT_LABEL_KEEP"), pyConst(string(text), "TEXT_MAX"); keep != shown+1 {
+		t.Errorf("the kernel keeps %d characters of a label, the report shows %d", keep, shown)
 	}
 }

@@ -8,7 +8,7 @@
 import functools
 import math
 
-REPORT_LABEL_KEEP = 2000          # characters of a label carried; the report cuts them shorter
+REPORT_LABEL_KEEP = 1001          # characters of a label carried: one more than a report shows (TEXT_MAX)
 REPORT_NOTES_KEEP = 500           # notes carried
 REPORT_MAX_BYTES = 40 << 20       # of one cell's report data: a frame is capped at 64 MiB
 
