@@ -92,7 +92,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	if call := readCall(p, path); call != "" {
 		fmt.Fprintf(&b, "\n  read with: %s", call)
 	}
-	writeNotes(&b, "  ", p.Notes)
+	notes := p.Notes
+	if p.KindNote != "" {
+		notes = append([]string{p.KindNote}, notes...)
+	}
+	writeNotes(&b, "  ", notes)
 	if len(p.Sheets) == 0 {
 		writeColumns(&b, "  ", p.Columns, p.ColumnCount, p.Head, examples)
 	}

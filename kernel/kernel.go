@@ -148,7 +148,14 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, duckdb, other
+	// Kind is the profile reader that read it (filekind's Reader: csv,
+	// excel, json, parquet, feather, arrow_stream, stata, spss, sas,
+	// sqlite, duckdb).
+	Kind string `json:"kind"`
+	// KindNote says how the file's name and content disagree when it was
+	// read by its content: "named .csv, but it is an SQLite database". Set
+	// by the host, not the kernel.
+	KindNote string `json:"kind_note,omitempty"`
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`
