@@ -59,7 +59,11 @@ func profileText(p kernel.Profile, examples bool) string {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
 	if p.Encoding != "" {
-		facts = append(facts, "encoding "+p.Encoding)
+		enc := "encoding " + p.Encoding
+		if p.EncodingSample != "" && examples { // the file's own text: not with share = "schema"
+			enc += " (its non-ASCII text reads: " + oneLine(p.EncodingSample, 200) + ")"
+		}
+		facts = append(facts, enc)
 	}
 	if p.Delimiter != "" {
 		facts = append(facts, fmt.Sprintf("delimiter %q", p.Delimiter))

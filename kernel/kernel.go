@@ -162,10 +162,14 @@ type Profile struct {
 	// Unpacked is a compressed file's size unpacked, counted or estimated
 	// within the profile's time (gzip's trailer, a zip's directory, or the
 	// rate of a bounded read); "large" and sampling go by it.
-	Unpacked  int64  `json:"unpacked,omitempty"`
-	Encoding  string `json:"encoding,omitempty"`
-	Delimiter string `json:"delimiter,omitempty"`
-	Decimal   string `json:"decimal,omitempty"`
+	Unpacked int64  `json:"unpacked,omitempty"`
+	Encoding string `json:"encoding,omitempty"`
+	// EncodingSample is some of the file's non-ASCII text as Encoding
+	// decodes it (cells joined by " · "), so that a wrong guess shows:
+	// "Taxi – airport “Dublin T2” · €42,50", not "Taxi û airport ôDublin T2ö".
+	EncodingSample string `json:"encoding_sample,omitempty"`
+	Delimiter      string `json:"delimiter,omitempty"`
+	Decimal        string `json:"decimal,omitempty"`
 	// Thousands is the digit-group separator the numbers use ("." in
 	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
 	Thousands string   `json:"thousands,omitempty"`

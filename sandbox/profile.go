@@ -122,6 +122,7 @@ func boundProfile(p *kernel.Profile) {
 		}
 	}
 	p.Notes = boundNotes(p.Notes)
+	p.EncodingSample = clipText(p.EncodingSample, maxSample)
 	p.Read = boundCall(p.Read)
 	const maxSheets = 50
 	if len(p.Sheets) > maxSheets {
@@ -155,13 +156,22 @@ func boundNotes(notes []string) []string {
 		notes = notes[:maxNotes]
 	}
 	for i, n := range notes {
-		if len(n) > maxLen {
-			cut := maxLen
-			for cut > 0 && !utf8.RuneStart(n[cut]) {
-				cut--
-			}
-			notes[i] = n[:cut] + "…"
-		}
+		notes[i] = clipText(n, maxLen)
 	}
 	return notes
+}
+
+// maxSample bounds the encoding sample, which the prompt carries.
+const maxSample = 240
+
+// clipText cuts s to at most n bytes on a character boundary, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

@@ -55,6 +55,9 @@ def profile_csv(path, size, out, lim, spec):
             rows[table.start] = fixed_cells(text.splitlines()[table.start], spans)
         kinds.clear()
     out.update(encoding=enc, delimiter=delim, header_row=table.start if table.header else -1)
+    sample = encoding_sample(src.chunks, enc, delim)
+    if sample:
+        out['encoding_sample'] = sample
     if compression:
         out['compression'] = compression
         out['unpacked'] = int(src.unpacked)
