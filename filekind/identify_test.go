@@ -63,7 +63,7 @@ func TestIdentify(t *testing.T) {
 		{"d.csv", []byte(`{"rows": [{"a": 1}, {"a": 2}]}`), "json", "", "named .csv, but it is a JSON file", ""},
 		{"brackets.csv", []byte("[id],name\n1,x\n"), "csv", "", "", ""},
 		{"picture.csv", []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), "", "", "", "picture.csv is a PNG image, not a CSV file"},
-		{"bin.csv", []byte("a,b\n\x00\x01\x02\x03"), "", "", "", "bin.csv is not a CSV file: its content is neither text"},
+		{"bin.csv", []byte("a,b\n\x00\x01\x02\x03"), "", "", "", "bin.csv is not a CSV file: its content is binary"},
 		{"sheet.xls", []byte("<?xml version=\"1.0\"?>\n<Workbook xmlns=\"urn:schemas-microsoft-com:office:spreadsheet\">"), "", "", "", "an Excel 2003 XML spreadsheet, not an old-style Excel workbook"},
 
 		// Compressed files.
@@ -124,7 +124,7 @@ func TestIdentify(t *testing.T) {
 		{"bundle", zipOf(t, "q1.csv", ""), "csv", "zip", "", ""},
 		{"logs", gzipOf(t, []byte("{\"a\":1}\n{\"a\":2}\n")), "jsonl", "gzip", "", ""},
 		{"picture", []byte("\x89PNG\r\n\x1a\n\x00\x00"), "", "", "", "picture has no extension and is a PNG image"},
-		{"blob", []byte{0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3, 4}, "", "", "", "has no extension and its content is neither text nor a known data format (it starts with the bytes de ad be ef 00 01 02 03)"},
+		{"blob", []byte{0xde, 0xad, 0xbe, 0xef, 0, 1, 2, 3, 4}, "", "", "", "has no extension and its content is binary, of no kind quarry knows (it starts with the bytes de ad be ef 00 01 02 03)"},
 		{"shop.bin", sqliteFile(), "sqlite", "", "named .bin, a kind quarry does not know: read by its content, an SQLite database", ""},
 		{"table.dat", []byte("a b\n1 2\n"), "txt", "", "named .dat, a kind quarry does not know", ""},
 		{"blob.bin", []byte{0xde, 0xad, 0, 1}, "", "", "", "unsupported file (type .bin)"},

@@ -17,13 +17,13 @@ func (id Identity) Err() error {
 		start := fmt.Sprintf("it starts with the bytes % x", id.head[:min(len(id.head), 8)])
 		switch {
 		case id.Named != nil && id.Named.Reader != "":
-			return fmt.Errorf("%s is not %s: its content is neither text nor a kind of file quarry knows (%s): check the export, or export it again as CSV", p, id.Named.Label, start)
+			return fmt.Errorf("%s is not %s: its content is binary, of no kind quarry knows (%s): check the export, or export it again as CSV", p, id.Named.Label, start)
 		case id.unnamed:
 			return fmt.Errorf("%s: binary data of an unknown kind (%s): if it is a table, export it as CSV, Excel or Parquet and pass that", p, start)
 		case id.Ext == "":
-			return fmt.Errorf("%s: has no extension and its content is neither text nor a known data format (%s): if it is a table, export it as CSV", p, start)
+			return fmt.Errorf("%s: has no extension and its content is binary, of no kind quarry knows (%s): if it is a table, export it as CSV", p, start)
 		}
-		return fmt.Errorf("%s: unsupported file (type %s): its content is neither text nor a known data format (%s); quarry reads %s, and other files by their content: export it as CSV or Excel",
+		return fmt.Errorf("%s: unsupported file (type %s): its content is binary, of no kind quarry knows (%s); quarry reads %s, and other files by their content: export it as CSV or Excel",
 			p, id.Ext, start, strings.Join(Extensions(), " "))
 	case id.Packing != nil && !id.Kind.Packed:
 		inside := id.Kind.Label
@@ -38,7 +38,7 @@ func (id Identity) Err() error {
 	what := id.what()
 	switch {
 	case id.Named == id.Kind:
-		return fmt.Errorf("%s is %s, which quarry does not read: %s", p, what, id.Kind.Fix)
+		return fmt.Errorf("%s is %s, which quarry does not read (it reads %s): %s", p, what, Formats(), id.Kind.Fix)
 	case id.Named != nil:
 		return fmt.Errorf("%s is %s, not %s: %s", p, what, id.Named.Label, id.Kind.Fix)
 	case id.unnamed:
