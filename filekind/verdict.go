@@ -181,16 +181,3 @@ func ReadFunctions() map[string]bool {
 	}
 	return out
 }
-
-// Readers are the kernel's profile readers the table names.
-func Readers() []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, k := range Kinds {
-		if k.Reader != "" && !seen[k.Reader] {
-			seen[k.Reader] = true
-			out = append(out, k.Reader)
-		}
-	}
-	return out
-}
