@@ -89,14 +89,13 @@ type Request struct {
 	Compression string   `json:"compression,omitempty"` // pandas' compression= name
 	// CompressionNamed: the name's extension says the packing, so pandas
 	// unpacks it without compression=.
-	CompressionNamed bool   `json:"compression_named,omitempty"`
-	Member           string `json:"member,omitempty"`
+	CompressionNamed bool `json:"compression_named,omitempty"`
 }
 
 // Request is what the kernel needs to profile the file; call it only when
 // Err is nil.
 func (id Identity) Request() Request {
-	r := Request{Name: id.Kind.Name, Reader: id.Kind.Reader, Member: id.Member}
+	r := Request{Name: id.Kind.Name, Reader: id.Kind.Reader}
 	for _, rd := range id.Kind.Reads {
 		r.Reads = append(r.Reads, rd.Func)
 	}

@@ -57,6 +57,7 @@ func TestProfileSingleByteExports(t *testing.T) {
 				t.Fatalf("attach: %v, profile error %q", err, p.Error)
 			}
 			call := p.Read.Python(p.Path)
+			t.Logf("%s: %s", p.Encoding, p.EncodingSample)
 			if call == "" {
 				t.Fatalf("no read call: %+v", p)
 			}

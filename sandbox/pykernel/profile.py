@@ -139,8 +139,7 @@ def large_advice(out):
 def profile(path, limits=None, kind=None):
     """kind is the file's row as the host sends it: name, reader, reads
     (the read calls it may report) and, for a packed text file,
-    compression, compression_named (the name says it: pandas infers it) and
-    member (a zip's one file). limits may lower full_bytes and sample_rows
+    compression and compression_named (the name says it: pandas infers it). limits may lower full_bytes and sample_rows
     (tests do, to sample a small file), and give the sandbox's
     memory_limit; other values from the host are clamped to the defaults."""
     lim = {'full_bytes': FULL_BYTES, 'sample_rows': SAMPLE_ROWS, 'memory_limit': 0}
