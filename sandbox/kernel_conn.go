@@ -105,6 +105,7 @@ type frame struct {
 	Pandas  string          `json:"pandas"`
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
+	Readers []string        `json:"readers"` // ready: the profile readers the kernel has
 	Limits  *limitsReport   `json:"limits"`
 	Alive   []int64         `json:"alive"`    // checkpoints the kernel still holds
 	At      int64           `json:"at"`       // the checkpoint a restore reached; 0: none was left

@@ -204,7 +204,7 @@ def run_profile(msg):
         try:
             wait_tabular()
             send({'t': 'running', 'id': msg['id']})
-            prof = profile_mod.profile(msg['path'], msg.get('limits'))
+            prof = profile_mod.profile(msg['path'], msg.get('limits'), msg.get('kind'))
         finally:
             state.running = False
     except KeyboardInterrupt:
@@ -271,7 +271,7 @@ def main():
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
-    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    ready = {'t': 'ready', 'python': sys.version.split()[0], 'readers': sorted(profile_mod.READERS)}
     t0 = time.monotonic()
     start_imports(EAGER_IMPORTS)  # imports.py: in the background unless eager
     if EAGER_IMPORTS:
