@@ -46,7 +46,10 @@ def layout_of(inp, role, value=None, by=None, kind=None, both=False):
             continue
         col = body.iloc[:, c.pos]
         vals = money_values(col, lay.decimal, lay.thousands)
-        filled = int((col.map(cell_text) != '').sum()) if col.dtype == object else int(col.notna().sum())
+        if col.dtype == object:
+            filled = int((col.map(cell_text) != '').sum())
+        else:  # an infinity is no amount, and no text either
+            filled = int(vals.notna().sum())
         share[c.pos] = (vals.notna().sum() / filled) if filled else 0.0
         if share[c.pos] > 0:
             lay.amounts[c.pos] = vals

@@ -39,7 +39,7 @@ def _long_structure(lay):
             raise ValueError('%s: the %r column holds values that are not periods (%s)' % (
                 lay.inp.name, lay.columns[lay.period_pos].text,
                 quoted(body.iloc[:, lay.period_pos][bad].map(cell_text).unique()[:5])))
-    keys = codes.fillna('') + '\x00' + names.map(fold_text) if codes is not None else names.map(fold_text)
+    keys = codes.fillna('') + '\x00' + names.map(line_key) if codes is not None else names.map(line_key)
     frame = pd.DataFrame({'key': keys.to_numpy(), 'side': sides.to_numpy(), 'value': value.to_numpy(),
                           'period': periods.to_numpy(), 'row': np.arange(n)})[keep]
     if frame.empty:
@@ -74,7 +74,13 @@ def _long_structure(lay):
                 st.period_text[k] = period_label(k)
     per_line = frame.groupby(['side', 'period', 'line']).size()
     if (per_line > 1).any():
-        st.notes.append('%s: %d rows summed into %d lines' % (lay.inp.name, int(keep.sum()), nlines))
+        if lay.period_pos is None:
+            dup = per_line[per_line > 1]
+            st.notes.append('repeated in %s and summed: %s' % (lay.inp.name, ', '.join(
+                '%r (%d times)' % (short_name(st.lines[i].label), n) for (_, _, i), n in dup.head(NOTE_NAMES).items())
+                + (' and %d more' % (len(dup) - NOTE_NAMES) if len(dup) > NOTE_NAMES else '')))
+        else:
+            st.notes.append('%s: %d rows summed into %d lines' % (lay.inp.name, int(keep.sum()), nlines))
     return st
 
 

@@ -48,7 +48,7 @@ def _disambiguate(merged):
 
 
 def _name_key(ln):
-    return (fold_text(ln.name or ln.label), ln.section_kind or '')
+    return (line_key(ln.name or ln.label), ln.section_kind or '')
 
 
 def _groups(lines, use_codes, side, notes):

@@ -27,22 +27,22 @@ for _i, _names in enumerate((
         _MONTHS[_n] = _i
 
 _MONTH = '(?P<mon>%s)' % '|'.join(sorted(_MONTHS, key=len, reverse=True))
-_YEAR = r"(?P<year>\d{4}|'?\d{2})"
+_YEAR = r"(?P<year>(?:19|20)\d{2}|'?\d{2})"  # 19xx or 20xx: '1037.8' is an amount, not August 1037
 _SEP = r'[\s\-/.,_]*'
 _PERIOD_FORMS = (
     ('M', re.compile(r'^%s\.?(?:%s%s)?$' % (_MONTH, _SEP, _YEAR))),
-    ('M', re.compile(r'^%s%s%s\.?$' % (r'(?P<year>\d{4})', _SEP, _MONTH))),
-    ('M', re.compile(r'^(?P<year>\d{4})[\s\-/.]?m?(?P<n>0?[1-9]|1[0-2])$')),
-    ('M', re.compile(r'^(?P<n>0?[1-9]|1[0-2])[\-/.](?P<year>\d{4})$')),
-    ('M', re.compile(r'^(?P<year>\d{4})-(?P<n>[01]\d)-\d{2}(?:[ t][\d:.]+)?$')),
-    ('M', re.compile(r'^\d{1,2}\.(?P<n>[01]?\d)\.(?P<year>\d{4})$')),
+    ('M', re.compile(r'^%s%s%s\.?$' % (r'(?P<year>(?:19|20)\d{2})', _SEP, _MONTH))),
+    ('M', re.compile(r'^(?P<year>(?:19|20)\d{2})[\s\-/.]?m?(?P<n>0?[1-9]|1[0-2])$')),
+    ('M', re.compile(r'^(?P<n>0?[1-9]|1[0-2])[\-/.](?P<year>(?:19|20)\d{2})$')),
+    ('M', re.compile(r'^(?P<year>(?:19|20)\d{2})-(?P<n>[01]\d)-\d{2}(?:[ t][\d:.]+)?$')),
+    ('M', re.compile(r'^\d{1,2}\.(?P<n>[01]?\d)\.(?P<year>(?:19|20)\d{2})$')),
     ('Q', re.compile(r'^(?:q|t|qtr|quarter|quartal|trimestre|kwartaal) ?(?P<n>[1-4])%s(?:fy|gj)?%s(?P<year>\d{4}|\d{2})?$'
                      % (_SEP, _SEP))),
-    ('Q', re.compile(r'^(?P<year>\d{4})%s(?:q|t) ?(?P<n>[1-4])$' % _SEP)),
+    ('Q', re.compile(r'^(?P<year>(?:19|20)\d{2})%s(?:q|t) ?(?P<n>[1-4])$' % _SEP)),
     ('Q', re.compile(r'^(?P<n>[1-4])(?:\.? ?(?:q|t|qtr|quarter|quartal|trimestre|kwartaal))%s(?P<year>\d{4}|\d{2})?$'
                      % _SEP)),
-    ('P', re.compile(r'^(?:p|per|period|periode|periodo|fp) ?0*(?P<n>[1-9]\d?)(?:%s(?P<year>\d{4}))?$' % _SEP)),
-    ('P', re.compile(r'^0*(?P<n>[1-9]\d?)%s(?P<year>\d{4})$' % r'[\s/]+')),
+    ('P', re.compile(r'^(?:p|per|period|periode|periodo|fp) ?0*(?P<n>[1-9]\d?)(?:%s(?P<year>(?:19|20)\d{2}))?$' % _SEP)),
+    ('P', re.compile(r'^0*(?P<n>[1-9]\d?)%s(?P<year>(?:19|20)\d{2})$' % r'[\s/]+')),
     ('Y', re.compile(r'^(?:fy|gj|ej|fiscal year|year|jahr|ano|anno|annee|jaar) ?(?P<year>\d{4}|\d{2})$')),
 )
 _PERIOD_SPACES = re.compile(r'\s+')

@@ -30,6 +30,19 @@ def fold_text(s):
     return f
 
 
+_KEY_PUNCT = re.compile(r"[^\w%&+\-]+")
+_KEY_DASHES = re.compile(r'[\u2010-\u2015\u2212]')
+
+
+def line_key(s):
+    """A line's name to match on: case, accents and most punctuation aside,
+    signs kept ('Sales – Products' = 'sales - products'; 'at -5%' is not 'at 5%')."""
+    t = unicodedata.normalize('NFKD', str(s).casefold())
+    if not t.isascii():
+        t = ''.join(c for c in t if not unicodedata.combining(c))
+    return _KEY_PUNCT.sub(' ', _KEY_DASHES.sub('-', t.replace('ß', 'ss'))).strip()
+
+
 def _words(*alternatives):
     return re.compile(r'(?:^| )(?:%s)(?= |$)' % '|'.join(alternatives))
 
