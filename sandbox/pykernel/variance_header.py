@@ -57,6 +57,15 @@ def cell_text(v):
     return str(v).strip()
 
 
+def texts_of(col):
+    """A column's cells as stripped text ('' for none), fast for a column
+    of strings (a file read as a grid)."""
+    import pandas as pd
+    if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == 'string':
+        return col.str.strip()
+    return col.map(cell_text)
+
+
 def _says(v, years_ok):
     """Whether a header cell names a side, a period or a span."""
     t = cell_text(v)

@@ -47,7 +47,7 @@ def layout_of(inp, role, value=None, by=None, kind=None, both=False):
         col = body.iloc[:, c.pos]
         vals = money_values(col, lay.decimal, lay.thousands)
         if col.dtype == object:
-            filled = int((col.map(cell_text) != '').sum())
+            filled = int((texts_of(col) != '').sum())
         else:  # an infinity is no amount, and no text either
             filled = int(vals.notna().sum())
         share[c.pos] = (vals.notna().sum() / filled) if filled else 0.0
@@ -139,7 +139,7 @@ def _wordy(col, sample=500):
 
 def _mostly_blank(lay, pos):
     col = lay.body.iloc[:, pos]
-    return col.map(cell_text).eq('').mean() > 0.5 if col.dtype == object else col.isna().mean() > 0.5
+    return texts_of(col).eq('').mean() > 0.5 if col.dtype == object else col.isna().mean() > 0.5
 
 
 def _code_like(lay, c):
@@ -204,7 +204,7 @@ def _other_columns(lay, share, named):
     else:
         lay.label_pos = [max(labels, key=lambda c: body.iloc[:, c.pos].nunique()).pos]
     if len(lay.label_pos) > 1 and not _outline(body, lay.label_pos):
-        best = max(lay.label_pos, key=lambda p: body.iloc[:, p].map(cell_text).nunique())
+        best = max(lay.label_pos, key=lambda p: texts_of(body.iloc[:, p]).nunique())
         lay.label_pos = [best]
     for p in lay.label_pos:
         lay.columns[p].role = 'label'
@@ -213,12 +213,12 @@ def _other_columns(lay, share, named):
 def _outline(body, positions):
     """Whether the columns are one label indented by column: a row fills
     at most one of them."""
-    filled = sum((body.iloc[:, p].map(cell_text) != '').astype(int) for p in positions)
+    filled = sum((texts_of(body.iloc[:, p]) != '').astype(int) for p in positions)
     return bool((filled <= 1).mean() > 0.95)
 
 
-def _codes(col):
-    vals = col.map(cell_text)
+def _codes(col, sample=2000):
+    vals = texts_of(col.head(sample))
     vals = vals[vals != '']
     if not len(vals):
         return False
@@ -226,10 +226,10 @@ def _codes(col):
 
 
 def _values_are(col, test, most):
-    vals = col.map(cell_text)
-    vals = vals[vals != '']
-    uniq = vals.unique()
-    if not len(uniq) or len(uniq) > most:
+    """Whether a column holds at most `most` distinct values, each passing test."""
+    uniq = [t for t in (cell_text(v) for v in col.dropna().unique()[:most * 4 + 1]) if t]
+    uniq = list(dict.fromkeys(uniq))
+    if not uniq or len(uniq) > most:
         return False
     return all(test(v) for v in uniq)
 

@@ -28,17 +28,17 @@ def _long_structure(lay):
         if other.any():
             st.notes.append('%d rows whose %r is neither actual nor budget (%s) are left out' % (
                 other.sum(), lay.columns[lay.scenario_pos].text,
-                quoted(body.iloc[:, lay.scenario_pos][other].map(cell_text).unique())))
+                quoted(texts_of(body.iloc[:, lay.scenario_pos][other]).unique())))
             keep &= ~other.to_numpy()
     else:
         sides = pd.Series(lay.role, index=body.index)
     periods = _row_periods(lay, body) if lay.period_pos is not None else pd.Series([None] * n, index=body.index)
     if lay.period_pos is not None:
-        bad = periods.isna() & (body.iloc[:, lay.period_pos].map(cell_text) != '')
+        bad = periods.isna() & (texts_of(body.iloc[:, lay.period_pos]) != '')
         if bad.any():
             raise ValueError('%s: the %r column holds values that are not periods (%s)' % (
                 lay.inp.name, lay.columns[lay.period_pos].text,
-                quoted(body.iloc[:, lay.period_pos][bad].map(cell_text).unique()[:5])))
+                quoted(texts_of(body.iloc[:, lay.period_pos][bad]).unique()[:5])))
     keys = codes.fillna('') + '\x00' + names.map(line_key) if codes is not None else names.map(line_key)
     frame = pd.DataFrame({'key': keys.to_numpy(), 'side': sides.to_numpy(), 'value': value.to_numpy(),
                           'period': periods.to_numpy(), 'row': np.arange(n)})[keep]

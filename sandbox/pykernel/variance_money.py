@@ -10,7 +10,7 @@ _CURRENCY = re.compile(r'R\$|US\$|A\$|C\$|[€$£¥₹₽₩₺₪]|\b(?:EUR|USD
 _CURRENCY_SIGN = re.compile(r'R\$|US\$|[€$£¥₹₽₩₺₪]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|BRL)\b')
 _MONEY_SPACES = re.compile(r'[\s\u00a0\u202f\u2009]+')
 _DASHES = frozenset(('-', '–', '—', '--', '−'))
-MONEY_SAMPLE = 2000  # cells per column the number format is judged from
+MONEY_SAMPLE = 300  # cells per column the number format is judged from
 
 
 def money_text(series):
@@ -39,7 +39,8 @@ def number_format_of(columns):
     for col in columns:
         if col.dtype != object:
             continue
-        vals = col[col.map(lambda v: isinstance(v, str))].head(MONEY_SAMPLE)
+        head = col.head(MONEY_SAMPLE * 4)
+        vals = head[head.map(lambda v: isinstance(v, str))].head(MONEY_SAMPLE)
         if len(vals):
             text, _, _ = money_text(vals)
             sample.append([t for t in text if t and t not in _DASHES])
@@ -61,7 +62,10 @@ def money_values(series, decimal='.', thousands=None):
         return v.where(np.isfinite(v))
     if series.dtype.kind == 'm' or series.dtype.kind == 'M':
         return pd.Series(np.nan, index=series.index)
-    is_text = series.map(lambda v: isinstance(v, str))
+    if pd.api.types.infer_dtype(series, skipna=False) == 'string':
+        is_text = pd.Series(True, index=series.index)
+    else:
+        is_text = series.map(lambda v: isinstance(v, str))
     numeric = pd.to_numeric(series.where(~is_text), errors='coerce').astype('float64')
     if not is_text.any():
         return numeric

@@ -12,6 +12,7 @@ _FOLD_PUNCT = re.compile(r"[^\w%&/]+")
 
 _FOLDED = {}
 FOLD_MEMO = 200000  # labels recur (matching, totals, sections): each is folded once
+FOLD_MEMO_CHARS = 200  # ... unless it is long, so the memo stays small
 
 
 def fold_text(s):
@@ -24,9 +25,10 @@ def fold_text(s):
         if not t.isascii():
             t = ''.join(c for c in t if not unicodedata.combining(c))
         f = _FOLD_PUNCT.sub(' ', t.replace('ß', 'ss')).strip()
-        if len(_FOLDED) >= FOLD_MEMO:
-            _FOLDED.clear()
-        _FOLDED[s] = f
+        if len(s) <= FOLD_MEMO_CHARS:
+            if len(_FOLDED) >= FOLD_MEMO:
+                _FOLDED.clear()
+            _FOLDED[s] = f
     return f
 
 
@@ -34,13 +36,24 @@ _KEY_PUNCT = re.compile(r"[^\w%&+\-]+")
 _KEY_DASHES = re.compile(r'[\u2010-\u2015\u2212]')
 
 
+_KEYS = {}
+
+
 def line_key(s):
     """A line's name to match on: case, accents and most punctuation aside,
     signs kept ('Sales – Products' = 'sales - products'; 'at -5%' is not 'at 5%')."""
-    t = unicodedata.normalize('NFKD', str(s).casefold())
-    if not t.isascii():
-        t = ''.join(c for c in t if not unicodedata.combining(c))
-    return _KEY_PUNCT.sub(' ', _KEY_DASHES.sub('-', t.replace('ß', 'ss'))).strip()
+    s = str(s)
+    k = _KEYS.get(s)
+    if k is None:
+        t = unicodedata.normalize('NFKD', s.casefold())
+        if not t.isascii():
+            t = ''.join(c for c in t if not unicodedata.combining(c))
+        k = _KEY_PUNCT.sub(' ', _KEY_DASHES.sub('-', t.replace('ß', 'ss'))).strip()
+        if len(s) <= FOLD_MEMO_CHARS:
+            if len(_KEYS) >= FOLD_MEMO:
+                _KEYS.clear()
+            _KEYS[s] = k
+    return k
 
 
 def _words(*alternatives):
