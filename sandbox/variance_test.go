@@ -288,10 +288,50 @@ v = variance(a, b)`)
 	if r := v.row(t, "Rent"); r.Actual != 150 || r.Effect != "on budget" {
 		t.Errorf("Rent: %+v", r)
 	}
-	if v.note("costs as negative amounts") == "" || v.note("repeated in the actuals", "Rent") == "" {
+	if v.note("costs are negative amounts") == "" || v.note("repeated in the actuals", "Rent") == "" {
 		t.Errorf("notes %q", v.Notes)
 	}
 	if tot := v.total(t); tot.Actual != 250 || tot.Budget != 350 {
 		t.Errorf("Total %+v", tot)
+	}
+}
+
+// by= names the lines by several columns; revenue written as credits
+// (negative, as SAP exports it) is read as revenue; an actuals column naming
+// a span of months picks the budget's months.
+func TestVarianceByCreditsAndSpans(t *testing.T) {
+	v := runVariance(t, `
+a = pd.DataFrame({'code': ['4000', '4000', '6000'], 'region': ['N', 'S', 'N'], 'type': ['revenue', 'revenue', 'cost'], 'amt': [100., 50., 30.]})
+b = pd.DataFrame({'code': ['4000', '4000', '6000'], 'region': ['N', 'S', 'N'], 'amt': [90., 60., 30.]})
+v = variance(a, b, by=['code', 'region'], kind='type', value='amt')`)
+	if strings.Join(v.Labels, ",") != "code,region" || len(v.Rows) != 4 {
+		t.Fatalf("labels %v, rows %+v", v.Labels, v.Rows)
+	}
+	if r := v.Rows[1]; strings.Join(r.Labels, " ") != "4000 S" || r.Actual != 50 || r.Budget != 60 || r.Effect != "worse" {
+		t.Errorf("4000 S: %+v", r)
+	}
+
+	v = runVariance(t, `
+a = pd.DataFrame({'Konto': ['8400', '8300', '4100', '4200'], 'Text': ['Erlöse 19%', 'Erlöse 7%', 'Löhne', 'Miete'], 'Ist': [-1000., -200., 400., 100.]})
+b = pd.DataFrame({'Konto': ['8400', '8300', '4100', '4200'], 'Text': ['Erlöse 19%', 'Erlöse 7%', 'Löhne', 'Miete'], 'Plan': [-900., -250., 380., 100.]})
+v = variance(a, b)`)
+	if r := v.row(t, "Erlöse 19%"); r.Actual != 1000 || r.Effect != "better" {
+		t.Errorf("credit revenue: %+v", r)
+	}
+	if tot := v.total(t); tot.Actual != 700 || tot.Budget != 670 || v.note("revenue is negative (credits)") == "" {
+		t.Errorf("Total %+v, notes %q", tot, v.Notes)
+	}
+
+	v = runVariance(t, `
+a = pd.DataFrame({'line': ['Revenue', 'Opex'], 'Jan - Feb 2026': [220., 105.]})
+b = pd.DataFrame({'line': ['Revenue', 'Opex'], 'January 2026': [100., 50.], 'February 2026': [100., 50.], 'March 2026': [100., 50.]})
+v = variance(a, b)`)
+	if r := v.row(t, "Revenue"); r.Budget != 200 || len(v.Periods) != 2 {
+		t.Errorf("span: %+v, periods %q", r, v.Periods)
+	}
+	typ, msg := varianceError(t, `variance(pd.DataFrame({'line': ['Revenue'], 'actual': [1.]}),
+         pd.DataFrame({'line': ['Revenue'], 'Jan 2026': [1.], 'Feb 2026': [1.]}))`)
+	if typ != "ValueError" || !strings.Contains(msg, "pass period=") {
+		t.Errorf("one amount against a budget by month: %s %q", typ, msg)
 	}
 }

@@ -62,8 +62,8 @@ def sign_convention(amounts, kinds, side_name):
     cost_neg, n_cost = share['cost']
     if n_cost >= 2 and cost_neg >= 0.75 and (n_rev == 0 or rev_neg <= 0.25):
         signs['cost'] = -1.0
-        return signs, '%s write costs as negative amounts: they are read as positive costs' % side_name
+        return signs, 'costs are negative amounts in %s: read as positive costs' % side_name
     if n_rev >= 2 and rev_neg >= 0.75 and n_cost >= 1 and cost_neg <= 0.25:
         signs['revenue'] = -1.0
-        return signs, '%s write revenue as negative amounts (credits): it is read as positive revenue' % side_name
+        return signs, 'revenue is negative (credits) in %s: read as positive revenue' % side_name
     return signs, None

@@ -8,8 +8,11 @@ EDGE = 1e-9  # a threshold met to within this counts as met
 
 def _label_names(lay, width):
     """The label columns' names: the file's own, else 'code' and 'line'."""
-    names = [lay.name_of(lay.label_pos[0]) or 'line']
-    if lay.code_pos is not None and width > 1:
+    if lay.by_pos is not None:
+        names = [lay.name_of(p) or 'line %d' % (i + 1) for i, p in enumerate(lay.by_pos)]
+    else:
+        names = [lay.name_of(lay.label_pos[0]) or 'line']
+    if lay.by_pos is None and lay.code_pos is not None and width > 1:
         names.insert(0, lay.name_of(lay.code_pos) or 'code')
     while len(names) < width:
         names.insert(0, 'code' if 'code' not in names else 'label %d' % len(names))

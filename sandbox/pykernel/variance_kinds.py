@@ -158,18 +158,18 @@ def _by_account(lines, ks):
     accounts differs between countries, so the file itself must say)."""
     digits = {}
     for i, ln in enumerate(lines):
-        if ks.kind[i] and ln.code and ln.code[:1].isdigit():
-            digits.setdefault(ln.code[:1], set()).add(ks.kind[i])
+        if ks.kind[i] and ln.account and ln.account[:1].isdigit():
+            digits.setdefault(ln.account[:1], set()).add(ks.kind[i])
     found = []
     for i, ln in enumerate(lines):
-        if ks.kind[i] is None and ln.code and ln.code[:1].isdigit():
-            seen = digits.get(ln.code[:1])
+        if ks.kind[i] is None and ln.account and ln.account[:1].isdigit():
+            seen = digits.get(ln.account[:1])
             if seen and len(seen) == 1:
                 ks.kind[i], ks.how[i] = next(iter(seen)), 'account'
                 found.append(i)
     if found:
         ks.notes.append('taken from the account number, as the file\'s other %s accounts are: %s' % (
-            '/'.join(sorted({lines[i].code[:1] + '…' for i in found})),
-            '; '.join('%s %s → %s' % (lines[i].code, repr(short_name(lines[i].name or '')), ks.kind[i])
+            '/'.join(sorted({lines[i].account[:1] + '…' for i in found})),
+            '; '.join('%s %s → %s' % (lines[i].account, repr(short_name(lines[i].name or '')), ks.kind[i])
                       for i in found[:NOTE_NAMES])) + (' and %d more' % (len(found) - NOTE_NAMES)
                                                        if len(found) > NOTE_NAMES else ''))

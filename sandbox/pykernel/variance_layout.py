@@ -17,6 +17,7 @@ class Layout:
         self.label_pos = []   # outline columns, left to right
         self.code_pos = self.kind_pos = self.scenario_pos = self.period_pos = self.year_pos = None
         self.value_pos = None  # long data: the amount column
+        self.by_pos = self.by_labels = self.by_name = self.by_code = None  # the lines by= names
         self.sides = {}       # 'actual'/'budget' -> {period key or None: position}
         self.notes = []
         self.decimal, self.thousands, self.currency = '.', None, None
@@ -183,7 +184,7 @@ def _other_columns(lay, share, named):
             lay.kind_pos = c.pos
             c.role = 'kind'
     if 'by' in named:
-        lay.label_pos = list(named['by'])
+        _by_columns(lay, named['by'])
         return
     texty = [c for c in rest if c.role is None and (lay.value_pos is not None or c.pos < first_amount)]
     codes = [c for c in texty if _codes(body.iloc[:, c.pos]) and (CODE_HEADERS.search(fold_text(c.text)) or
@@ -207,6 +208,22 @@ def _other_columns(lay, share, named):
         best = max(lay.label_pos, key=lambda p: texts_of(body.iloc[:, p]).nunique())
         lay.label_pos = [best]
     for p in lay.label_pos:
+        lay.columns[p].role = 'label'
+
+
+def _by_columns(lay, positions):
+    """The lines as by= names them: every by column is part of a line's
+    identity; a column of codes among them is its code, the rest its name."""
+    body = lay.body
+    cols = [texts_of(body.iloc[:, p]).map(clean_label) for p in positions]
+    code = next((i for i, p in enumerate(positions) if len(positions) > 1 and _codes(body.iloc[:, p])), None)
+    lay.by_pos = list(positions)
+    lay.by_labels = list(zip(*cols))
+    # by= names the lines: all its columns are the name matched on.
+    lay.by_name = cols[0] if len(cols) == 1 else cols[0].str.cat(cols[1:], sep=' · ')
+    lay.by_code = body.iloc[:, positions[code]].map(_code_text).tolist() if code is not None else None
+    lay.label_pos = [positions[-1]]
+    for p in positions:
         lay.columns[p].role = 'label'
 
 

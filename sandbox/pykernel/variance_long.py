@@ -12,9 +12,12 @@ def _long_structure(lay):
     st.long = True
     body = lay.body
     n = len(body)
-    label_cols = [body.iloc[:, p] for p in lay.label_pos]
-    names = label_cols[-1].map(clean_label)
-    codes = body.iloc[:, lay.code_pos].map(_code_text) if lay.code_pos is not None else None
+    if lay.by_pos is not None:
+        names = lay.by_name
+        codes = pd.Series(lay.by_code, index=body.index) if lay.by_code is not None else None
+    else:
+        names = texts_of(body.iloc[:, lay.label_pos[-1]]).map(clean_label)
+        codes = body.iloc[:, lay.code_pos].map(_code_text) if lay.code_pos is not None else None
     totals = names.map(lambda t: bool(t) and total_kind(t)[0] is not None)
     if totals.any():
         st.notes.append('%d row%s labelled as totals (%s) %s left out, not summed' % (
@@ -39,7 +42,12 @@ def _long_structure(lay):
             raise ValueError('%s: the %r column holds values that are not periods (%s)' % (
                 lay.inp.name, lay.columns[lay.period_pos].text,
                 quoted(texts_of(body.iloc[:, lay.period_pos][bad]).unique()[:5])))
-    keys = codes.fillna('') + '\x00' + names.map(line_key) if codes is not None else names.map(line_key)
+    if lay.by_pos is not None:
+        keys = pd.Series(['\x00'.join(map(line_key, t)) for t in lay.by_labels], index=body.index)
+    elif codes is not None:
+        keys = codes.fillna('') + '\x00' + names.map(line_key)
+    else:
+        keys = names.map(line_key)
     frame = pd.DataFrame({'key': keys.to_numpy(), 'side': sides.to_numpy(), 'value': value.to_numpy(),
                           'period': periods.to_numpy(), 'row': np.arange(n)})[keep]
     if frame.empty:
@@ -48,9 +56,13 @@ def _long_structure(lay):
     line_of = {k: i for i, k in enumerate(first['key'])}
     for r in first['row']:
         name = names.iloc[r] or '(no name, row %d)' % (body.index[r] + 1)
-        code = codes.iloc[r] if codes is not None else None
-        labels = (cell_text(body.iloc[r, lay.code_pos]), name) if codes is not None else (name,)
+        code = codes.iloc[r] if codes is not None and lay.by_pos is None else None
+        if lay.by_pos is not None:
+            labels = lay.by_labels[r]
+        else:
+            labels = (cell_text(body.iloc[r, lay.code_pos]), name) if codes is not None else (name,)
         ln = Line(labels, name, code, body.index[r])
+        ln.account = codes.iloc[r] if codes is not None else None
         if lay.kind_pos is not None:
             ln.column_kind = kind_value(body.iloc[r, lay.kind_pos]) if cell_text(body.iloc[r, lay.kind_pos]) else None
             ln.kind_column = lay.columns[lay.kind_pos].text

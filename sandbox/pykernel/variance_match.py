@@ -12,13 +12,14 @@ class Merged:
 
     def __init__(self, ln):
         self.labels, self.name, self.code, self.label = ln.labels, ln.name, ln.code, ln.label
+        self.account = ln.account
         self.section, self.section_kind, self.section_source = ln.section, ln.section_kind, ln.section_source
         self.column_kind, self.kind_column = ln.column_kind, ln.kind_column
         self.a, self.b = [], []
 
     def take(self, ln):
         """Fills in what the first file did not say."""
-        for attr in ('section', 'section_kind', 'section_source', 'column_kind', 'kind_column', 'code'):
+        for attr in ('section', 'section_kind', 'section_source', 'column_kind', 'kind_column', 'code', 'account'):
             if getattr(self, attr) is None:
                 setattr(self, attr, getattr(ln, attr))
 

@@ -228,7 +228,10 @@ def _find(keys, p):
     """The keys a period= value names: a period the file has, or a year or
     quarter holding months it has; a month named without its year is the
     latest of that name."""
-    want = period_of(p, years_ok=True) if not isinstance(p, (tuple, list)) else None
+    if isinstance(p, tuple) and len(p) == 3 and p[0] in ('M', 'Q', 'Y', 'P'):
+        want = p  # a key already (the span an actuals column names)
+    else:
+        want = period_of(p, years_ok=True) if not isinstance(p, (tuple, list)) else None
     if want is None:
         raise ValueError('period=%r is not a period: write it as the file does (e.g. %r), or "ytd", "qtd", "mtd"'
                          % (p, period_label(keys[-1])))

@@ -25,6 +25,7 @@ class Line:
     def __init__(self, labels, name, code, row):
         self.labels, self.name, self.code, self.row = labels, name, code, row
         self.label = labels[-1]
+        self.account = code  # the account number the kinds may be read from
         self.section = self.section_kind = self.section_source = None
         self.column_kind = self.kind_column = None
 
@@ -109,8 +110,11 @@ def structure_of(lay):
     matrix = np.column_stack([lay.amounts[p].to_numpy() for p in positions])
     has = ~np.isnan(matrix).all(axis=1)
     last = int(np.nonzero(has)[0][-1]) if has.any() else -1
-    labels = [body.iloc[:, p].tolist() for p in lay.label_pos]
-    codes = body.iloc[:, lay.code_pos].tolist() if lay.code_pos is not None else None
+    if lay.by_pos is not None:
+        labels, codes = [lay.by_name.tolist()], lay.by_code
+    else:
+        labels = [body.iloc[:, p].tolist() for p in lay.label_pos]
+        codes = body.iloc[:, lay.code_pos].tolist() if lay.code_pos is not None else None
     kinds = body.iloc[:, lay.kind_pos].tolist() if lay.kind_pos is not None else None
     rows_kept = []
     stack = []    # open sections: [name, folded, kind, kind_source, level, first line]
@@ -157,16 +161,24 @@ def structure_of(lay):
             rows_kept.append(('t', r))
             continue
         name, code = label, None
-        if codes is not None:
+        account = None
+        if lay.by_pos is not None:
+            account = codes[r] if codes is not None else None
+        elif codes is not None:
             code = _code_text(codes[r])
         elif embedded:
             name, code = _split_code(label)
         if not label:
             name = '(no name, row %d)' % (body.index[r] + 1)
             st.notes.append('row %d has amounts but no name: kept as %r' % (body.index[r] + 1, name))
-        shown = (cell_text(codes[r]) if codes is not None else None, name if codes is not None else label or name)
-        ln = Line(tuple(x for x in shown if x is not None) if codes is not None else (shown[1],), name, code,
-                  body.index[r])
+        if lay.by_pos is not None:
+            shown = lay.by_labels[r]
+        elif codes is not None:
+            shown = (cell_text(codes[r]), name)
+        else:
+            shown = (label or name,)
+        ln = Line(shown, name, code, body.index[r])
+        ln.account = account or code
         if stack:
             ln.section, ln.section_source, ln.section_kind = stack[-1][0], stack[-1][3], stack[-1][2]
         if kinds is not None:
