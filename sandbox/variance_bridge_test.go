@@ -15,16 +15,17 @@ import (
 // in colour and pattern; the figure is a cell's figure like any other.
 func TestVarianceBridgeReconciles(t *testing.T) {
 	cases := map[string]string{
-		"quickbooks":  "v = variance(" + pyStr(attach(t, "quickbooks_budget_vs_actuals.csv")) + ")",
-		"monthly ytd": "v = variance(" + pyStr(attach(t, "quickbooks_monthly.csv")) + ", period='ytd')",
-		"xero":        "v = variance(" + pyStr(attach(t, "xero_budget_variance.csv")) + ")",
-		"netsuite":    "v = variance(" + pyStr(attach(t, "netsuite_budget_vs_actual.csv")) + ")",
-		"german":      "v = variance(" + pyStr(attach(t, "sap_plan_ist_de.csv")) + ")",
-		"few bars":    "v = variance(" + pyStr(attach(t, "quickbooks_budget_vs_actuals.csv")) + ")\nmax_bars = 2",
-		"costs only":  "v = variance(pd.DataFrame({'d': ['IT', 'HR', 'Ops'], 'x': [120.10, 90.0, 300.0]}), pd.DataFrame({'d': ['IT', 'HR', 'Ops'], 'x': [100.0, 100.0, 301.0]}), kind='cost')",
-		"a loss":      "v = variance(pd.DataFrame({'l': ['Sales', 'Wages'], 'x': [800.0, 1000.0]}), pd.DataFrame({'l': ['Sales', 'Wages'], 'x': [1000.0, 900.0]}))",
-		"no material": "v = variance(pd.DataFrame({'l': ['Sales', 'Rent'], 'x': [1001.0, 500.0]}), pd.DataFrame({'l': ['Sales', 'Rent'], 'x': [1000.0, 500.0]}))",
-		"fine cents":  "v = variance(pd.DataFrame({'l': ['a', 'b', 'c'], 'x': [0.1, 0.2, 0.7]}), pd.DataFrame({'l': ['a', 'b', 'c'], 'x': [0.3, 0.3, 0.3]}), kind='cost', material_pct=0)",
+		"quickbooks":   "v = variance(" + pyStr(attach(t, "quickbooks_budget_vs_actuals.csv")) + ")",
+		"monthly ytd":  "v = variance(" + pyStr(attach(t, "quickbooks_monthly.csv")) + ", period='ytd')",
+		"xero":         "v = variance(" + pyStr(attach(t, "xero_budget_variance.csv")) + ")",
+		"netsuite":     "v = variance(" + pyStr(attach(t, "netsuite_budget_vs_actual.csv")) + ")",
+		"german":       "v = variance(" + pyStr(attach(t, "sap_plan_ist_de.csv")) + ")",
+		"few bars":     "v = variance(" + pyStr(attach(t, "quickbooks_budget_vs_actuals.csv")) + ")\nmax_bars = 2",
+		"costs only":   "v = variance(pd.DataFrame({'d': ['IT', 'HR', 'Ops'], 'x': [120.10, 90.0, 300.0]}), pd.DataFrame({'d': ['IT', 'HR', 'Ops'], 'x': [100.0, 100.0, 301.0]}), kind='cost')",
+		"a loss":       "v = variance(pd.DataFrame({'l': ['Sales', 'Wages'], 'x': [800.0, 1000.0]}), pd.DataFrame({'l': ['Sales', 'Wages'], 'x': [1000.0, 900.0]}))",
+		"no material":  "v = variance(pd.DataFrame({'l': ['Sales', 'Rent'], 'x': [1001.0, 500.0]}), pd.DataFrame({'l': ['Sales', 'Rent'], 'x': [1000.0, 500.0]}))",
+		"unclassified": "v = variance(pd.DataFrame({'l': ['Alpha', 'Beta'], 'x': [10.0, 5.0]}), pd.DataFrame({'l': ['Alpha', 'Beta'], 'x': [5.0, 6.0]}))",
+		"fine cents":   "v = variance(pd.DataFrame({'l': ['a', 'b', 'c'], 'x': [0.1, 0.2, 0.7]}), pd.DataFrame({'l': ['a', 'b', 'c'], 'x': [0.3, 0.3, 0.3]}), kind='cost', material_pct=0)",
 	}
 	for name, setup := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -43,8 +43,9 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
     bars = [{'label': 'Budget', 'what': 'start', 'value': float(total['budget']), 'effect': 'total', 'lines': 0}]
     for i in shown:
         name = ' · '.join(str(lines.at[i, c]) for c in labels if str(lines.at[i, c]).strip())
-        bars.append({'label': name, 'what': 'line', 'value': float(impact[i]), 'effect': lines.at[i, 'effect'],
-                     'lines': 1})
+        effect = lines.at[i, 'effect']
+        bars.append({'label': name, 'what': 'line', 'value': float(impact[i]),
+                     'effect': effect if effect in ('better', 'worse') else 'neutral', 'lines': 1})
     other = round(gap - sum(b['value'] for b in bars[1:]), 9)
     others = len(lines) - len(shown)
     if others and abs(other) >= 0.005:
