@@ -10,50 +10,40 @@ import unicodedata
 _FOLD_PUNCT = re.compile(r"[^\w%&/]+")
 
 
-_FOLDED = {}
 FOLD_MEMO = 200000  # labels recur (matching, totals, sections): each is folded once
 FOLD_MEMO_CHARS = 200  # ... unless it is long, so the memo stays small
-
-
-def fold_text(s):
-    """s in lower case without accents, runs of punctuation and space as one
-    space ('Umsatzerlöse' -> 'umsatzerlose', 'Total - Income' -> 'total income')."""
-    s = str(s)
-    f = _FOLDED.get(s)
-    if f is None:
-        t = unicodedata.normalize('NFKD', s.casefold())
-        if not t.isascii():
-            t = ''.join(c for c in t if not unicodedata.combining(c))
-        f = _FOLD_PUNCT.sub(' ', t.replace('ß', 'ss')).strip()
-        if len(s) <= FOLD_MEMO_CHARS:
-            if len(_FOLDED) >= FOLD_MEMO:
-                _FOLDED.clear()
-            _FOLDED[s] = f
-    return f
-
-
 _KEY_PUNCT = re.compile(r"[^\w%&+\-]+")
 _KEY_DASHES = re.compile(r'[\u2010-\u2015\u2212]')
 
 
-_KEYS = {}
+class _Folding:
+    """One way of folding text, memoised: lower case and accents dropped,
+    then finish(text)."""
+
+    def __init__(self, finish):
+        self.finish, self.memo = finish, {}
+
+    def __call__(self, s):
+        s = str(s)
+        f = self.memo.get(s)
+        if f is None:
+            t = unicodedata.normalize('NFKD', s.casefold())
+            if not t.isascii():
+                t = ''.join(c for c in t if not unicodedata.combining(c))
+            f = self.finish(t.replace('ß', 'ss'))
+            if len(s) <= FOLD_MEMO_CHARS:
+                if len(self.memo) >= FOLD_MEMO:
+                    self.memo.clear()
+                self.memo[s] = f
+        return f
 
 
-def line_key(s):
-    """A line's name to match on: case, accents and most punctuation aside,
-    signs kept ('Sales – Products' = 'sales - products'; 'at -5%' is not 'at 5%')."""
-    s = str(s)
-    k = _KEYS.get(s)
-    if k is None:
-        t = unicodedata.normalize('NFKD', s.casefold())
-        if not t.isascii():
-            t = ''.join(c for c in t if not unicodedata.combining(c))
-        k = _KEY_PUNCT.sub(' ', _KEY_DASHES.sub('-', t.replace('ß', 'ss'))).strip()
-        if len(s) <= FOLD_MEMO_CHARS:
-            if len(_KEYS) >= FOLD_MEMO:
-                _KEYS.clear()
-            _KEYS[s] = k
-    return k
+# fold_text: runs of punctuation and space as one space ('Umsatzerlöse' ->
+# 'umsatzerlose', 'Total - Income' -> 'total income').
+fold_text = _Folding(lambda t: _FOLD_PUNCT.sub(' ', t).strip())
+# line_key: a line's name to match on, signs kept ('Sales – Products' =
+# 'sales - products'; 'at -5%' is not 'at 5%').
+line_key = _Folding(lambda t: _KEY_PUNCT.sub(' ', _KEY_DASHES.sub('-', t)).strip())
 
 
 def _words(*alternatives):
