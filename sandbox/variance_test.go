@@ -335,3 +335,32 @@ v = variance(a, b)`)
 		t.Errorf("one amount against a budget by month: %s %q", typ, msg)
 	}
 }
+
+// A pivot's columns (('amount', 'Feb'), ('amount', 'Jan'), sorted by name)
+// are months in the calendar's order; a second number column beside the
+// amount is neither a code nor a line.
+func TestVariancePivotsAndExtraColumns(t *testing.T) {
+	frames := `
+df = pd.DataFrame({'account': ['Sales', 'Sales', 'Rent', 'Rent'], 'month': ['Jan', 'Feb', 'Jan', 'Feb'], 'amount': [10., 12., 5., 5.]})
+bud = df.assign(amount=[10., 10., 5., 4.])
+`
+	for _, call := range []string{
+		"v = variance(df.pivot_table(index='account', columns='month', values=['amount'], aggfunc='sum'), bud.pivot_table(index='account', columns='month', values='amount', aggfunc='sum'), period='ytd')",
+		"v = variance(df.assign(qty=[1, 2, 3, 4]), bud, period='ytd')",
+	} {
+		v := runVariance(t, frames+call)
+		if strings.Join(v.Periods, ",") != "Jan,Feb" || strings.Join(v.Labels, ",") != "account" || len(v.Rows) != 3 {
+			t.Fatalf("%s: periods %q, labels %v, rows %+v", call, v.Periods, v.Labels, v.Rows)
+		}
+		if r := v.row(t, "Sales"); r.Actual != 22 || r.Budget != 20 {
+			t.Errorf("%s: Sales %+v", call, r)
+		}
+		if r := v.row(t, "Rent"); r.Actual != 10 || r.Budget != 9 || r.Effect != "worse" {
+			t.Errorf("%s: Rent %+v", call, r)
+		}
+	}
+	v := runVariance(t, frames+"v = variance(df.assign(qty=[1, 2, 3, 4]), bud.assign(qty=0))")
+	if v.note("the amounts are taken from 'amount'") == "" {
+		t.Errorf("the choice of the amount column is not said: %q", v.Notes)
+	}
+}

@@ -19,7 +19,8 @@ class Column:
     def describe(self, years_ok):
         self.side, rest = side_of(self.text)
         self.period_text = None
-        for t in ([self.raw] if not isinstance(self.raw, str) else []) + [self.text, rest]:
+        parts = list(self.raw) if isinstance(self.raw, tuple) else [self.raw] if not isinstance(self.raw, str) else []
+        for t in parts + [self.text, rest]:
             if t is None or (isinstance(t, str) and not t.strip()):
                 continue
             self.period = period_of(t, years_ok)
@@ -52,6 +53,8 @@ def side_of(text):
 def cell_text(v):
     if v is None:
         return ''
+    if isinstance(v, tuple):
+        return ' '.join(t for t in map(cell_text, v) if t)
     if isinstance(v, float) and v != v:
         return ''
     return str(v).strip()
@@ -92,8 +95,7 @@ def find_header(inp):
     frame = inp.frame
     top = []
     if not inp.raw:
-        names = [' '.join(cell_text(x) for x in c if cell_text(x)) if isinstance(c, tuple) else c
-                 for c in frame.columns]
+        names = list(frame.columns)  # a pivot's ('amount', 'Jan') stays a tuple: each part may say a period
         top.append((-1, names))
     n = min(len(frame), HEADER_SCAN_ROWS)
     for i in range(n):

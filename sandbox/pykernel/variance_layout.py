@@ -107,6 +107,8 @@ def _amount_columns(lay, role, share, named, both):
             if len(amt) != 1:
                 raise ValueError('%s have several columns of numbers (%s): say which holds the amounts with value=' %
                                  (lay.inp.name, ', '.join(repr(c.text) for c in plain[:12])))
+            lay.notes.append('%s: the amounts are taken from %r, of the number columns %s (value= says otherwise)' % (
+                lay.inp.name, amt[0].text, quoted([c.text for c in plain])))
             plain = amt
         lay.value_pos = plain[0].pos
         return
@@ -187,8 +189,10 @@ def _other_columns(lay, share, named):
         _by_columns(lay, named['by'])
         return
     texty = [c for c in rest if c.role is None and (lay.value_pos is not None or c.pos < first_amount)]
-    codes = [c for c in texty if _codes(body.iloc[:, c.pos]) and (CODE_HEADERS.search(fold_text(c.text)) or
-                                                                  share.get(c.pos, 0) < 1 or len(texty) > 1)]
+    # A column of numbers is a code column only when named or shaped so ('qty' is not).
+    codes = [c for c in texty if _codes(body.iloc[:, c.pos]) and (
+        CODE_HEADERS.search(fold_text(c.text)) or body.iloc[:, c.pos].dtype == object or
+        (c.pos in lay.amounts and _code_like(lay, c)))]
     if codes and len(texty) > 1:
         lay.code_pos = codes[0].pos
         codes[0].role = 'code'

@@ -23,6 +23,14 @@ def _long_structure(lay):
         st.notes.append('%d row%s labelled as totals (%s) %s left out, not summed' % (
             totals.sum(), '' if totals.sum() == 1 else 's', quoted(names[totals].unique()[:NOTE_NAMES]),
             'is' if totals.sum() == 1 else 'are'))
+    said = []
+    if lay.period_pos is not None:
+        said.append('the periods from %r' % lay.columns[lay.period_pos].text +
+                    (' and %r' % lay.columns[lay.year_pos].text if lay.year_pos is not None else ''))
+    if lay.scenario_pos is not None:
+        said.append('actual or budget from %r' % lay.columns[lay.scenario_pos].text)
+    if said:
+        st.notes.append('%s: %s' % (lay.inp.name, '; '.join(said)))
     value = lay.amounts[lay.value_pos]
     keep = ~totals.to_numpy()
     if lay.scenario_pos is not None:

@@ -160,6 +160,8 @@ def choose_periods(keys, had, period):
                          'variance()' % ' and '.join(sorted({'M': 'months', 'Q': 'quarters', 'Y': 'years',
                                                              'P': 'fiscal periods'}[f] for f in freqs)))
     order = {k: _ordinal(k, i) for i, k in enumerate(keys)}
+    if all(k[1] is None for k in keys) and not _in_sequence(keys):
+        order = {k: k[2] for k in keys}  # 'Feb', 'Jan' as a pivot sorts them: the calendar's order
     keys = sorted(keys, key=order.get)
     had = [k for k in keys if k in had]
     if not had:
@@ -207,6 +209,15 @@ def choose_periods(keys, had, period):
         chosen = _find(keys, period)
         why = 'the period asked for'
     return PeriodChoice(chosen, why)
+
+
+def _in_sequence(keys):
+    """Whether periods without years follow each other in column order
+    (a fiscal year from April: Apr, May, ..., Mar)."""
+    per_year = {'M': 12, 'Q': 4}.get(keys[0][0])
+    if not per_year:
+        return True
+    return all(b[2] == a[2] % per_year + 1 for a, b in zip(keys, keys[1:]))
 
 
 def _year_start(keys, upto, order):
