@@ -37,6 +37,9 @@ var pykernelFS embed.FS
 
 var kernelParts = []string{
 	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
+	"variance_words.py", "variance_periods.py", "variance_money.py", "variance_read.py", "variance_header.py",
+	"variance_layout.py", "variance_kinds.py", "variance_rows.py", "variance_long.py", "variance_match.py",
+	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py",
 	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
 }
 

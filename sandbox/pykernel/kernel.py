@@ -1,6 +1,6 @@
-# quarry's Python kernel. The host sends this source (after output.py,
-# values.py, sql_duckdb.py, sql.py, checkpoint.py, supervisor.py and
-# imports.py, as one program) over the container's stdin right after start
+# quarry's Python kernel. The host sends this source (after the other parts
+# kernelParts in kernel_conn.go lists, as one program) over the container's
+# stdin right after start
 # (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
@@ -265,7 +265,7 @@ def main():
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
-    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError)
+    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')
