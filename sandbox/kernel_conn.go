@@ -37,7 +37,7 @@ var pykernelFS embed.FS
 
 var kernelParts = []string{
 	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
-	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
+	"checkpoint.py", "checkpoint_start.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
 func pykernel(name string) string {
