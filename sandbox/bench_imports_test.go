@@ -76,4 +76,3 @@ func BenchmarkFirstCell(b *testing.B) {
 		}
 	}
 }
-
