@@ -170,6 +170,12 @@ func TestFirstCellIPythonWhileImportsPending(t *testing.T) {
 	if res.Value == nil || res.Value.Table == nil || res.Value.Table.Rows != 2 {
 		t.Errorf("a Styler as the value: %+v", res.Value)
 	}
+	// %precision sets numpy's too, though no name in the cell says numpy.
+	s2 := sandboxtest.Session(t, e, sandbox.Options{Timeout: time.Second})
+	cellOK(t, cell(t, s2, "%precision 3"))
+	if got := value(t, s2, "import sys\nsys.modules['num' + 'py'].array([3.14159])"); got != "array([3.142])" {
+		t.Errorf("numpy after %%precision 3 in the first cell: %s", got)
+	}
 }
 
 // The first checkpoint, with no cell run before it, is the copy the kernel

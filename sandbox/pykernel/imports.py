@@ -84,6 +84,10 @@ LIBRARIES = [
 VERSIONED = ('numpy', 'pandas', 'matplotlib')  # reported in the ready frame when eager
 
 
+# Other words of a cell that use a library: IPython's magics that call it.
+USES = {'precision': 'numpy'}  # %precision sets numpy's print options too (ipython_magics.py)
+
+
 def _library_words():
     """Each word that makes a cell wait, and the last library it needs:
     the name and every part of the module's (`matplotlib` waits for
@@ -92,15 +96,17 @@ def _library_words():
     for i, lib in enumerate(LIBRARIES):
         for w in [lib.name] + lib.module.split('.'):
             words[w] = max(words.get(w, 0), i)
+    for w, module in USES.items():
+        words[w] = [lib.module for lib in LIBRARIES].index(module)
     return words
 
 
 LIBRARY_WORDS = _library_words()
 BY_NAME = {lib.name: lib for lib in LIBRARIES}
 BY_MODULE = {lib.module: lib for lib in LIBRARIES}
-WORD = re.compile(r'\w+')
-IMPORTED = re.compile(r'\bfrom[ \t]+([\w.]+)[ \t]+import\b|\bimport[ \t]+([^\n;#]+)')
 DYNAMIC_IMPORT = ('__import__', 'import_module')  # words naming no module in the text
+NAMED = re.compile(r'\b(%s)\b' % '|'.join(sorted(LIBRARY_WORDS) + list(DYNAMIC_IMPORT)))
+IMPORTED = re.compile(r'\bfrom[ \t]+([\w.]+)[ \t]+import\b|\bimport[ \t]+([^\n;#]+)')
 
 
 class Imports:
@@ -241,11 +247,10 @@ def _needed(code):
     """The index of the last library the code's text needs; -1 for none."""
     last = len(LIBRARIES) - 1
     need = -1
-    for w in set(WORD.findall(code)):
-        if w in LIBRARY_WORDS:
-            need = max(need, LIBRARY_WORDS[w])
-        elif w in DYNAMIC_IMPORT:
+    for w in set(NAMED.findall(code)):
+        if w in DYNAMIC_IMPORT:
             return last
+        need = max(need, LIBRARY_WORDS[w])
     if 'import' in code:
         for m in IMPORTED.finditer(code):
             names = [m.group(1)] if m.group(1) else [p.split()[0] for p in m.group(2).strip('()\\ \t').split(',') if p.split()]
