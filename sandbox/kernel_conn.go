@@ -40,7 +40,7 @@ var kernelParts = []string{
 	"variance_words.py", "variance_periods.py", "variance_money.py", "variance_read.py", "variance_header.py",
 	"variance_layout.py", "variance_kinds.py", "variance_rows.py", "variance_long.py", "variance_match.py",
 	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py",
-	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
+	"checkpoint.py", "checkpoint_start.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
 func pykernel(name string) string {
