@@ -228,6 +228,9 @@ def reader(f, q):
         if msg.get('op') in ('db_chunk', 'db_done'):
             db_reply(msg, f)  # sql(db=): the main thread waits for it
             continue
+        if msg.get('op') == 'kind_done':
+            kind_reply(msg)  # kind.py: the main thread waits for it
+            continue
         if msg.get('op') == 'interrupt':
             if state.running and msg.get('id') == state.cell:
                 state.interrupted = True
