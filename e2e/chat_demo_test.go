@@ -78,22 +78,3 @@ func statusBar(screen string) string {
 	}
 	return lines[len(lines)-2]
 }
-
-// lineWithAll tells whether one line of s holds every part, in order.
-func lineWithAll(s string, parts []string) bool {
-	for _, l := range strings.Split(s, "\n") {
-		rest, ok := l, true
-		for _, p := range parts {
-			i := strings.Index(rest, p)
-			if i < 0 {
-				ok = false
-				break
-			}
-			rest = rest[i+len(p):]
-		}
-		if ok {
-			return true
-		}
-	}
-	return false
-}

@@ -15,25 +15,6 @@ import (
 	"github.com/quarry-cli/quarry/session"
 )
 
-// reportBenchData is 10,000 accounts × 12 months of budget and actuals
-// through September, as DataFrames a and b (the data of
-// BenchmarkVariance10kLinesYTD in package sandbox).
-const reportBenchData = `
-import numpy as np
-rng = np.random.default_rng(2026)
-n = 10000
-months = ['2026-%02d' % m for m in range(1, 13)]
-words = ['Product sales', 'Service revenue', 'Rent', 'Salaries', 'Travel', 'Software subscriptions', 'Freight', 'Insurance']
-b = pd.DataFrame({'Account': [str(40000 + i) for i in range(n)], 'Name': ['%s %d' % (words[i % 8], i) for i in range(n)]})
-a = b.copy()
-for m in months:
-    b[m] = rng.normal(10000, 800, n).round(2)
-for m in months[:9]:
-    a[m] = (b[m] * rng.normal(1, 0.07, n)).round(2)
-for m in months[9:]:
-    a[m] = np.nan
-`
-
 // BenchmarkReport10kLinesYTD is the target of the reports (≤ 3 s inside
 // the sandbox for 10,000 lines × 12 months, variance() with YTD and the
 // workbook written): variance() in the session's kernel (kernel-ms, and
@@ -47,7 +28,7 @@ func BenchmarkReport10kLinesYTD(b *testing.B) {
 	e := sandboxtest.Engine(b)
 	s := sandboxtest.Session(b, e, sandbox.Options{OutputDir: filepath.Join(b.TempDir(), "out")})
 	ctx := context.Background()
-	if res, err := s.Exec(ctx, reportBenchData, nil); err != nil || res.Error != nil {
+	if res, err := s.Exec(ctx, sandboxtest.VarianceBenchData, nil); err != nil || res.Error != nil {
 		b.Fatalf("make the data: %v %+v", err, res.Error)
 	}
 	timed := func(code string) (float64, time.Duration, *kernel.Report) {

@@ -12,25 +12,6 @@ import (
 	"github.com/quarry-cli/quarry/kernel"
 )
 
-// hostileName is the i-th of names a file could carry to attack whoever
-// opens the report: formulas (a DDE command among them), control
-// characters and terminal escapes, a 5,000-character label.
-func hostileName(i int) string {
-	switch i % 6 {
-	case 0:
-		return fmt.Sprintf("=cmd|' /C calc'!A%d", i)
-	case 1:
-		return fmt.Sprintf("+SUM(1,%d)", i)
-	case 2:
-		return fmt.Sprintf("-%d+1", i)
-	case 3:
-		return fmt.Sprintf("@HYPERLINK(\"http://127.0.0.1:9/%d\")", i)
-	case 4:
-		return fmt.Sprintf("\t=1+%d\x07\x1b[31mred\r\x00", i)
-	}
-	return fmt.Sprintf("%d %s", i, strings.Repeat("long label ", 455)) // 5,000 and more characters
-}
-
 // 100,000 lines and rows of hostile names reach the workbook as text:
 // no formula, every formula-like cell a string with its quote prefix, no
 // control character, nothing longer than the cut; LibreOffice opens it
@@ -42,7 +23,7 @@ func TestReportHostileData(t *testing.T) {
 	w := csv.NewWriter(&b)
 	w.Write([]string{"name", "amount"})
 	for i := 0; i < n; i++ {
-		name := hostileName(i)
+		name := reporttest.HostileName(i)
 		lines = append(lines, kernel.VarianceLine{Label: []string{name}, Kind: "cost", Actual: float64(i), Budget: float64(i + 1), Variance: -1, Pct: pct(-100 / float64(i+1)), Effect: "better"})
 		w.Write([]string{name, fmt.Sprint(i)})
 	}

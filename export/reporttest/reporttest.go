@@ -9,6 +9,7 @@ import (
 	"context"
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -150,4 +151,24 @@ func RenderPages(t testing.TB, path string) (drawn, pages int) {
 		}
 	}
 	return drawn, pages
+}
+
+// HostileName is the i-th of the names a data file could carry against
+// whoever opens its report: formulas (a DDE command, a link among them),
+// control characters and a terminal escape, a label of 5,000 characters
+// and more.
+func HostileName(i int) string {
+	switch i % 6 {
+	case 0:
+		return fmt.Sprintf("=cmd|' /C calc'!A%d", i)
+	case 1:
+		return fmt.Sprintf("+SUM(1,%d)", i)
+	case 2:
+		return fmt.Sprintf("-%d+1", i)
+	case 3:
+		return fmt.Sprintf("@HYPERLINK(\"http://127.0.0.1:9/%d\")", i)
+	case 4:
+		return fmt.Sprintf("\t=1+%d\x07\x1b[31mred\x0b\r", i)
+	}
+	return fmt.Sprintf("%d %s", i, strings.Repeat("long label ", 455))
 }
