@@ -1,6 +1,7 @@
 package export
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/quarry-cli/quarry/export/reporttest"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+	"github.com/quarry-cli/quarry/session"
 )
 
 const knownCSV = "code,line,actual\n4000,Product sales,120000\n4100,Services,45000.5\n"
@@ -167,5 +170,56 @@ func TestReportHTML(t *testing.T) {
 	}
 	if strings.Index(s, `<section class="report">`) > strings.Index(s, "<h2>1. Question</h2>") {
 		t.Error("the report is not at the top of the page")
+	}
+}
+
+// A session without a variance() table still gets its report: the last
+// answer as the commentary, the sources and the code, and the Summary
+// says what it lacks.
+func TestReportWithoutVariance(t *testing.T) {
+	dir := writeRecord(t, 2, 2)
+	files := writeReport(t, dir, Workbook, PDF)
+	rb := reporttest.ReadWorkbook(t, files[0], 40)
+	summary := strings.Join(rb.Texts("Summary"), " ")
+	for _, want := range []string{"Report", "No variance() table in this session", "Commentary", "Answer 2: total 270004."} {
+		if !strings.Contains(summary, want) {
+			t.Errorf("the Summary lacks %q:\n%s", want, summary)
+		}
+	}
+	if code := strings.Join(rb.Texts("Code"), " "); !strings.Contains(code, "v['Nowhere']") {
+		t.Errorf("the Code sheet lacks the failed cell's code:\n%s", code)
+	}
+	if text := reporttest.PDFText(t, files[1]); !strings.Contains(text, "Answer 2: total 270004.") || !strings.Contains(text, "q1.csv") {
+		t.Errorf("the PDF:\n%s", text)
+	}
+}
+
+// The PDF's paper follows the locale's (Letter for the US), and turns to
+// landscape for a table too wide for the page.
+func TestReportPDFPaper(t *testing.T) {
+	wide := make([]kernel.VarianceLine, len(knownLines))
+	for i, ln := range knownLines {
+		ln.Label = []string{ln.Label[0], "Operations and facilities, " + ln.Label[1], "Region " + ln.Label[1] + " North America"}
+		wide[i] = ln
+	}
+	for _, c := range []struct {
+		lines       []kernel.VarianceLine
+		labels      []string
+		paper, want string
+	}{
+		{knownLines, []string{"code", "line"}, "A4", "595.276 x 841.89"},
+		{knownLines, []string{"code", "line"}, "Letter", "612 x 792"},
+		{wide, []string{"code", "department", "region"}, "A4", "841.89 x 595.276"},
+		{wide, []string{"code", "department", "region"}, "Letter", "792 x 612"},
+	} {
+		dir := reportRecordOf(t, &kernel.Variance{Labels: c.labels, Lines: c.lines, Rows: len(c.lines), MaterialPct: 5, BottomLine: "profit"}, "")
+		b := session.Builder{Engine: sandboxtest.Engine(t)}
+		files, err := WriteReport(context.Background(), loadRecord(t, dir), b, ReportOptions{Formats: []Format{PDF}, Paper: c.paper})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reporttest.PageSize(t, files[0]); !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s, %d label columns: page %s, want %s", c.paper, len(c.labels), got, c.want)
+		}
 	}
 }

@@ -119,6 +119,12 @@ def _date_cell(ws, v, counts):
     return c
 
 
+def line_labels(ln, n):
+    """A variance line's n labels, blanks first where it has fewer."""
+    labels = list(ln.get('label') or [])
+    return ([''] * (n - len(labels)) + labels)[-n:] if n else labels
+
+
 def rich(ws, runs, st):
     """A cell of text runs (bold, code, an unverified number marked in
     colour with a '?' raised after it)."""

@@ -12,7 +12,7 @@ PDF_MAX_NOTES = 60
 FONT_DIR = '/usr/share/fonts/truetype/dejavu'
 FONT_SIZE = 8
 MARK_HEX = '#C04000'
-LABEL_MIN = 70         # points a label column keeps when the table is shrunk to fit
+LABEL_MIN = 60         # points a label column keeps when the table is shrunk to fit
 
 
 def write_pdf(spec, data, path, counts):
@@ -22,7 +22,7 @@ def write_pdf(spec, data, path, counts):
     from reportlab.platypus import SimpleDocTemplate
     _fonts()
     size = letter if str(spec.get('paper', '')).lower() == 'letter' else A4
-    margin = 15 * mm
+    margin = 14 * mm
     v = spec.get('variance')
     lines, left_out = _pdf_lines(v)
     widths = _table_widths(v, lines) if v else []
@@ -148,21 +148,30 @@ def _pdf_lines(v):
     return keep, len(lines) - len(keep)
 
 
-def _label_chars(ln, j, n):
-    labels = (ln.get('label') or [])[-n:]
-    return len(str(labels[j])) if j < len(labels) else 0
-
-
 def _table_widths(v, lines):
-    """Points each column wants at the table's font: labels at most 220."""
+    """Points each column wants at the table's font: the widest of its
+    header's words (bold; a header wraps between words) and its values,
+    labels at most 220."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth
     n = len(v.get('labels') or ['line'])
-    per_char = FONT_SIZE * 0.56
-    widths = []
-    for j, h in enumerate(v.get('labels') or ['line']):
-        longest = max([len(str(h))] + [_label_chars(ln, j, n) for ln in lines[:3000]])
-        widths.append(min(220, max(60, longest * per_char + 8)))
-    money = max([10] + [len(t) for ln in lines for t in (ln.get('text') or [])[:3]])
-    widths += [44] + [money * per_char + 10] * 3 + [66, 50, 58]
+    pad = 12
+    sample = lines[:3000]
+
+    def fit(head, values, bold_values=()):
+        words = [stringWidth(w, 'Q-Bold', FONT_SIZE) for w in str(head).split()] or [0]
+        vals = [stringWidth(x, 'Q', FONT_SIZE) for x in values] + [stringWidth(x, 'Q-Bold', FONT_SIZE) for x in bold_values]
+        return max(words + vals) + pad
+
+    rows = [line_labels(ln, n) for ln in sample]
+    widths = [min(220, max(LABEL_MIN, fit(h, [clean_text(r[j], 200) for r in rows])))
+              for j, h in enumerate(v.get('labels') or ['line'])]
+    texts = [list(ln.get('text') or []) + [''] * 4 for ln in sample]
+    totals = [t for t, ln in zip(texts, sample) if ln.get('total')]
+    widths.append(fit('Kind', [clean_text(ln.get('kind') or '', 20) for ln in sample]))
+    for k, head in enumerate(('Actual', 'Budget', 'Variance', 'Variance %')):
+        widths.append(fit(head, [t[k] for t in texts], [t[k] for t in totals]))
+    widths.append(fit('Effect', [clean_text(ln.get('effect') or '', 20) for ln in sample]))
+    widths.append(fit('Material', ['yes']))
     return widths
 
 
@@ -199,8 +208,7 @@ def _table(story, v, lines, left_out, widths, st, colors, counts):
     red = colors.HexColor('#C00000')
     for i, ln in enumerate(lines, 1):
         total = bool(ln.get('total'))
-        labels = list(ln.get('label') or [])
-        labels = ([''] * (n - len(labels)) + labels)[-n:]
+        labels = line_labels(ln, n)
         style = st['cellb'] if total else st['cell']
         row = [_para(_esc(x), style) for x in labels]
         row.append(clean_text(ln.get('kind') or '', 20))

@@ -90,9 +90,7 @@ def _variance_row(ws, ln, nlabels, st, counts):
     eff = ln.get('effect') or ''
     bold = st.bold if total else None
     border = st.total_border if total else None
-    labels = list(ln.get('label') or [])
-    labels = [''] * (nlabels - len(labels)) + labels[-nlabels:] if nlabels else labels
-    row = [cell(ws, x, counts, font=bold, border=border) for x in labels]
+    row = [cell(ws, x, counts, font=bold, border=border) for x in line_labels(ln, nlabels)]
     row.append(cell(ws, ln.get('kind') or '', counts, font=bold, border=border))
     for k in ('actual', 'budget'):
         row.append(cell(ws, ln.get(k), counts, st.money, font=bold, border=border))

@@ -172,3 +172,19 @@ func HostileName(i int) string {
 	}
 	return fmt.Sprintf("%d %s", i, strings.Repeat("long label ", 455))
 }
+
+// PageSize is pdfinfo's "Page size" of the PDF's first page, in points:
+// "595.276 x 841.89 pts (A4)".
+func PageSize(t testing.TB, path string) string {
+	t.Helper()
+	info, err := exec.Command(hosttest.Tool(t, "pdfinfo"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo %s: %v\n%s", path, err, info)
+	}
+	for _, l := range strings.Split(string(info), "\n") {
+		if v, ok := strings.CutPrefix(l, "Page size:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
