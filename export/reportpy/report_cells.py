@@ -5,6 +5,7 @@ import copy
 import datetime
 
 INTEGER = '#,##0'
+BOOLEAN = '"TRUE";"TRUE";"FALSE"'  # Excel shows a bool so anyway; LibreOffice needs it said
 DECIMAL = '#,##0.00'
 DATE = 'yyyy-mm-dd'
 DATETIME = 'yyyy-mm-dd hh:mm:ss'
@@ -54,6 +55,8 @@ def cell(ws, v, counts, fmt=None, font=None, fill=None, border=None, align=None,
             c = WriteOnlyCell(ws, value=n)
             if fmt:
                 c.number_format = fmt
+            elif isinstance(n, bool):
+                c.number_format = BOOLEAN
     elif v is None or _missing(v):
         c = WriteOnlyCell(ws, value=None)
     elif isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
