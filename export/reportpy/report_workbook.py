@@ -148,7 +148,8 @@ def _panel(ws, spec, data, st, counts, col):
     if spec.get('unverified_legend'):
         panel[r] = rich(ws, [{'t': spec['unverified_legend'], 'mark': 'legend'}], st)
         r += 2
-    notes = list(((spec.get('variance') or {}).get('notes') or []))
+    v = spec.get('variance') or {}
+    notes = list(v.get('said') or []) + list(v.get('notes') or [])  # what the table leaves out first
     if notes:
         panel[r] = cell(ws, 'How the table was made (the notes of variance())', counts, font=st.bold)
         r += 1
