@@ -57,7 +57,7 @@ def report_of_cell(keep=True):
     out, notes = {}, []
     if v is not None:
         try:
-            out['variance'] = variance_record(v, notes)
+            out["variance"] = variance_record(v)
         except Exception as e:
             notes.append('the variance table could not be kept for the report: %s: %s' % (type(e).__name__, str(e)[:200]))
     if fig is not None:
@@ -89,7 +89,9 @@ def _label(x):
     return s if len(s) <= REPORT_LABEL_KEEP else s[:REPORT_LABEL_KEEP]
 
 
-def variance_record(v, notes):
+def variance_record(v):
+    """The table as the report reads it; rows says how many lines it had
+    when they did not all fit (the report says so)."""
     labels = [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
     cols = {c: v[c].tolist() for c in ('kind', 'actual', 'budget', 'variance', 'variance_pct', 'effect', 'material')}
     label_cols = [v[c].tolist() for c in labels]
@@ -108,8 +110,6 @@ def variance_record(v, notes):
             ln['total'] = True
         size += sum(len(x) for x in ln['label']) + 160
         lines.append(ln)
-    if len(lines) < n:
-        notes.append('the variance table has %d lines; the report holds the first %d and the Total' % (n, len(lines) - 1))
     a = v.attrs
     srcs = a.get('sources') if isinstance(a.get('sources'), dict) else {}
     mabs = _finite(a.get('material_abs'))
