@@ -57,7 +57,7 @@ def report_of_cell(keep=True):
     out, notes = {}, []
     if v is not None:
         try:
-            out["variance"] = variance_record(v)
+            out['variance'] = variance_record(v)
         except Exception as e:
             notes.append('the variance table could not be kept for the report: %s: %s' % (type(e).__name__, str(e)[:200]))
     if fig is not None:
