@@ -9,6 +9,7 @@ import (
 	"github.com/yuin/goldmark"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // The HTML page opens with the report, laid out as the workbook's Summary
@@ -85,7 +86,8 @@ func htmlReportOf(d *doc, md goldmark.Markdown) *htmlReport {
 				keep = append(keep, ln)
 			}
 		}
-		h.LeftOut = fmt.Sprintf("The table has %d lines: this page lists the %d material ones and the Total; every line is in the workbook.", len(lines), max(0, len(keep)-1))
+		h.LeftOut = fmt.Sprintf("The table has %s lines: this page lists the %s material ones and the Total; every line is in the workbook.",
+			render.GroupInt(len(lines)), render.GroupInt(max(0, len(keep)-1)))
 		lines = keep
 	}
 	for _, ln := range lines {
@@ -103,10 +105,7 @@ func htmlReportOf(d *doc, md goldmark.Markdown) *htmlReport {
 			{moneyText(ln.Variance), negative(ln.Variance)}, {pctText(ln.Pct), strings.HasPrefix(pctText(ln.Pct), "(")}}
 		h.Lines = append(h.Lines, hl)
 	}
-	if v.Rows > len(v.Lines) {
-		h.Said = append(h.Said, fmt.Sprintf("The table had %d lines; the session kept the first %d and the Total.", v.Rows, len(v.Lines)-1))
-	}
-	h.Said = append(h.Said, r.notes...)
+	h.Said = said(r)
 	if r.chart != "" {
 		if data, err := kernel.ReadPNG(r.chart); err == nil {
 			h.Chart = template.URL("data:image/png;base64," + base64.StdEncoding.EncodeToString(data))

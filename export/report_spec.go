@@ -189,11 +189,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 			sv.Lines = append(sv.Lines, specLine{VarianceLine: ln,
 				Text: [4]string{moneyText(ln.Actual), moneyText(ln.Budget), moneyText(ln.Variance), pctText(ln.Pct)}})
 		}
-		if v.Rows > len(v.Lines) {
-			sv.Said = append(sv.Said, fmt.Sprintf("The table had %s lines; the session kept the first %s and the Total.",
-				render.GroupInt(v.Rows), render.GroupInt(len(v.Lines)-1)))
-		}
-		sv.Said = append(sv.Said, r.notes...)
+		sv.Said = said(r)
 		s.Variance = sv
 		s.Highlights = highlights(v)
 	} else {
@@ -222,6 +218,17 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		}
 	}
 	return s, files
+}
+
+// said is what the report's table leaves out, and what the kernel could
+// not carry.
+func said(r reportData) []string {
+	var out []string
+	if v := r.variance; v.Rows > len(v.Lines) {
+		out = append(out, fmt.Sprintf("The table had %s lines; the session kept the first %s and the Total.",
+			render.GroupInt(v.Rows), render.GroupInt(len(v.Lines)-1)))
+	}
+	return append(out, r.notes...)
 }
 
 func reportTitle(r reportData) string {

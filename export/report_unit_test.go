@@ -7,8 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/quarry-cli/quarry/ground"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 func TestPaperFromLocale(t *testing.T) {
@@ -190,5 +192,19 @@ func TestLabelKeptLongerThanShown(t *testing.T) {
 	}
 	if keep, shown := pyConst(string(capture), "REPORT_LABEL_KEEP"), pyConst(string(text), "TEXT_MAX"); keep != shown+1 {
 		t.Errorf("the kernel keeps %d characters of a label, the report shows %d", keep, shown)
+	}
+}
+
+// A table the kernel could not carry whole is said to be cut, in the
+// spec every format reads.
+func TestSpecSaysTheTableWasCut(t *testing.T) {
+	dir := reportRecordOf(t, &kernel.Variance{Labels: []string{"line"}, Lines: knownLines, Rows: 250000, BottomLine: "profit"}, "")
+	d := newDoc(loadRecord(t, dir))
+	spec, files := d.spec(d.report(), []Format{Workbook}, "A4", time.Now())
+	if len(spec.Variance.Said) == 0 || spec.Variance.Said[0] != "The table had 250,000 lines; the session kept the first 5 and the Total." {
+		t.Errorf("said: %q", spec.Variance.Said)
+	}
+	if spec.Chart == nil || files["chart.png"] == "" || spec.Subtitle == "" || len(spec.Highlights) != 4 {
+		t.Errorf("spec: chart %+v, files %v, subtitle %q, %d key figures", spec.Chart, files, spec.Subtitle, len(spec.Highlights))
 	}
 }
