@@ -2,24 +2,18 @@ package export
 
 import (
 	"encoding/base64"
-	"fmt"
 	"html/template"
 	"strings"
 
 	"github.com/yuin/goldmark"
 
 	"github.com/quarry-cli/quarry/kernel"
-	"github.com/quarry-cli/quarry/render"
 )
 
 // The HTML page opens with the report, laid out as the workbook's Summary
 // and the PDF are: the variance table (better and worse in colour and in
 // words), the bridge chart, the key figures, the commentary with its
 // unverified numbers marked, and the sources; the session follows.
-
-// htmlMaxLines are the lines the page's table shows; beyond, the material
-// ones and the Total, as the PDF (every line is in the workbook).
-const htmlMaxLines = 2000
 
 type htmlReport struct {
 	Title      string
@@ -79,16 +73,11 @@ func htmlReportOf(d *doc, md goldmark.Markdown) *htmlReport {
 		h.Head = append(h.Head, htmlHead{Text: c, Num: strings.HasPrefix(c, "Actual") || strings.HasPrefix(c, "Budget") || strings.HasPrefix(c, "Variance")})
 	}
 	lines := v.Lines
-	if len(lines) > htmlMaxLines {
-		var keep []kernel.VarianceLine
-		for _, ln := range lines {
-			if (ln.Material || ln.Total) && len(keep) < htmlMaxLines {
-				keep = append(keep, ln)
-			}
+	if keep, left := printedLines(lines, "this page"); keep != nil {
+		h.LeftOut, lines = left, nil
+		for _, i := range keep {
+			lines = append(lines, v.Lines[i])
 		}
-		h.LeftOut = fmt.Sprintf("The table has %s lines: this page lists the %s material ones and the Total; every line is in the workbook.",
-			render.GroupInt(len(lines)), render.GroupInt(max(0, len(keep)-1)))
-		lines = keep
 	}
 	for _, ln := range lines {
 		hl := htmlLine{Kind: clean1(ln.Kind), Effect: clean1(ln.Effect), Material: ln.Material, Total: ln.Total}

@@ -107,6 +107,10 @@ type specVariance struct {
 	Lines  []specLine `json:"lines"`
 	Notes  []string   `json:"notes"`
 	Said   []string   `json:"said,omitempty"` // what the table leaves out
+	// Printed are the lines a printed table (the PDF) shows, by index,
+	// when it cannot show them all, and LeftOut says so; nil: all.
+	Printed []int  `json:"printed,omitempty"`
+	LeftOut string `json:"left_out,omitempty"`
 }
 
 // specLine is a line with its amounts as the report prints them (actual,
@@ -190,6 +194,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 				Text: [4]string{moneyText(ln.Actual), moneyText(ln.Budget), moneyText(ln.Variance), pctText(ln.Pct)}})
 		}
 		sv.Said = said(r)
+		sv.Printed, sv.LeftOut = printedLines(v.Lines, "this PDF")
 		s.Variance = sv
 		s.Highlights = highlights(v)
 	} else {
@@ -218,6 +223,27 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		}
 	}
 	return s, files
+}
+
+// maxPrinted are the lines a printed table (the PDF, the HTML page)
+// shows; beyond, the material ones and the Total (every line is in the
+// workbook).
+const maxPrinted = 2000
+
+// printedLines are the indexes of the lines a printed table shows, nil for
+// all, and the sentence that says what it left out; where names it.
+func printedLines(lines []kernel.VarianceLine, where string) ([]int, string) {
+	if len(lines) <= maxPrinted {
+		return nil, ""
+	}
+	var keep []int
+	for i, ln := range lines {
+		if (ln.Material && len(keep) < maxPrinted-1) || ln.Total {
+			keep = append(keep, i)
+		}
+	}
+	return keep, fmt.Sprintf("The table has %s lines: %s lists the %s material ones and the Total; every line is in the workbook.",
+		render.GroupInt(len(lines)), where, render.GroupInt(max(0, len(keep)-1)))
 }
 
 // said is what the report's table leaves out, and what the kernel could

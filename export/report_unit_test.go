@@ -208,3 +208,20 @@ func TestSpecSaysTheTableWasCut(t *testing.T) {
 		t.Errorf("spec: chart %+v, files %v, subtitle %q, %d key figures", spec.Chart, files, spec.Subtitle, len(spec.Highlights))
 	}
 }
+
+// A printed table of more than 2,000 lines shows the material ones and
+// the Total, and says so.
+func TestPrintedLines(t *testing.T) {
+	lines := make([]kernel.VarianceLine, 5000)
+	for i := range lines {
+		lines[i].Material = i%3 == 0
+	}
+	lines[len(lines)-1].Total = true
+	keep, said := printedLines(lines, "this PDF")
+	if len(keep) != 1668 || keep[len(keep)-1] != 4999 || said != "The table has 5,000 lines: this PDF lists the 1,667 material ones and the Total; every line is in the workbook." {
+		t.Errorf("%d kept (last %d): %s", len(keep), keep[len(keep)-1], said)
+	}
+	if keep, said := printedLines(lines[:2000], "this page"); keep != nil || said != "" {
+		t.Errorf("2,000 lines are cut: %d %q", len(keep), said)
+	}
+}

@@ -7,7 +7,6 @@
 import os
 from xml.sax.saxutils import escape
 
-PDF_MAX_LINES = 2000   # lines in the PDF's table; beyond, the material ones (all are in the workbook)
 PDF_MAX_NOTES = 60
 FONT_DIR = '/usr/share/fonts/truetype/dejavu'
 FONT_SIZE = 8
@@ -135,17 +134,15 @@ def _blocks(story, title, blocks, st):
 
 
 def _pdf_lines(v):
-    """The lines the PDF's table shows: all, or beyond PDF_MAX_LINES the
-    material ones and the Total; and how many were left out."""
+    """The lines the PDF's table shows: those the host chose when it cannot
+    show them all (spec printed), and the sentence saying so."""
     if not v:
-        return [], 0
+        return [], ''
     lines = v.get('lines') or []
-    if len(lines) <= PDF_MAX_LINES:
-        return lines, 0
-    keep = [ln for ln in lines if ln.get('material') or ln.get('total')]
-    if len(keep) > PDF_MAX_LINES:
-        keep = [ln for ln in keep if not ln.get('total')][:PDF_MAX_LINES - 1] + [ln for ln in lines if ln.get('total')]
-    return keep, len(lines) - len(keep)
+    printed = v.get('printed')
+    if not printed:
+        return lines, ''
+    return [lines[i] for i in printed if 0 <= i < len(lines)], v.get('left_out') or ''
 
 
 def _table_widths(v, lines):
@@ -227,9 +224,7 @@ def _table(story, v, lines, left_out, widths, st, colors, counts):
             cmds += [('FONT', (0, i), (-1, i), 'Q-Bold', FONT_SIZE), ('LINEABOVE', (0, i), (-1, i), 0.6, colors.black),
                      ('LINEBELOW', (0, i), (-1, i), 1.2, colors.black)]
     if left_out:
-        story.append(_para(_esc('The table has %s lines: this PDF lists the %s material ones and the Total; every line is '
-                                'in the workbook.' % (grouped(len(v.get('lines') or [])), grouped(len(lines) - 1))),
-                           st['small']))
+        story.append(_para(_esc(left_out), st['small']))
     t = LongTable(rows, colWidths=widths, repeatRows=1)
     t.setStyle(TableStyle(cmds))
     story.append(t)
