@@ -225,3 +225,24 @@ func TestPrintedLines(t *testing.T) {
 		t.Errorf("2,000 lines are cut: %d %q", len(keep), said)
 	}
 }
+
+// Every kind of saved table the host sends has a reader in the builder's
+// read_table.
+func TestTableKindsHaveReaders(t *testing.T) {
+	src, err := reportPy.ReadFile("reportpy/report_workbook.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := string(src)
+	start := strings.Index(body, "def read_table(")
+	end := strings.Index(body[start:], "\ndef ")
+	if start < 0 || end < 0 {
+		t.Fatal("no read_table in report_workbook.py")
+	}
+	reader := body[start : start+end]
+	for ext, kind := range tableKinds {
+		if !strings.Contains(reader, "'"+kind+"'") {
+			t.Errorf("%s files (%s) have no reader in read_table", ext, kind)
+		}
+	}
+}
