@@ -51,14 +51,33 @@ func Check(in Input) []Claim {
 		toks[k] = contextOf(in.Answer, toks[k], lay)
 	}
 	signColumns(toks, lay)
+	pins := alignTables(in.Answer, lay, toks, ix.grids)
 	var out []Claim
 	prevEnd := 0
-	for _, t := range toks {
-		if notClaim(in.Answer, t, lay, &ix.labels, asked) {
+	for k, t := range toks {
+		p, pinned := pins[k]
+		if pinned && p.label || notClaim(in.Answer, t, lay, &ix.labels, asked) {
 			continue
 		}
 		c := Claim{Text: in.Answer[t.start:t.end], Value: t.value(t.read), Start: t.start, End: t.end}
 		ids := mentionsFor(in.Answer, t, lay, mentions, prevEnd)
+		prevEnd = t.end
+		if pinned {
+			if row, r, ok := p.ground(t); ok {
+				src := p.g.describe(row, p.col)
+				c.Grounded, c.Value, c.Source = true, t.value(r), &src
+				if p.g.cell > 0 {
+					cell := p.g.cell
+					c.Cell = &cell
+				}
+				out = append(out, c)
+				continue
+			}
+			if p.strict {
+				out = append(out, c)
+				continue
+			}
+		}
 		header := ""
 		if cell, ok := lay.cellAt(t.start); ok {
 			header = normName(cell.header)
@@ -74,7 +93,6 @@ func Check(in Input) []Claim {
 			}
 		}
 		out = append(out, c)
-		prevEnd = t.end
 	}
 	return out
 }

@@ -81,6 +81,7 @@ type index struct {
 	vals   []value
 	refs   []ref
 	labels labelSet
+	grids  []*grid // the tables, for matching an answer's tables to them
 }
 
 // describe says in words where a value is: the printed line or the table cell.
@@ -107,12 +108,16 @@ func (ix *index) describe(v value) (int, string) {
 }
 
 // normName is a column name for comparing a table's header in the answer
-// with the source's: "Q1" and "q1", "Total EUR" and "total_eur".
+// with the source's: "Q1" and "q1", "Total EUR" and "total_eur", "change
+// %" and "change_pct"; "change" is another column than "change %".
 func normName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
+		case r == '%':
+			b.WriteString("pct")
 		}
 	}
 	return b.String()
@@ -186,6 +191,7 @@ func buildIndex(srcs []Source) *index {
 					ix.cols[si][normName(c)] = j
 				}
 				ix.addTable(si, s.Table)
+				ix.grids = append(ix.grids, newGrid(si, s.Cell, s.Table))
 			}
 		case Profile:
 			ix.refs = append(ix.refs, ref{src: si})
