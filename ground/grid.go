@@ -16,8 +16,8 @@ type grid struct {
 	cell    int // the cell that returned it
 	index   string
 	cols    []string
-	hints   []colHint    // what a column's name says of its values (a percent)
-	rows    []gridRow    //
+	hints   []colHint        // what a column's name says of its values (a percent)
+	rows    []gridRow        //
 	byLabel map[string][]int // a normalized label → the rows it names
 	ordinal bool             // the index is the row's position (0, 1, 2…)
 }
