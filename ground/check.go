@@ -3,6 +3,7 @@ package ground
 import (
 	"math"
 	"strings"
+	"unicode"
 )
 
 // Input is one answer and what it may be grounded in.
@@ -78,8 +79,8 @@ func Check(in Input) []Claim {
 				continue
 			}
 		}
-		header := ""
-		if cell, ok := lay.cellAt(t.start); ok {
+		header := "" // the column a number alone in its cell is in; "163,000 (−1.2%)" mixes two
+		if cell, ok := lay.cellAt(t.start); ok && !strings.ContainsFunc(in.Answer[cell.start:t.start]+in.Answer[t.end:cell.end], unicode.IsDigit) {
 			header = normName(cell.header)
 		}
 		for _, r := range t.readings() {

@@ -12,8 +12,9 @@ import (
 // columns' names, and per row the labels that name it and the values of
 // its cells.
 type grid struct {
-	src     int // index into index.srcs
-	cell    int // the cell that returned it
+	src     int        // index into index.srcs
+	cell    int        // the cell that returned or printed it
+	kind    SourceKind // a printed table's stream; empty for a returned table
 	index   string
 	cols    []string
 	hints   []colHint        // what a column's name says of its values (a percent)
@@ -23,11 +24,13 @@ type grid struct {
 }
 
 type gridRow struct {
-	label  string   // the index label as written
-	labels []string // normalized: the index label's parts, the text cells
-	vals   []float64
-	has    []bool
-	texts  []string
+	line     int      // a printed table's line in its text, from 1
+	lineText string   // that line
+	label    string   // the index label as written
+	labels   []string // normalized: the index label's parts, the text cells
+	vals     []float64
+	has      []bool
+	texts    []string
 }
 
 // newGrid reads a table the kernel returned.
@@ -62,12 +65,7 @@ func newGrid(src, cell int, t *kernel.Table) *grid {
 				}
 			}
 		}
-		for _, l := range r.labels {
-			if rs := g.byLabel[l]; len(rs) == 0 || rs[len(rs)-1] != i {
-				g.byLabel[l] = append(rs, i)
-			}
-		}
-		g.rows = append(g.rows, r)
+		g.addRow(r)
 	}
 	return g
 }
@@ -75,6 +73,9 @@ func newGrid(src, cell int, t *kernel.Table) *grid {
 // describe says which cell of the table a value is in, as index.describe
 // does for the values it holds.
 func (g *grid) describe(i, j int) string {
+	if g.kind != "" {
+		return g.describePrinted(i)
+	}
 	return clip(fmt.Sprintf("table row %s, column %s: %s", g.rows[i].label, g.cols[j], g.rows[i].texts[j]))
 }
 

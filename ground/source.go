@@ -202,6 +202,9 @@ func buildIndex(srcs []Source) *index {
 			}
 		default:
 			ix.addText(si, s.Text)
+			if s.Kind == Stdout {
+				ix.grids = append(ix.grids, printedGrids(si, s)...)
+			}
 		}
 	}
 	sortValues(ix.vals)
