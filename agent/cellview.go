@@ -12,10 +12,10 @@ import (
 // transcript get the whole kernel.Result through events.
 const modelViewLimit = 8000
 
-// cellView is what the model is told about a cell's outcome: compact text,
+// CellView is what the model is told about a cell's outcome: compact text,
 // figures and files by their path under /output, a traceback as an answer
 // (not a Go error) so the model can correct itself.
-func cellView(r kernel.Result) string {
+func CellView(r kernel.Result) string {
 	var b strings.Builder
 	section := func(name, body string) {
 		body = strings.TrimRight(body, "\n")

@@ -81,7 +81,7 @@ func TestSystemPromptSchemaOnly(t *testing.T) {
 
 func TestCellViewIsBounded(t *testing.T) {
 	long := strings.Repeat("x", 20000) + "THE END"
-	v := cellView(kernel.Result{Stdout: "HEAD" + long})
+	v := CellView(kernel.Result{Stdout: "HEAD" + long})
 	if n := len([]rune(v)); n > modelViewLimit {
 		t.Errorf("view has %d characters", n)
 	}
@@ -91,7 +91,7 @@ func TestCellViewIsBounded(t *testing.T) {
 }
 
 func TestCellViewShowsEverythingCompactly(t *testing.T) {
-	v := cellView(kernel.Result{
+	v := CellView(kernel.Result{
 		Stdout: "hello\n",
 		Value: &kernel.Value{Repr: "ignored when a table is set", Table: &kernel.Table{
 			Columns: []string{"region", "total"}, Dtypes: []string{"object", "float64"}, IndexName: "",
@@ -110,10 +110,10 @@ func TestCellViewShowsEverythingCompactly(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
-	if got := cellView(kernel.Result{}); got != "(the cell ran and printed nothing)" {
+	if got := CellView(kernel.Result{}); got != "(the cell ran and printed nothing)" {
 		t.Errorf("empty view = %q", got)
 	}
-	if got := cellView(kernel.Result{Error: &kernel.Error{Kind: kernel.ErrTimeout, Message: "60 s"}}); !strings.Contains(got, "time limit") {
+	if got := CellView(kernel.Result{Error: &kernel.Error{Kind: kernel.ErrTimeout, Message: "60 s"}}); !strings.Contains(got, "time limit") {
 		t.Errorf("timeout view = %q", got)
 	}
 }
@@ -219,11 +219,11 @@ func TestProfileTextSheets(t *testing.T) {
 // sanitizing is for terminals.
 func TestCellViewKeepsTextAfterC1Controls(t *testing.T) {
 	out := "Stra\u0090e;12,50\nK\u009dln;3,00\nTOTAL;15,50\n"
-	v := cellView(kernel.Result{Stdout: out})
+	v := CellView(kernel.Result{Stdout: out})
 	if !strings.Contains(v, out[:len(out)-1]) || !utf8.ValidString(v) {
 		t.Errorf("view lost text after a C1 control: %q", v)
 	}
-	long := cellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
+	long := CellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
 	if n := utf8.RuneCountInString(long); n > modelViewLimit || !strings.HasSuffix(long, "END") || !utf8.ValidString(long) {
 		t.Errorf("view of %d runes, valid %v", n, utf8.ValidString(long))
 	}

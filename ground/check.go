@@ -53,6 +53,7 @@ func Check(in Input) []Claim {
 	}
 	signColumns(toks, lay)
 	pins := alignTables(in.Answer, lay, toks, ix.grids)
+	quotes := quotePins(in.Answer, lay, toks, ix.lines)
 	var out []Claim
 	prevEnd := 0
 	for k, t := range toks {
@@ -78,6 +79,20 @@ func Check(in Input) []Claim {
 				out = append(out, c)
 				continue
 			}
+		}
+		if qs, ok := quotes[k]; ok {
+			for _, q := range qs {
+				if t.fits(q.pl.nums[q.n].v, colHint{scale: 1}) {
+					src := lineSource(in.Sources[q.pl.src].Kind, q.pl.line, q.pl.text)
+					c.Grounded, c.Source = true, &src
+					if cell := in.Sources[q.pl.src].Cell; cell > 0 {
+						c.Cell = &cell
+					}
+					break
+				}
+			}
+			out = append(out, c)
+			continue
 		}
 		header := "" // the column a number alone in its cell is in; "163,000 (−1.2%)" mixes two
 		if cell, ok := lay.cellAt(t.start); ok && !strings.ContainsFunc(in.Answer[cell.start:t.start]+in.Answer[t.end:cell.end], unicode.IsDigit) {

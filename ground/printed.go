@@ -1,9 +1,6 @@
 package ground
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Tables a cell printed: print(df) and print(series) as pandas writes them
 // (columns right-aligned under their names, the index on the left, an
@@ -244,6 +241,5 @@ func (g *grid) addRow(r gridRow) {
 // describePrinted says where a printed table's cell is: the line, as a
 // text's values are described.
 func (g *grid) describePrinted(i int) string {
-	r := g.rows[i]
-	return clip(fmt.Sprintf("%s line %d: %s", g.kind, r.line, strings.TrimSpace(r.lineText)))
+	return lineSource(g.kind, g.rows[i].line, g.rows[i].lineText)
 }
