@@ -28,6 +28,15 @@ type Claim struct {
 	End   int `json:"end"`
 }
 
+// UnverifiedOpen and UnverifiedClose bracket an unverified number wherever
+// quarry shows an answer (the chat, the exported reports), so a reader
+// finds it the same way everywhere: no punctuation a sentence has, one
+// column each in a terminal.
+const (
+	UnverifiedOpen  = "⟦"
+	UnverifiedClose = "⟧"
+)
+
 // Unverified are the claims no source holds.
 func Unverified(cs []Claim) []Claim {
 	var out []Claim

@@ -34,10 +34,8 @@ const (
 	reverseOn    = "\x1b[7m"
 	reverseOff   = "\x1b[27m"
 
-	// unverifiedOpen and unverifiedClose are the brackets of an unverified
-	// number: no punctuation a sentence has.
-	unverifiedOpen  = "⟦"
-	unverifiedClose = "⟧"
+	unverifiedOpen  = ground.UnverifiedOpen
+	unverifiedClose = ground.UnverifiedClose
 )
 
 const markRunes = "\ue000\ue001\ue002\ue003\ue004\ue005"
