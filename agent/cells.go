@@ -114,7 +114,7 @@ func (t *turn) runCell(code string) (string, error) {
 	case err != nil:
 		return fmt.Sprintf("The sandbox failed and the result of this cell is lost: %s. Do not run more code now; tell the user.", clip(err.Error(), 300)), err
 	}
-	return CellView(res), nil
+	return cellView(res), nil
 }
 
 // interruptGrace is how long a cancelled cell may take to stop.

@@ -70,7 +70,7 @@ func (a *Agent) loadCalls(cells []PastCell) {
 	a.nativeCalls = true
 	a.history = append(a.history, entry{kind: entryAssistant, msg: assistantMessage("", "", a.historyCalls(calls))})
 	for i, c := range cells {
-		a.history = append(a.history, entry{kind: entryOutput, msg: toolResult(calls[i].id, CellView(c.Result))})
+		a.history = append(a.history, entry{kind: entryOutput, msg: toolResult(calls[i].id, cellView(c.Result))})
 	}
 }
 
@@ -87,7 +87,7 @@ func (a *Agent) loadBlocks(cells []PastCell) {
 		if i > 0 {
 			outputs += "\n\n"
 		}
-		outputs += label + "\n" + CellView(c.Result)
+		outputs += label + "\n" + cellView(c.Result)
 	}
 	a.history = append(a.history,
 		entry{kind: entryAssistant, msg: assistantMessage(text, "", nil)},

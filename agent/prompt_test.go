@@ -81,7 +81,7 @@ func TestSystemPromptSchemaOnly(t *testing.T) {
 
 func TestCellViewIsBounded(t *testing.T) {
 	long := strings.Repeat("x", 20000) + "THE END"
-	v := CellView(kernel.Result{Stdout: "HEAD" + long})
+	v := cellView(kernel.Result{Stdout: "HEAD" + long})
 	if n := len([]rune(v)); n > modelViewLimit {
 		t.Errorf("view has %d characters", n)
 	}
@@ -91,7 +91,7 @@ func TestCellViewIsBounded(t *testing.T) {
 }
 
 func TestCellViewShowsEverythingCompactly(t *testing.T) {
-	v := CellView(kernel.Result{
+	v := cellView(kernel.Result{
 		Stdout: "hello\n",
 		Value: &kernel.Value{Repr: "ignored when a table is set", Table: &kernel.Table{
 			Columns: []string{"region", "total"}, Dtypes: []string{"object", "float64"}, IndexName: "",
@@ -110,10 +110,10 @@ func TestCellViewShowsEverythingCompactly(t *testing.T) {
 			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
-	if got := CellView(kernel.Result{}); got != "(the cell ran and printed nothing)" {
+	if got := cellView(kernel.Result{}); got != "(the cell ran and printed nothing)" {
 		t.Errorf("empty view = %q", got)
 	}
-	if got := CellView(kernel.Result{Error: &kernel.Error{Kind: kernel.ErrTimeout, Message: "60 s"}}); !strings.Contains(got, "time limit") {
+	if got := cellView(kernel.Result{Error: &kernel.Error{Kind: kernel.ErrTimeout, Message: "60 s"}}); !strings.Contains(got, "time limit") {
 		t.Errorf("timeout view = %q", got)
 	}
 }
@@ -219,11 +219,11 @@ func TestProfileTextSheets(t *testing.T) {
 // sanitizing is for terminals.
 func TestCellViewKeepsTextAfterC1Controls(t *testing.T) {
 	out := "Stra\u0090e;12,50\nK\u009dln;3,00\nTOTAL;15,50\n"
-	v := CellView(kernel.Result{Stdout: out})
+	v := cellView(kernel.Result{Stdout: out})
 	if !strings.Contains(v, out[:len(out)-1]) || !utf8.ValidString(v) {
 		t.Errorf("view lost text after a C1 control: %q", v)
 	}
-	long := CellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
+	long := cellView(kernel.Result{Stdout: strings.Repeat("\u0090ä", 10000) + "END"})
 	if n := utf8.RuneCountInString(long); n > modelViewLimit || !strings.HasSuffix(long, "END") || !utf8.ValidString(long) {
 		t.Errorf("view of %d runes, valid %v", n, utf8.ValidString(long))
 	}
@@ -275,6 +275,36 @@ func TestSystemPromptDatabases(t *testing.T) {
 	for _, want := range []string{"## Databases", `database "sales"`, "aggregate, filter and join in SQL", "never whole tables into pandas", "DatabaseError"} {
 		if !strings.Contains(p, want) {
 			t.Errorf("system prompt lacks %q:\n%s", want, p)
+		}
+	}
+}
+
+// The model sees the file's non-ASCII text as decoded (a wrong code page
+// shows), unless only the schema may be shared; and how the name and the
+// content disagree.
+func TestProfileTextEncodingSampleAndKindNote(t *testing.T) {
+	p := kernel.Profile{Name: "q.csv", Kind: "csv", Encoding: "cp1252", EncodingSample: "Taxi – airport “Dublin T2” · €42,50",
+		KindNote: "named .csv, but it is compressed with gzip", Rows: 3}
+	text := profileText(p, true)
+	if !strings.Contains(text, "encoding cp1252 (its non-ASCII text reads: Taxi – airport “Dublin T2” · €42,50)") ||
+		!strings.Contains(text, "note: named .csv, but it is compressed with gzip") {
+		t.Errorf("prompt:\n%s", text)
+	}
+	if text := profileText(p, false); strings.Contains(text, "Dublin") || !strings.Contains(text, "encoding cp1252") {
+		t.Errorf("schema only, the sample must not go to the model:\n%s", text)
+	}
+}
+
+// A table Jupyter shows with its middle columns left out reaches the model
+// with a "…" column where they were, and how many.
+func TestCellViewSaysWhichColumnsAreLeftOut(t *testing.T) {
+	v := cellView(kernel.Result{Value: &kernel.Value{Table: &kernel.Table{
+		Columns: []string{"a", "b", "y", "z"}, Index: []string{"0"}, Head: [][]string{{"1", "2", "25", "26"}},
+		Rows: 1, Cols: 26, ColumnGap: 2,
+	}}})
+	for _, want := range []string{"table: 1 rows × 26 columns", " | a | b | … (22 columns not shown) | y | z", "0 | 1 | 2 | … | 25 | 26"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
 		}
 	}
 }

@@ -87,6 +87,17 @@ type Table struct {
 	// for the screen. Head and Tail keep the exact values, for the model.
 	Display      [][]string `json:"display,omitempty"`
 	IndexDisplay []string   `json:"index_display,omitempty"`
+	// The columns are those Jupyter shows for display.max_columns: all, or
+	// the first and the last half, ColumnGap of them before the gap (0: no
+	// gap; the ones after Columns are left out, as in older records).
+	ColumnGap int `json:"column_gap,omitempty"`
+	// A MultiIndex: each row's labels level by level (as displayed), the
+	// levels' names; Index holds the labels joined, for one column.
+	IndexLevels [][]string `json:"index_levels,omitempty"`
+	IndexNames  []string   `json:"index_names,omitempty"`
+	// MultiIndex columns: each column's labels level by level; Columns
+	// holds them joined.
+	ColumnLevels [][]string `json:"column_levels,omitempty"`
 }
 
 // Exact is row i (Head then Tail) as the exact values, with its index
@@ -148,17 +159,28 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, duckdb, other
+	// Kind is the profile reader that read it (filekind's Reader: csv,
+	// excel, json, parquet, feather, arrow_stream, stata, spss, sas,
+	// sqlite, duckdb).
+	Kind string `json:"kind"`
+	// KindNote says how the file's name and content disagree when it was
+	// read by its content: "named .csv, but it is an SQLite database". Set
+	// by the host, not the kernel.
+	KindNote string `json:"kind_note,omitempty"`
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`
 	// Unpacked is a compressed file's size unpacked, counted or estimated
 	// within the profile's time (gzip's trailer, a zip's directory, or the
 	// rate of a bounded read); "large" and sampling go by it.
-	Unpacked  int64  `json:"unpacked,omitempty"`
-	Encoding  string `json:"encoding,omitempty"`
-	Delimiter string `json:"delimiter,omitempty"`
-	Decimal   string `json:"decimal,omitempty"`
+	Unpacked int64  `json:"unpacked,omitempty"`
+	Encoding string `json:"encoding,omitempty"`
+	// EncodingSample is some of the file's non-ASCII text as Encoding
+	// decodes it (cells joined by " · "), so that a wrong guess shows:
+	// "Taxi – airport “Dublin T2” · €42,50", not "Taxi û airport ôDublin T2ö".
+	EncodingSample string `json:"encoding_sample,omitempty"`
+	Delimiter      string `json:"delimiter,omitempty"`
+	Decimal        string `json:"decimal,omitempty"`
 	// Thousands is the digit-group separator the numbers use ("." in
 	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
 	Thousands string   `json:"thousands,omitempty"`
@@ -218,4 +240,20 @@ type Sheet struct {
 	Head        [][]string `json:"head,omitempty"`
 	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
 	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
+}
+
+// CheckCell is one cell of a notebook, for the kernel to check before any
+// runs: its number (the notebook's code cell) and its code.
+type CheckCell struct {
+	Cell int    `json:"cell"`
+	Code string `json:"code"`
+}
+
+// Refusal is a line of a cell the kernel does not run (its IPython rules,
+// sandbox/pykernel/ipython.py), and why, with what to do.
+type Refusal struct {
+	Cell int    `json:"cell"`
+	Line int    `json:"line"` // 1-based, in the cell
+	Text string `json:"text"` // the line
+	Why  string `json:"why"`
 }

@@ -26,6 +26,9 @@ func SetImportsDelay(d time.Duration) func() {
 	return func() { importsDelay.Store(old) }
 }
 
+// KernelReaders are the profile readers the kernel reported when ready.
+func (s *Session) KernelReaders() []string { return s.info.Readers }
+
 // CopyIn exposes the file transfer without the profile, for benchmarks.
 func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
 	s.mu.Lock()

@@ -1,6 +1,6 @@
-# quarry's Python kernel. The host sends this source (after output.py,
-# values.py, sql_duckdb.py, sql.py, checkpoint.py, supervisor.py and
-# imports.py, as one program) over the container's stdin right after start
+# quarry's Python kernel. The host sends this source (after the other parts
+# kernelParts in kernel_conn.go lists, as one program) over the container's
+# stdin right after start
 # (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
@@ -204,7 +204,7 @@ def run_profile(msg):
         try:
             wait_tabular()
             send({'t': 'running', 'id': msg['id']})
-            prof = profile_mod.profile(msg['path'], msg.get('limits'))
+            prof = profile_mod.profile(msg['path'], msg.get('limits'), msg.get('kind'))
         finally:
             state.running = False
     except KeyboardInterrupt:
@@ -265,13 +265,13 @@ def main():
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
-    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError)
+    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
-    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    ready = {'t': 'ready', 'python': sys.version.split()[0], 'readers': sorted(profile_mod.READERS)}
     t0 = time.monotonic()
     start_imports(EAGER_IMPORTS)  # imports.py: in the background unless eager
     if EAGER_IMPORTS:
@@ -296,6 +296,8 @@ def main():
                 run_restore(msg)
             elif op == 'drop':
                 drop_checkpoints(msg)
+            elif op == 'check':  # ipython.py: what a rerun would refuse, before any cell runs
+                send({'t': 'checked', 'id': msg.get('id'), 'refusals': check_cells(msg.get('cells') or [])})
         except KeyboardInterrupt:
             # A late interrupt hit kernel code between cells: the host gets a
             # result anyway so it never waits on a lost reply.
