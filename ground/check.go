@@ -61,7 +61,10 @@ func Check(in Input) []Claim {
 		toks[k] = contextOf(in.Answer, toks[k], lay)
 	}
 	signColumns(toks, lay)
-	pins := alignTables(in.Answer, lay, toks, ix.grids)
+	var pins map[int]pin
+	if len(lay.heads) > 0 {
+		pins = alignTables(in.Answer, lay, toks, grids(in.Sources))
+	}
 	quotes := quotePins(in.Answer, lay, toks, ix.lines)
 	var out []Claim
 	prevEnd := 0

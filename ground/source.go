@@ -84,8 +84,22 @@ type index struct {
 	vals   []value
 	refs   []ref
 	labels labelSet
-	grids  []*grid       // the tables, for matching an answer's tables to them
 	lines  []printedLine // the printed lines an answer's line may quote
+}
+
+// grids are the sources' tables, returned and printed, for matching an
+// answer's tables to them.
+func grids(srcs []Source) []*grid {
+	var out []*grid
+	for si, s := range srcs {
+		switch {
+		case s.Kind == Table && s.Table != nil:
+			out = append(out, newGrid(si, s.Cell, s.Table))
+		case s.Kind == Stdout:
+			out = append(out, printedGrids(si, s)...)
+		}
+	}
+	return out
 }
 
 // describe says in words where a value is: the printed line or the table cell.
@@ -202,7 +216,6 @@ func buildIndex(srcs []Source) *index {
 					ix.cols[si][normName(c)] = j
 				}
 				ix.addTable(si, s.Table)
-				ix.grids = append(ix.grids, newGrid(si, s.Cell, s.Table))
 			}
 		case Profile:
 			ix.refs = append(ix.refs, ref{src: si})
@@ -213,9 +226,6 @@ func buildIndex(srcs []Source) *index {
 			}
 		default:
 			ix.addText(si, s.Text)
-			if s.Kind == Stdout {
-				ix.grids = append(ix.grids, printedGrids(si, s)...)
-			}
 		}
 	}
 	sortValues(ix.vals)
