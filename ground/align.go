@@ -56,8 +56,19 @@ func (a aCell) fits(v float64, h colHint) bool { return a.t.fits(v, h) }
 // aView is an answer's table in one orientation: column names, and rows
 // of cells whose first cells name them.
 type aView struct {
-	head []string
-	rows [][]aCell
+	head  []string
+	keys  []string  // the head's names as nameScore compares them
+	hints []colHint // what the head says of its columns
+	rows  [][]aCell
+}
+
+// prepared is the view with its names' keys and hints worked out once.
+func (v aView) prepared() aView {
+	v.keys, v.hints = make([]string, len(v.head)), make([]colHint, len(v.head))
+	for c, h := range v.head {
+		v.keys[c], v.hints[c] = normName(stripUnits(h)), headerHint(h)
+	}
+	return v
 }
 
 // alignTables pins the cells of every table of the answer, by token.
@@ -72,7 +83,7 @@ func alignTables(md string, lay layout, toks []token, grids []*grid) map[int]pin
 			continue
 		}
 		best, bestScore := map[int]pin(nil), 0
-		for _, view := range []aView{v, v.transposed()} {
+		for _, view := range []aView{v.prepared(), v.transposed().prepared()} {
 			if p, s := alignView(view, grids); s > bestScore {
 				best, bestScore = p, s
 			}
@@ -194,7 +205,7 @@ func alignView(v aView, grids []*grid) (map[int]pin, int) {
 		}
 		total += m.score[c]
 		j := m.col[c]
-		h := headerHint(v.head[c])
+		h := v.hints[c]
 		h.percent = h.percent || m.g.hints[j].percent
 		for r, row := range v.rows {
 			if row[c].tok >= 0 && len(m.cand[r]) > 0 {
@@ -259,6 +270,9 @@ func matchGrid(v aView, g *grid) match {
 			m.labeled++
 		}
 	}
+	if m.labeled == 0 {
+		return m // no row is named: nothing to pin
+	}
 	for c := 0; c < n; c++ {
 		if labelCol[c] {
 			continue
@@ -269,7 +283,7 @@ func matchGrid(v aView, g *grid) match {
 	// is the row whose cells match.
 	for r, cand := range m.cand {
 		if len(cand) > 1 {
-			m.cand[r] = bestRows(v.rows[r], cand, g, m.col, v.head)
+			m.cand[r] = bestRows(v.rows[r], cand, g, m.col, v.hints)
 		}
 	}
 	return m
@@ -281,7 +295,7 @@ func matchGrid(v aView, g *grid) match {
 // wrong number) still pins, but not strictly.
 func bestColumn(v aView, c int, g *grid, cand [][]int) (col, hits, score int) {
 	col, hits, score = -1, 0, 0
-	h := headerHint(v.head[c])
+	h := v.hints[c]
 	for j := range g.cols {
 		hh := h
 		hh.percent = h.percent || g.hints[j].percent
@@ -297,7 +311,7 @@ func bestColumn(v aView, c int, g *grid, cand [][]int) (col, hits, score int) {
 				}
 			}
 		}
-		name := nameScore(v.head[c], g.cols[j])
+		name := nameScore(v.keys[c], g.keys[j])
 		if n == 0 && name < 3 {
 			continue
 		}
@@ -309,13 +323,13 @@ func bestColumn(v aView, c int, g *grid, cand [][]int) (col, hits, score int) {
 }
 
 // bestRows keeps of a row's candidates those whose cells match most.
-func bestRows(row []aCell, cand []int, g *grid, cols []int, head []string) []int {
+func bestRows(row []aCell, cand []int, g *grid, cols []int, hints []colHint) []int {
 	best, most := cand, 0
 	for _, i := range cand {
 		n := 0
 		for c, j := range cols {
 			if j >= 0 && row[c].tok >= 0 && g.rows[i].has[j] {
-				h := headerHint(head[c])
+				h := hints[c]
 				h.percent = h.percent || g.hints[j].percent
 				if row[c].fits(g.rows[i].vals[j], h) {
 					n++
@@ -332,11 +346,11 @@ func bestRows(row []aCell, cand []int, g *grid, cols []int, head []string) []int
 	return best
 }
 
-// nameScore says how well an answer's column name matches a source's:
-// 3 the same (case, spacing and markup aside), 1 one holding the other
-// ("Budget Q2" and "q2", "Dept." and "department"), 0 not.
+// nameScore says how well an answer's column name matches a source's,
+// both as normName gives them (the answer's without its unit): 3 the same
+// (case, spacing and markup aside), 1 one holding the other ("Budget Q2"
+// and "q2", "Dept." and "department"), 0 not.
 func nameScore(a, b string) int {
-	a, b = normName(stripUnits(a)), normName(b)
 	switch {
 	case a == "" || b == "":
 		return 0

@@ -17,6 +17,7 @@ type grid struct {
 	kind    SourceKind // a printed table's stream; empty for a returned table
 	index   string
 	cols    []string
+	keys    []string         // the columns' names as nameScore compares them
 	hints   []colHint        // what a column's name says of its values (a percent)
 	rows    []gridRow        //
 	byLabel map[string][]int // a normalized label → the rows it names
@@ -36,11 +37,10 @@ type gridRow struct {
 // newGrid reads a table the kernel returned.
 func newGrid(src, cell int, t *kernel.Table) *grid {
 	g := &grid{src: src, cell: cell, index: t.IndexName, cols: t.Columns, byLabel: map[string][]int{}, ordinal: t.IndexName == ""}
+	g.nameColumns()
 	numeric := make([]bool, len(t.Columns))
-	g.hints = make([]colHint, len(t.Columns))
 	for j, c := range t.Columns {
 		numeric[j] = !labelColumn(c) && (j >= len(t.Dtypes) || numericDtype(t.Dtypes[j]))
-		g.hints[j] = headerHint(c)
 	}
 	rows := len(t.Head) + len(t.Tail)
 	for i := 0; i < rows; i++ {
@@ -68,6 +68,15 @@ func newGrid(src, cell int, t *kernel.Table) *grid {
 		g.addRow(r)
 	}
 	return g
+}
+
+// nameColumns works out what the columns' names say once: their keys
+// for nameScore, their hints.
+func (g *grid) nameColumns() {
+	g.keys, g.hints = make([]string, len(g.cols)), make([]colHint, len(g.cols))
+	for j, c := range g.cols {
+		g.keys[j], g.hints[j] = normName(c), headerHint(c)
+	}
 }
 
 // describe says which cell of the table a value is in, as index.describe

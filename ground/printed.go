@@ -105,10 +105,7 @@ func fixedGrid(block []string) *grid {
 			}
 		}
 	}
-	g.hints = make([]colHint, len(g.cols))
-	for j, c := range g.cols {
-		g.hints[j] = headerHint(c)
-	}
+	g.nameColumns()
 	for n := first; n < len(block); n++ {
 		fs := fields(block[n])
 		if len(fs) == 0 || strings.Trim(block[n], ". ") == "" {
@@ -204,10 +201,7 @@ func markdownGrid(block []string) *grid {
 		return nil
 	}
 	g := &grid{byLabel: map[string][]int{}, index: head[0], cols: head[1:]}
-	g.hints = make([]colHint, len(g.cols))
-	for j, c := range g.cols {
-		g.hints[j] = headerHint(c)
-	}
+	g.nameColumns()
 	for n := 2; n < len(block); n++ {
 		cells := cellsOf(block[n])
 		if len(cells) != len(head) {
