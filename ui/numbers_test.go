@@ -33,6 +33,28 @@ func checkedTurn(m *Model) {
 	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 }
 
+// noColorEnv is the test environment with NO_COLOR set.
+func noColorEnv(dark bool) func(string) string {
+	return func(k string) string {
+		if k == "NO_COLOR" {
+			return "1"
+		}
+		return testEnv(dark)(k)
+	}
+}
+
+// answeredTurn is a question whose cell returned sampleTable and whose
+// answer's numbers are checked against it as the session checks them.
+func answeredTurn(m *Model, question, answer string) []ground.Claim {
+	typeText(m, question)
+	m.Update(press("enter"))
+	res := &kernel.Result{Value: &kernel.Value{Repr: "table", Table: sampleTable()}}
+	nums := ground.Check(ground.Input{Answer: answer, Question: question, Sources: ground.FromResult(1, *res)})
+	feed(m, agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: res}, agent.Event{Kind: agent.EventTurnDone, Text: answer, Numbers: nums})
+	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+	return nums
+}
+
 // numbersWidths are the widths the numbers' goldens are drawn at.
 var numbersWidths = []int{40, 80, 120, 200}
 
@@ -41,14 +63,6 @@ var numbersWidths = []int{40, 80, 120, 200}
 // highlighted in the answer; with NO_COLOR the marks and the highlight
 // stay (brackets, underline, reverse video), only colours go.
 func TestNumbersGolden(t *testing.T) {
-	noColor := func(dark bool) func(string) string {
-		return func(k string) string {
-			if k == "NO_COLOR" {
-				return "1"
-			}
-			return testEnv(dark)(k)
-		}
-	}
 	for _, w := range numbersWidths {
 		for _, dark := range []bool{false, true} {
 			bg := "light"
@@ -58,7 +72,7 @@ func TestNumbersGolden(t *testing.T) {
 			for _, nc := range []bool{false, true} {
 				env, prefix := testEnv(dark), ""
 				if nc {
-					env, prefix = noColor(dark), "nocolor_"
+					env, prefix = noColorEnv(dark), "nocolor_"
 				}
 				for _, view := range []bool{false, true} {
 					kind := "marks"
@@ -142,12 +156,7 @@ func highlighted(s string) string {
 // Ctrl+G highlights in the answer the number the view is on, also under
 // NO_COLOR; closing the view takes the highlight away.
 func TestCtrlGHighlightsTheNumber(t *testing.T) {
-	for _, env := range []func(string) string{testEnv(false), func(k string) string {
-		if k == "NO_COLOR" {
-			return "1"
-		}
-		return testEnv(false)(k)
-	}} {
+	for _, env := range []func(string) string{testEnv(false), noColorEnv(false)} {
 		m, _ := newTestModelEnv(t, 80, 24, false, env)
 		checkedTurn(m)
 		if got := highlighted(screen(m)); got != "" {
@@ -173,19 +182,13 @@ func TestCtrlGHighlightsTheNumber(t *testing.T) {
 // first one, down to the last, and from a view scrolled elsewhere.
 func TestCtrlGScrollsToTheNumber(t *testing.T) {
 	m, _ := newTestModel(t, 80, 20, false)
-	typeText(m, "Which region leads?")
-	m.Update(press("enter"))
 	var b strings.Builder
 	b.WriteString("East leads with 15,000.00.\n\n")
 	for i := 0; i < 30; i++ {
 		b.WriteString("A paragraph of words with no numbers in it at all.\n\n")
 	}
 	b.WriteString("North follows with 1,200.50; both make 16,200.50.\n")
-	answer := b.String()
-	res := &kernel.Result{Value: &kernel.Value{Repr: "table", Table: sampleTable()}}
-	nums := ground.Check(ground.Input{Answer: answer, Sources: ground.FromResult(1, *res)})
-	feed(m, agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: res}, agent.Event{Kind: agent.EventTurnDone, Text: answer, Numbers: nums})
-	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
+	answeredTurn(m, "Which region leads?", b.String())
 	visible := func(n string) bool {
 		for _, l := range strings.Split(screen(m), "\n") {
 			if strings.Contains(l, reverseOn) && strings.Contains(ansi.Strip(l), n) {
@@ -238,16 +241,10 @@ func TestUnverifiedFooterKeepsItsHint(t *testing.T) {
 // A mark inside a Markdown table keeps the table's columns aligned.
 func TestMarksKeepTablesAligned(t *testing.T) {
 	m, _ := newTestModel(t, 80, 30, false)
-	typeText(m, "Revenue by region?")
-	m.Update(press("enter"))
-	answer := "| region | revenue |\n|---|---:|\n| North | 1,200.50 |\n| East | 15,000.00 |\n| **Total** | 16,200.50 |\n"
-	res := &kernel.Result{Value: &kernel.Value{Repr: "table", Table: sampleTable()}}
-	nums := ground.Check(ground.Input{Answer: answer, Sources: ground.FromResult(1, *res)})
+	nums := answeredTurn(m, "Revenue by region?", "| region | revenue |\n|---|---:|\n| North | 1,200.50 |\n| East | 15,000.00 |\n| **Total** | 16,200.50 |\n")
 	if len(ground.Unverified(nums)) != 1 {
 		t.Fatalf("numbers %+v, want the total unverified", nums)
 	}
-	feed(m, agent.Event{Kind: agent.EventCellDone, Cell: 1, Result: res}, agent.Event{Kind: agent.EventTurnDone, Text: answer, Numbers: nums})
-	m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 	for _, press2 := range []string{"", "ctrl+g"} {
 		if press2 != "" {
 			m.Update(press(press2))
