@@ -57,7 +57,7 @@ out = {'rows': len(v), 'material': int(v['material'].sum()), 'longest': max(map(
 			{"open('/tmp/blank.csv', 'w').write('\\n \\n\\n')\nvariance('/tmp/blank.csv')", "ValueError", "blank"},
 			{"open('/tmp/words.csv', 'w').write('line,actual,budget\\nRent,high,low\\nSales,ok,fine\\n')\nvariance('/tmp/words.csv')", "ValueError", "no column of amounts"},
 			{"open('/tmp/header.csv', 'w').write('Account,Actual,Budget\\n')\nvariance('/tmp/header.csv')", "ValueError", "no rows"},
-			{"open('/tmp/bin.csv', 'wb').write(bytes(range(256)) * 8)\nvariance('/tmp/bin.csv')", "ValueError", "neither text nor a table"},
+			{"open('/tmp/bin.csv', 'wb').write(bytes(range(256)) * 8)\nvariance('/tmp/bin.csv')", "ValueError", "bin.csv is not a CSV file: its content is binary"},
 			{"variance('/data/no_such_budget.csv')", "FileNotFoundError", "does not exist"},
 			{"variance('/tmp')", "ValueError", "folder"},
 			{"variance('/tmp/x\\x00.csv')", "ValueError", "NUL"},

@@ -60,17 +60,14 @@ def _read_path(path, role):
     if size > VARIANCE_MAX_BYTES:
         raise ValueError('%s: the file is %s, too large for a budget or an export; aggregate it first (sql()) and '
                          'pass the DataFrame' % (name, profile_mod.size_text(size)))
-    with open(path, 'rb') as f:
-        head = f.read(profile_mod.SNIFF_BYTES)
-    kind, compression = profile_mod.file_kind(path, head)
+    row = _row_of(path, name)
+    kind, compression = row.get('reader', ''), row.get('compression') or None
     if kind == 'csv':
         return Input(_text_grid(path, size, compression, name), name, True, path)
     if kind in ('sqlite', 'duckdb'):
         raise ValueError('%s is a database: query the lines with sql(..., db=%r) and pass the DataFrame' % (
             name, os.path.splitext(os.path.basename(path))[0]))
-    if kind == 'other':
-        raise ValueError('%s is neither text nor a table quarry reads (it starts with %s)' % (name, head[:8].hex(' ')))
-    prof = profile_mod.profile(path)
+    prof = profile_mod.profile(path, None, row)
     if prof.get('error'):
         raise ValueError('%s: %s' % (name, prof['error']))
     spec = prof.get('read') or {}
@@ -85,6 +82,14 @@ def _read_path(path, role):
     if frame.empty:
         raise ValueError('%s: the file holds no rows' % name)
     return Input(frame, name, False, path)
+
+
+def _row_of(path, name):
+    """The file's row of the host's table of file kinds (kind.py)."""
+    try:
+        return file_row(path)
+    except ValueError as e:
+        raise ValueError('%s: %s' % (name, e)) from None
 
 
 def _call(func, path, args):
