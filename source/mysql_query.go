@@ -11,6 +11,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/quarry-cli/quarry/secret"
 )
 
 // Query runs the statement in START TRANSACTION READ ONLY (the session's
@@ -56,11 +58,11 @@ func (s *mySource) queryError(ctx context.Context, err error) error {
 		}
 		return s.masker.WrapError(err) // the server's own words: the cell shows them
 	}
-	if errors.Is(err, errMyTimeout) {
+	if errors.Is(err, errMyTimeout) || errors.Is(err, errMyStopped) {
 		return s.masker.WrapError(fmt.Errorf("source %s: %w", s.spec.Name, err))
 	}
-	if errors.Is(err, errMyStopped) {
-		return s.masker.WrapError(fmt.Errorf("source %s: %w", s.spec.Name, err))
+	if secret.Masked(err) { // a connection failure, worded already
+		return err
 	}
 	return s.masker.WrapError(fmt.Errorf("source %s: %s: %w", s.spec.Name, s.reason(err), err))
 }

@@ -18,7 +18,9 @@ import (
 
 // Server is a running server of one kind.
 type Server struct {
+	User     string // the test user, with every privilege
 	Password string // the test user's
+	Socket   string // the Unix socket (PostgreSQL: the folder holding it)
 	URL      func(db string) string
 	URLWith  func(db, password string) string // "" for no password in the URL
 	CreateDB func(t testing.TB, name string) string
@@ -62,7 +64,7 @@ func Kinds() []Kind {
 			Name: "PostgreSQL",
 			Start: func(t testing.TB) Server {
 				s := pgtest.Start(t)
-				return Server{Password: s.Password, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
+				return Server{User: s.User, Password: s.Password, Socket: s.Socket, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
 					QueryInt: s.QueryInt, Stop: s.Stop, Restart: s.Restart}
 			},
 			Sales: `CREATE TABLE sales (region text, revenue int8, price numeric(10,2), day date);
@@ -82,7 +84,7 @@ func Kinds() []Kind {
 			Name: "MariaDB",
 			Start: func(t testing.TB) Server {
 				s := mariadbtest.Start(t)
-				return Server{Password: s.Password, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
+				return Server{User: s.User, Password: s.Password, Socket: s.Socket, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
 					QueryInt: s.QueryInt, Stop: s.Stop, Restart: s.Restart}
 			},
 			Sales: "CREATE TABLE sales (region text, revenue int8, price numeric(10,2), day date);" +
