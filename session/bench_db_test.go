@@ -25,9 +25,7 @@ func BenchmarkPostgres(b *testing.B) {
 	if err != nil {
 		psql = hosttest.Tool(b, "psql")
 	}
-	benchDB(b, sourcetest.Kinds()[0], `CREATE TABLE wide AS SELECT g AS id, g % 100 AS k, (g * 7) % 1000003 AS n,
-		random() AS x, random() * 100 AS y, md5(g::text) AS s, 'region ' || (g % 17) AS r,
-		date '2026-01-01' + (g % 365) AS d FROM generate_series(1, 1000000) g; ANALYZE wide`,
+	benchDB(b, sourcetest.Kinds()[0],
 		"psql-copy-csv-read_csv", func(srv sourcetest.Server, file string) error {
 			if out, err := exec.Command(psql, srv.URL("sales"), "-qAt", "-c", `\copy wide TO '`+file+`' WITH (FORMAT csv, HEADER)`).CombinedOutput(); err != nil {
 				return fmt.Errorf("%v: %s", err, out)
@@ -41,9 +39,7 @@ func BenchmarkPostgres(b *testing.B) {
 // read with pd.read_csv.
 func BenchmarkMariaDB(b *testing.B) {
 	client := hosttest.Tool(b, "mariadb")
-	benchDB(b, sourcetest.Kinds()[1], `CREATE TABLE wide (id INT, k INT, n INT, x DOUBLE, y DOUBLE, s VARCHAR(32), r VARCHAR(20), d DATE);
-		INSERT INTO wide SELECT seq, seq % 100, (seq * 7) % 1000003, RAND(), RAND() * 100, md5(seq), CONCAT('region ', seq % 17),
-		DATE '2026-01-01' + INTERVAL (seq % 365) DAY FROM seq_1_to_1000000; ANALYZE TABLE wide`,
+	benchDB(b, sourcetest.Kinds()[1],
 		"mariadb-batch-read_csv", func(srv sourcetest.Server, file string) error {
 			f, err := os.Create(file)
 			if err != nil {
@@ -62,12 +58,12 @@ func BenchmarkMariaDB(b *testing.B) {
 }
 
 // benchDB runs the four paths against a server of kind k whose database
-// sales gets the table wide from setup; export writes the table to a file
+// sales gets the table wide (sourcetest's Wide); export writes the table to a file
 // by the kind's own client, read is the pandas call that reads it (%s the
 // file in /data).
-func benchDB(b *testing.B, k sourcetest.Kind, setup, baseline string, export func(sourcetest.Server, string) error, read string) {
+func benchDB(b *testing.B, k sourcetest.Kind, baseline string, export func(sourcetest.Server, string) error, read string) {
 	s, srv := dbSession(b, k, 10*time.Minute, 1_000_000)
-	srv.Exec(b, "sales", setup)
+	srv.Exec(b, "sales", k.Wide)
 	check := func(code, want string) {
 		r := run(b, s, code)
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != want {

@@ -108,13 +108,11 @@ func myAppend(b array.Builder, v driver.Value) error {
 		switch x := v.(type) {
 		case uint64:
 			bb.Append(x)
-		case []byte: // BIT(n): its bits, big-endian
-			var buf [8]byte
-			copy(buf[8-min(len(x), 8):], x[max(len(x)-8, 0):])
-			bb.Append(binary.BigEndian.Uint64(buf[:]))
-		default:
-			n, err := myInt(v)
-			bb.Append(uint64(n))
+		case int64:
+			bb.Append(uint64(x))
+		default: // the binary protocol's text for one over 2^63-1
+			n, err := strconv.ParseUint(myText(v), 10, 64)
+			bb.Append(n)
 			return err
 		}
 		return nil
@@ -175,6 +173,13 @@ func myAppend(b array.Builder, v driver.Value) error {
 		return nil
 	}
 	return fmt.Errorf("no builder for %s", b.Type())
+}
+
+// myBits is a BIT(n) value, its bits big-endian, as a number.
+func myBits(b []byte) uint64 {
+	var buf [8]byte
+	copy(buf[8-min(len(b), 8):], b[max(len(b)-8, 0):])
+	return binary.BigEndian.Uint64(buf[:])
 }
 
 func myInt(v driver.Value) (int64, error) {

@@ -86,13 +86,40 @@ func (s *mySource) queryLocked(ctx context.Context, query string, lim Limits, ou
 		return res, true, err
 	}
 	defer myExec(wt.ctx, c.c, "ROLLBACK")
-	rows, err := c.c.(driver.QueryerContext).QueryContext(wt.ctx, query, nil)
+	rows, done, err := myRows(wt.ctx, c.c, query)
 	if err != nil {
 		return res, true, wt.why(err)
 	}
-	defer rows.Close()
+	defer done()
 	res, err = s.stream(rows, lim, out, wt.cap)
 	return res, true, wt.why(err)
+}
+
+// myRows runs a query by the binary protocol, as a prepared statement:
+// the server sends numbers and dates as they are rather than as text,
+// about three times faster for a large result. A statement the server
+// cannot prepare, or one with placeholders, goes as text (where the
+// server says what is wrong with it). done closes the rows.
+func myRows(ctx context.Context, c driver.Conn, query string) (rows driver.Rows, done func(), err error) {
+	st, err := c.(driver.ConnPrepareContext).PrepareContext(ctx, query)
+	if err == nil && st.NumInput() == 0 {
+		rows, err := st.(driver.StmtQueryContext).QueryContext(ctx, nil)
+		if err != nil {
+			st.Close()
+			return nil, nil, err
+		}
+		return rows, func() { rows.Close(); st.Close() }, nil
+	}
+	if err == nil {
+		st.Close()
+	} else if me := (*mysql.MySQLError)(nil); !errors.As(err, &me) || me.Number != 1295 { // ER_UNSUPPORTED_PS
+		return nil, nil, err
+	}
+	rows, err = c.(driver.QueryerContext).QueryContext(ctx, query, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, func() { rows.Close() }, nil
 }
 
 // timeLimit is the statement that sets the server's limit for the
@@ -189,6 +216,7 @@ func (s *mySource) stream(rows driver.Rows, lim Limits, w io.Writer, stop func()
 	types, _ := rows.(driver.RowsColumnTypeDatabaseTypeName)
 	ps, _ := rows.(driver.RowsColumnTypePrecisionScale)
 	fields := make([]arrow.Field, len(names))
+	bits := make([]bool, len(names))
 	for i, name := range names {
 		dbType := ""
 		if types != nil {
@@ -199,6 +227,7 @@ func (s *mySource) stream(rows driver.Rows, lim Limits, w io.Writer, stop func()
 			p, sc, _ = ps.ColumnTypePrecisionScale(i)
 		}
 		fields[i] = arrow.Field{Name: name, Type: myArrowType(dbType, p, sc), Nullable: true}
+		bits[i] = dbType == "BIT"
 	}
 	out := newBatches(fields, lim, w)
 	defer out.release()
@@ -222,6 +251,9 @@ func (s *mySource) stream(rows driver.Rows, lim Limits, w io.Writer, stop func()
 			return out.finish()
 		}
 		for i, v := range vals {
+			if b, ok := v.([]byte); ok && bits[i] {
+				v = myBits(b)
+			}
 			if err := myAppend(out.field(i), v); err != nil {
 				return out.res, fmt.Errorf("column %q: %w", names[i], err)
 			}

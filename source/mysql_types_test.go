@@ -1,6 +1,9 @@
 package source
 
 import (
+	"bytes"
+	"context"
+	"database/sql/driver"
 	"encoding/hex"
 	"strings"
 	"testing"
@@ -8,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	"github.com/quarry-cli/quarry/source/sourcetest"
 )
@@ -32,6 +36,14 @@ func TestMariaDBTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := recs[0]
+	// The text protocol, for a statement the server cannot prepare, reads
+	// the same values.
+	text := textQuery(t, src.(*mySource), "SELECT * FROM kinds")
+	for i := range rec.Schema().Fields() {
+		if b, tx := rec.Column(i).String(), text.Column(i).String(); b != tx || !arrow.TypeEqual(rec.Column(i).DataType(), text.Column(i).DataType()) {
+			t.Errorf("%s: binary protocol %s, text %s", rec.Schema().Field(i).Name, b, tx)
+		}
+	}
 	want := map[string]string{"ti": "int8 -128", "tu": "uint8 255", "si": "int16 -32768", "su": "uint16 65535", "mi": "int32 -8388608",
 		"mu": "uint32 16777215", "i": "int32 -2147483648", "iu": "uint32 4294967295", "bi": "int64 -9223372036854775808",
 		"bu": "uint64 18446744073709551615", "f": "float32 1.5", "d": "float64 2.25", "dec1": "decimal(10, 2) 12345678.91",
@@ -65,3 +77,30 @@ func TestMariaDBTypes(t *testing.T) {
 func arrowDuration(d arrow.Duration) time.Duration { return time.Duration(d) * time.Microsecond }
 
 func hexOf(b []byte) string { return hex.EncodeToString(b) }
+
+// textQuery runs query by the text protocol, as for a statement the server
+// cannot prepare.
+func textQuery(t *testing.T, s *mySource, query string) arrow.RecordBatch {
+	t.Helper()
+	ctx := context.Background()
+	c, err := s.connLocked(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := c.c.(driver.QueryerContext).QueryContext(ctx, query, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var buf bytes.Buffer
+	if _, err := s.stream(rows, Limits{}.withDefaults(), &buf, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ipc.NewReader(&buf)
+	if err != nil || !r.Next() {
+		t.Fatalf("%v", err)
+	}
+	rec := r.RecordBatch()
+	rec.Retain()
+	return rec
+}

@@ -49,6 +49,9 @@ type Kind struct {
 	// Running counts the statements running on the server whose text
 	// holds marker, other than itself.
 	Running func(marker string) string
+	// Wide makes the benchmarks' table wide: 1,000,000 rows × 8 columns
+	// (int, int, int, float, float, text, text, date).
+	Wide string
 	// Totals is what print(type(df).__name__, df.to_dict('records'),
 	// str(df.total.dtype)) says of SELECT region, sum(revenue) AS total
 	// FROM sales GROUP BY 1 ORDER BY 1: PostgreSQL's sum of int8 is
@@ -78,6 +81,9 @@ func Kinds() []Kind {
 			Running: func(m string) string {
 				return "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%" + m + "%' AND state = 'active' AND pid <> pg_backend_pid()"
 			},
+			Wide: `CREATE TABLE wide AS SELECT g AS id, g % 100 AS k, (g * 7) % 1000003 AS n,
+				random() AS x, random() * 100 AS y, md5(g::text) AS s, 'region ' || (g % 17) AS r,
+				date '2026-01-01' + (g % 365) AS d FROM generate_series(1, 1000000) g; ANALYZE wide`,
 			Totals: "DataFrame [{'region': 'North', 'total': 90000.0}, {'region': 'South', 'total': 100000.0}] float64",
 		},
 		{
@@ -98,6 +104,9 @@ func Kinds() []Kind {
 			Running: func(m string) string {
 				return "SELECT count(*) FROM information_schema.PROCESSLIST WHERE INFO LIKE '%" + m + "%' AND COMMAND = 'Query' AND ID <> CONNECTION_ID()"
 			},
+			Wide: `CREATE TABLE wide (id INT, k INT, n INT, x DOUBLE, y DOUBLE, s VARCHAR(32), r VARCHAR(20), d DATE);
+				INSERT INTO wide SELECT seq, seq % 100, (seq * 7) % 1000003, RAND(), RAND() * 100, md5(seq), CONCAT('region ', seq % 17),
+				DATE '2026-01-01' + INTERVAL (seq % 365) DAY FROM seq_1_to_1000000; ANALYZE TABLE wide`,
 			Totals: "DataFrame [{'region': 'North', 'total': 90000}, {'region': 'South', 'total': 100000}] int64",
 		},
 	}
