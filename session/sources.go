@@ -38,13 +38,14 @@ type SourceInfo struct {
 	Name   string
 	Where  string // user@host/db, no credentials
 	Server string // the server's product and version: "MariaDB 10.11.19"
+	Kind   string // the kind's first URL scheme: postgres, mysql
 }
 
 // Sources lists the connected database sources.
 func (s *Session) Sources() []SourceInfo {
 	var out []SourceInfo
 	for _, src := range s.opts.Sources.Sources() {
-		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Server: src.Server()})
+		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Server: src.Server(), Kind: src.Kind().Schemes[0]})
 	}
 	return out
 }

@@ -71,6 +71,9 @@ func sqlOnSource(t *testing.T, k sourcetest.Kind) {
 		return r
 	}
 
+	if st := s.settings(); len(st.Sources) != 1 || st.Sources[0].Kind != k.Scheme || strings.Contains(st.Sources[0].Where, srv.Password) {
+		t.Fatalf("the record's sources: %+v", st.Sources)
+	}
 	t.Run("totals", func(t *testing.T) {
 		r := keep(run(t, s, `df = sql("SELECT region, sum(revenue) AS total FROM sales GROUP BY 1 ORDER BY 1", db="sales")
 print(type(df).__name__, df.to_dict('records'), str(df.total.dtype))`))

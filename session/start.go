@@ -206,7 +206,7 @@ func (s *Session) settings() Settings {
 		st.Endpoint = c.Endpoint()
 	}
 	for _, src := range s.Sources() {
-		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where)})
+		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where), Kind: src.Kind})
 	}
 	return st
 }

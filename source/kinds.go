@@ -2,6 +2,7 @@ package source
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,6 +15,9 @@ type Kind struct {
 	Schemes   []string // the URL schemes that select it, lower case
 	Example   string   // a URL of the kind, for messages and help
 	Passwords string   // where the password comes from when the URL has none
+	// Notebook is the SQLAlchemy URL an exported notebook's reader fills
+	// in to read the database as the session did: a placeholder.
+	Notebook string
 	// words are the keys of a key=value connection string of the kind
 	// (libpq's "host=db dbname=crm"); a string of them selects it.
 	words []string
@@ -29,6 +33,7 @@ var kinds = []*Kind{postgresKind, mysqlKind}
 var postgresKind = &Kind{
 	Name: "PostgreSQL", Schemes: []string{"postgres", "postgresql"}, Example: "postgres://user@host/db",
 	Passwords: "the URL, PGPASSWORD or ~/.pgpass",
+	Notebook:  "postgresql://USER@HOST:5432/DBNAME",
 	words: []string{"host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service",
 		"sslmode", "connect_timeout", "application_name", "options"},
 	open: parsePostgres, quote: quotePostgres,
@@ -38,6 +43,7 @@ var postgresKind = &Kind{
 var mysqlKind = &Kind{
 	Name: "MariaDB/MySQL", Schemes: []string{"mysql", "mariadb"}, Example: "mysql://user@host/db",
 	Passwords: "the URL, the [client] section of ~/.my.cnf or MYSQL_PWD",
+	Notebook:  "mysql+pymysql://USER@HOST:3306/DBNAME",
 	open:      parseMySQL, quote: quoteMySQL,
 	find: `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE '%word%'`,
 }
@@ -70,6 +76,17 @@ func KindOf(raw string) (*Kind, error) {
 		}
 	}
 	return nil, fmt.Errorf("not a database URL; write one of %s", examples())
+}
+
+// KindByScheme is the kind of a URL scheme, as a session record keeps
+// it; PostgreSQL for none (records from before there were kinds).
+func KindByScheme(scheme string) *Kind {
+	for _, k := range kinds {
+		if slices.Contains(k.Schemes, scheme) {
+			return k
+		}
+	}
+	return postgresKind
 }
 
 // isWord says whether s is a key of some kind's key=value strings.

@@ -32,8 +32,9 @@ type Server struct {
 
 // Kind is one kind of server and its SQL.
 type Kind struct {
-	Name  string // PostgreSQL, MariaDB
-	Start func(t testing.TB) Server
+	Name   string // PostgreSQL, MariaDB
+	Scheme string // the URL scheme of its kind in quarry's table
+	Start  func(t testing.TB) Server
 	// Sales makes, in database sales, the table sales (region, revenue,
 	// price, day: North 80000 1.50 2026-01-02, South 100000 2.25
 	// 2026-01-03, North 10000 NULL NULL) and, in a schema (a database on
@@ -64,7 +65,7 @@ type Kind struct {
 func Kinds() []Kind {
 	return []Kind{
 		{
-			Name: "PostgreSQL",
+			Name: "PostgreSQL", Scheme: "postgres",
 			Start: func(t testing.TB) Server {
 				s := pgtest.Start(t)
 				return Server{User: s.User, Password: s.Password, Socket: s.Socket, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
@@ -87,7 +88,7 @@ func Kinds() []Kind {
 			Totals: "DataFrame [{'region': 'North', 'total': 90000.0}, {'region': 'South', 'total': 100000.0}] float64",
 		},
 		{
-			Name: "MariaDB",
+			Name: "MariaDB", Scheme: "mysql",
 			Start: func(t testing.TB) Server {
 				s := mariadbtest.Start(t)
 				return Server{User: s.User, Password: s.Password, Socket: s.Socket, URL: s.URL, URLWith: s.URLWith, CreateDB: s.CreateDB, Exec: s.Exec,
