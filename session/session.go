@@ -75,6 +75,9 @@ type Options struct {
 	// Sources are the live databases sql(query, db=NAME) reaches, opened
 	// and checked by the caller; the session closes them.
 	Sources *source.Set
+	// Tool makes a session without a model driven by a tool client (an MCP
+	// client, named here): each RunCell is a turn of its own (tool.go).
+	Tool string
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -119,7 +122,9 @@ type Session struct {
 	// checkpointing is closed when the running question's checkpoint is
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
-	layout        string // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	layout        string          // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	toolCells     int             // cells RunCell has numbered (guarded by op)
+	ahead         aheadCheckpoint // the next RunCell's checkpoint, taken after the last (guarded by op)
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -147,7 +152,7 @@ func New(opts Options) *Session {
 	if abs, err := filepath.Abs(s.outDir); err == nil {
 		s.outDir = abs
 	}
-	if opts.Rerun != "" {
+	if opts.Rerun != "" || opts.Tool != "" {
 		return s
 	}
 	cfg := AgentConfig(opts.Config)
