@@ -1,8 +1,12 @@
 package source
 
 import (
+	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/source/sourcetest"
 )
 
 func TestParseFlag(t *testing.T) {
@@ -64,5 +68,29 @@ func TestMySQLURLRefusesUnknownParameters(t *testing.T) {
 	src, err = Parse(Spec{Name: "x", URL: "mariadb://a@localhost/x"})
 	if err != nil || src.Where() != "a@"+myDefaultSocket+"/x" {
 		t.Fatalf("localhost is the socket, as for the mysql client: %v %v", src, err)
+	}
+}
+
+// Every kind of the table runs the shared cases (a row in sourcetest's
+// Kinds, with a real server) and is in usage.md's table of kinds, by each
+// of its schemes.
+func TestEveryKindIsTested(t *testing.T) {
+	usage, err := os.ReadFile("../docs/usage.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range Kinds() {
+		tested := false
+		for _, tk := range sourcetest.Kinds() {
+			tested = tested || slices.Contains(k.Schemes, tk.Scheme)
+		}
+		if !tested {
+			t.Errorf("kind %s has no row in sourcetest.Kinds: the shared cases do not run against it", k.Name)
+		}
+		for _, scheme := range k.Schemes {
+			if !strings.Contains(string(usage), "`"+scheme+"://") {
+				t.Errorf("docs/usage.md does not name %s:// (%s)", scheme, k.Name)
+			}
+		}
 	}
 }
