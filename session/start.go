@@ -97,9 +97,9 @@ func (s *Session) start(ctx context.Context) error {
 		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 		SessionID: s.id,
 	}
-	if s.opts.Sources != nil {
-		opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
-	}
+	// Without sources too: the set's answer to an unknown name says which
+	// kinds of database --db connects.
+	opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()
 	}

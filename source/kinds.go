@@ -23,6 +23,8 @@ type Kind struct {
 	words []string
 	open  func(*Kind, Spec) (Source, error) // parses, finds the password; does not connect
 	quote func(string) string               // an identifier as the kind's SQL writes it, quoted only when needed
+	// dialect tells the model how the kind's SQL names things.
+	dialect string
 	// find is a query that finds tables by a word in their name, shown to
 	// the model when the profile lists only some of them.
 	find string
@@ -37,7 +39,8 @@ var postgresKind = &Kind{
 	words: []string{"host", "hostaddr", "port", "dbname", "user", "password", "passfile", "service",
 		"sslmode", "connect_timeout", "application_name", "options"},
 	open: parsePostgres, quote: quotePostgres,
-	find: `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name ILIKE '%word%'`,
+	dialect: "PostgreSQL's SQL: quote names with capitals, spaces or accents in double quotes",
+	find:    `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name ILIKE '%word%'`,
 }
 
 var mysqlKind = &Kind{
@@ -45,7 +48,8 @@ var mysqlKind = &Kind{
 	Passwords: "the URL, the [client] section of ~/.my.cnf or MYSQL_PWD",
 	Notebook:  "mysql+pymysql://USER@HOST:3306/DBNAME",
 	open:      parseMySQL, quote: quoteMySQL,
-	find: `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE '%word%'`,
+	dialect: "MariaDB/MySQL SQL: quote names with spaces or accents in backticks (`Région`); double quotes make text, not names",
+	find:    `SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE '%word%'`,
 }
 
 // Kinds lists the kinds of database quarry reaches.

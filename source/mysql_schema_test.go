@@ -88,7 +88,7 @@ func TestMariaDBProfileNamesAndViews(t *testing.T) {
 	}
 	text := p.Text(true)
 	for _, want := range []string{"sales.sales (table, 3 rows", "sales.north (view", "`Ventes été`.`Chiffre d'affaires \"net\"` (table, 3 rows",
-		"columns: `Région du nord` text, `montant €` int(11)", "row: Île | 5"} {
+		"columns: `Région du nord` text, `montant €` int(11)", "row: Île | 5", "quote names with spaces or accents in backticks"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the profile lacks %q:\n%s", want, text)
 		}

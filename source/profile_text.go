@@ -15,7 +15,7 @@ func (p Profile) Text(examples bool) string {
 		k = postgresKind
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "- database %q (%s, %d tables and views): query it with sql(\"SELECT …\", db=%q)", p.Name, p.Server, p.Total, p.Name)
+	fmt.Fprintf(&b, "- database %q (%s, %d tables and views): query it with sql(\"SELECT …\", db=%q) in %s", p.Name, p.Server, p.Total, p.Name, k.dialect)
 	for _, t := range p.Tables {
 		facts := []string{t.Kind}
 		switch {

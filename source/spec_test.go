@@ -94,3 +94,13 @@ func TestEveryKindIsTested(t *testing.T) {
 		}
 	}
 }
+
+// With no source connected, a name sql(db=) does not know says how to
+// connect one of each kind.
+func TestUnknownSourceNamesTheKinds(t *testing.T) {
+	var none *Set
+	_, err := none.Get("sales")
+	if err == nil || !strings.Contains(err.Error(), `no database source named "sales"`) || !strings.Contains(err.Error(), "--db sales=URL, e.g. postgres://user@host/db or mysql://user@host/db") {
+		t.Fatalf("%v", err)
+	}
+}
