@@ -226,34 +226,7 @@ func TestDatabasePasswordsReachNoExit(t *testing.T) {
 			isolateConfig(t)
 			t.Setenv("PGPASSWORD", c.pgpassword)
 			t.Setenv("PGPASSFILE", filepath.Join(t.TempDir(), "none"))
-			t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
-			t.Setenv("QUARRY_MODEL", "gpt-fake")
-			t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
-			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-			check := func(exit, out string) {
-				for _, s := range c.secrets {
-					requireNoKey(t, exit, s, out)
-				}
-			}
-			code, out, errOut := runCmd(t, "-p", "total?", "--db", c.db, "--output-dir", filepath.Join(t.TempDir(), "o"))
-			check("the start-up check", out+errOut)
-			if c.fails != "" {
-				if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, c.fails) {
-					t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, c.fails, errOut)
-				}
-			} else if strings.Contains(errOut, "source sales") {
-				t.Errorf("a good source failed its check:\n%s", errOut)
-			}
-			_, out, errOut = runCmd(t, "config", "-v", "--db", c.db)
-			check("quarry config", out+errOut)
-			if !strings.Contains(out, "sales") {
-				t.Errorf("quarry config does not show the source:\n%s", out)
-			}
-			_, out, errOut = runCmd(t, "doctor", "--db", c.db)
-			check("quarry doctor", out+errOut)
-			if !strings.Contains(out, "database sales") || (c.fails == "") != strings.Contains(out, "a read-only transaction works") {
-				t.Errorf("doctor's check of the source:\n%s", out)
-			}
+			passwordExits(t, c.db, c.secrets, c.fails, "a read-only transaction works")
 		})
 	}
 }
@@ -292,32 +265,44 @@ func TestMariaDBPasswordsReachNoExit(t *testing.T) {
 			} else {
 				os.Unsetenv("MYSQL_PWD")
 			}
-			t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
-			t.Setenv("QUARRY_MODEL", "gpt-fake")
-			t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
-			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-			check := func(exit, out string) {
-				for _, s := range c.secrets {
-					requireNoKey(t, exit, s, out)
-				}
-			}
-			code, out, errOut := runCmd(t, "-p", "total?", "--db", c.db, "--output-dir", filepath.Join(t.TempDir(), "o"))
-			check("the start-up check", out+errOut)
-			if c.fails != "" {
-				if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, c.fails) {
-					t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, c.fails, errOut)
-				}
-			} else if strings.Contains(errOut, "source sales") {
-				t.Errorf("a good source failed its check:\n%s", errOut)
-			}
-			_, out, errOut = runCmd(t, "config", "-v", "--db", c.db)
-			check("quarry config", out+errOut)
-			_, out, errOut = runCmd(t, "doctor", "--db", c.db)
-			check("quarry doctor", out+errOut)
-			if !strings.Contains(out, "database sales") || (c.fails == "") != strings.Contains(out, "MariaDB 10.") {
-				t.Errorf("doctor's check of the source:\n%s", out)
-			}
+			passwordExits(t, c.db, c.secrets, c.fails, "MariaDB 10.")
 		})
+	}
+}
+
+// passwordExits runs the start-up check (-p), quarry config and quarry
+// doctor with --db db: none shows any of secrets; fails is the reason the
+// check gives ("" when the source is good), and doctor says works of a
+// good source.
+func passwordExits(t *testing.T, db string, secrets []string, fails, works string) {
+	t.Helper()
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	check := func(exit, out string) {
+		for _, s := range secrets {
+			requireNoKey(t, exit, s, out)
+		}
+	}
+	code, out, errOut := runCmd(t, "-p", "total?", "--db", db, "--output-dir", filepath.Join(t.TempDir(), "o"))
+	check("the start-up check", out+errOut)
+	if fails != "" {
+		if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, fails) {
+			t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, fails, errOut)
+		}
+	} else if strings.Contains(errOut, "source sales") {
+		t.Errorf("a good source failed its check:\n%s", errOut)
+	}
+	_, out, errOut = runCmd(t, "config", "-v", "--db", db)
+	check("quarry config", out+errOut)
+	if !strings.Contains(out, "sales") {
+		t.Errorf("quarry config does not show the source:\n%s", out)
+	}
+	_, out, errOut = runCmd(t, "doctor", "--db", db)
+	check("quarry doctor", out+errOut)
+	if !strings.Contains(out, "database sales") || (fails == "") != strings.Contains(out, works) {
+		t.Errorf("doctor's check of the source:\n%s", out)
 	}
 }
 

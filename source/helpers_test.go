@@ -60,3 +60,37 @@ func queryCtx(t *testing.T, ctx context.Context, src Source, q string, lim Limit
 	}
 	return res, recs, nil
 }
+
+// profileOf opens the source at u and reads its profile with examples,
+// judged against memory.
+func profileOf(t *testing.T, u string, memory int64) Profile {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src, err := Open(ctx, Spec{Name: "wide", URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	p, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// benchStart times a source's start-up: the check and the profile.
+func benchStart(b *testing.B, u string) {
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		src, err := Open(ctx, Spec{Name: "wide", URL: u})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 2 << 30}); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
+}

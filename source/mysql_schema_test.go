@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quarry-cli/quarry/source/sourcetest"
 )
@@ -30,17 +29,7 @@ func myManyTables(t testing.TB, n int) (sourcetest.Server, string) {
 
 func TestMariaDBProfileIsBounded(t *testing.T) {
 	_, u := myManyTables(t, 2000)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	src, err := Open(ctx, Spec{Name: "wide", URL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	p, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, u, 1<<20)
 	if p.Total != 2003 || len(p.Tables) != MaxTables {
 		t.Fatalf("total %d, listed %d; want 2003 (2,002 in wide, 1 in other) and %d", p.Total, len(p.Tables), MaxTables)
 	}
@@ -99,16 +88,5 @@ func TestMariaDBProfileNamesAndViews(t *testing.T) {
 // start-up against 2,000 tables: the check and the profile the model gets.
 func BenchmarkMariaDBStartWithTwoThousandTables(b *testing.B) {
 	_, u := myManyTables(b, 2000)
-	ctx := context.Background()
-	b.ResetTimer()
-	for range b.N {
-		src, err := Open(ctx, Spec{Name: "wide", URL: u})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 2 << 30}); err != nil {
-			b.Fatal(err)
-		}
-		src.Close()
-	}
+	benchStart(b, u)
 }
