@@ -128,8 +128,18 @@ func TestQueryStoppedOnTheServer(t *testing.T) {
 
 		ctx, cancel := context.WithCancel(context.Background())
 		time.AfterFunc(500*time.Millisecond, cancel)
+		// The chat asks which server it is while a query runs: no wait.
+		asked := make(chan time.Duration, 1)
+		time.AfterFunc(200*time.Millisecond, func() {
+			at := time.Now()
+			src.Server()
+			asked <- time.Since(at)
+		})
 		start = time.Now()
 		_, _, err = queryCtx(t, ctx, src, k.Sleep(32), Limits{Timeout: time.Minute})
+		if d := <-asked; d > 100*time.Millisecond {
+			t.Errorf("Server() waited %s for the running query", d)
+		}
 		if err == nil || !regexp.MustCompile(`stopped|cancelled on the server`).MatchString(err.Error()) || time.Since(start) > 5*time.Second {
 			t.Fatalf("cancelled: %v after %s", err, time.Since(start))
 		}

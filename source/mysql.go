@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -33,11 +34,16 @@ type mySource struct {
 	pwFrom    string // where the password came from: the URL, ~/.my.cnf, MYSQL_PWD; "" for none
 	masker    *secret.Masker
 
-	mu      sync.Mutex
-	conn    *myConn
-	product string // MariaDB or MySQL, from the version the server reports
-	version string
+	mu   sync.Mutex // one statement at a time on conn
+	conn *myConn
+	// server is what the server reported at the last connect; read
+	// without mu, so the chat may ask while a query runs.
+	server atomic.Pointer[myServer]
 }
+
+// myServer is the product (MariaDB or MySQL, from the version the server
+// reports) and its version.
+type myServer struct{ product, version string }
 
 // myConn is the source's connection and its id on the server, which KILL
 // QUERY names.
@@ -158,12 +164,11 @@ func (s *mySource) Name() string { return s.spec.Name }
 func (s *mySource) Kind() *Kind { return s.kind }
 
 func (s *mySource) Server() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.product == "" {
+	v := s.server.Load()
+	if v == nil {
 		return s.kind.Name
 	}
-	return s.product + " " + s.version
+	return v.product + " " + v.version
 }
 
 // Where: "analyst@db.example.com:3306/sales", "quarry@/run/mysqld/mysqld.sock/sales".
@@ -226,7 +231,8 @@ func (s *mySource) connLocked(ctx context.Context) (*myConn, error) {
 		return nil, s.failure(err)
 	}
 	mc.id, _ = strconv.ParseUint(row[0], 10, 64)
-	s.product, s.version = myProduct(row[1])
+	product, version := myProduct(row[1])
+	s.server.Store(&myServer{product, version})
 	s.conn = mc
 	return mc, nil
 }
@@ -241,7 +247,10 @@ func myProduct(v string) (product, version string) {
 	return "MySQL", v
 }
 
-func (s *mySource) mariadb() bool { return s.product == "MariaDB" }
+func (s *mySource) mariadb() bool {
+	v := s.server.Load()
+	return v != nil && v.product == "MariaDB"
+}
 
 func (s *mySource) dropLocked() {
 	if s.conn != nil {

@@ -31,7 +31,7 @@ func (s *mySource) Profile(ctx context.Context, o ProfileOptions) (Profile, erro
 	if err != nil {
 		return Profile{Name: s.spec.Name, Where: s.Where(), Memory: o.Memory, kind: s.kind}, err
 	}
-	p := Profile{Name: s.spec.Name, Where: s.Where(), Server: s.product + " " + s.version, Memory: o.Memory, kind: s.kind}
+	p := Profile{Name: s.spec.Name, Where: s.Where(), Server: s.Server(), Memory: o.Memory, kind: s.kind}
 	wt := s.watch(ctx, c.id, 10*time.Second)
 	defer wt.stop()
 	q := func(query string, each func([]driver.Value) error) error {
