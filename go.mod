@@ -27,6 +27,7 @@ require (
 	github.com/sashabaranov/go-openai v1.43.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
+	github.com/ulikunitz/xz v0.5.17
 	github.com/yuin/goldmark v1.7.8
 	golang.org/x/sys v0.47.0
 )

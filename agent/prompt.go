@@ -59,7 +59,11 @@ func profileText(p kernel.Profile, examples bool) string {
 		facts = append(facts, fmt.Sprintf("%d rows", p.Rows))
 	}
 	if p.Encoding != "" {
-		facts = append(facts, "encoding "+p.Encoding)
+		enc := "encoding " + p.Encoding
+		if p.EncodingSample != "" && examples { // the file's own text: not with share = "schema"
+			enc += " (its non-ASCII text reads: " + oneLine(p.EncodingSample, 200) + ")"
+		}
+		facts = append(facts, enc)
 	}
 	if p.Delimiter != "" {
 		facts = append(facts, fmt.Sprintf("delimiter %q", p.Delimiter))
@@ -92,7 +96,11 @@ func profileText(p kernel.Profile, examples bool) string {
 	if call := readCall(p, path); call != "" {
 		fmt.Fprintf(&b, "\n  read with: %s", call)
 	}
-	writeNotes(&b, "  ", p.Notes)
+	notes := p.Notes
+	if p.KindNote != "" {
+		notes = append([]string{p.KindNote}, notes...)
+	}
+	writeNotes(&b, "  ", notes)
 	if len(p.Sheets) == 0 {
 		writeColumns(&b, "  ", p.Columns, p.ColumnCount, p.Head, examples)
 	}

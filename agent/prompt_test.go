@@ -279,6 +279,22 @@ func TestSystemPromptDatabases(t *testing.T) {
 	}
 }
 
+// The model sees the file's non-ASCII text as decoded (a wrong code page
+// shows), unless only the schema may be shared; and how the name and the
+// content disagree.
+func TestProfileTextEncodingSampleAndKindNote(t *testing.T) {
+	p := kernel.Profile{Name: "q.csv", Kind: "csv", Encoding: "cp1252", EncodingSample: "Taxi – airport “Dublin T2” · €42,50",
+		KindNote: "named .csv, but it is compressed with gzip", Rows: 3}
+	text := profileText(p, true)
+	if !strings.Contains(text, "encoding cp1252 (its non-ASCII text reads: Taxi – airport “Dublin T2” · €42,50)") ||
+		!strings.Contains(text, "note: named .csv, but it is compressed with gzip") {
+		t.Errorf("prompt:\n%s", text)
+	}
+	if text := profileText(p, false); strings.Contains(text, "Dublin") || !strings.Contains(text, "encoding cp1252") {
+		t.Errorf("schema only, the sample must not go to the model:\n%s", text)
+	}
+}
+
 // A table Jupyter shows with its middle columns left out reaches the model
 // with a "…" column where they were, and how many.
 func TestCellViewSaysWhichColumnsAreLeftOut(t *testing.T) {

@@ -20,5 +20,5 @@ var otherEnv = []envVar{
 	{config.OllamaHostEnv, "where to look for Ollama (default http://127.0.0.1:11434)"},
 	{engine.SSHCommandEnv, "the ssh command and options for an engine at ssh://"},
 	{image.MirrorEnv, "the Debian mirror the offline image build uses"},
-	{sandbox.ImportsEnv, "eager: the kernel imports pandas and the rest before it says ready"},
+	{sandbox.ImportsEnv, "eager: the kernel imports pandas and the rest before it says ready; wait: every cell waits for all of them"},
 }

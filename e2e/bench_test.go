@@ -17,17 +17,19 @@ import (
 // chat request (first-request-ms): the engine, the sandbox start, both
 // uploads and profiles stand between them. The model then runs the
 // variance cell (a pandas table and a bar chart) and answers; exit-ms is
-// the whole run. "background" is today's import order, "eager" the old one
-// (sandbox.ImportsEnv), side by side:
+// the whole run. The import orders (sandbox.ImportsEnv) side by side:
+// "names" is quarry's (a cell waits for the libraries it names), "wait"
+// the one before it (every cell and checkpoint waits for all of them),
+// "eager" the one before that (all imported before ready):
 //
 //	go test -run '^$' -bench 'SessionStart|FirstRequest' -benchtime 10x ./sandbox ./e2e
 func BenchmarkFirstRequest(b *testing.B) {
-	for _, order := range []string{"background", "eager"} {
-		b.Run(order, func(b *testing.B) { benchFirstRequest(b, order == "eager") })
+	for _, order := range []string{"names", "wait", "eager"} {
+		b.Run(order, func(b *testing.B) { benchFirstRequest(b, order) })
 	}
 }
 
-func benchFirstRequest(b *testing.B, eager bool) {
+func benchFirstRequest(b *testing.B, order string) {
 	sandboxtest.Engine(b)
 	quarryBin(b) // built before the clock runs
 	q1, q2 := writeQuarters(b, b.TempDir())
@@ -53,9 +55,7 @@ func benchFirstRequest(b *testing.B, eager bool) {
 		first = time.Time{}
 		mu.Unlock()
 		r := newRun(b, srv.URL, "-p", "Budget variance per department and quarter?", q1, q2)
-		if eager {
-			r.env = append(r.env, sandbox.ImportsEnv+"=eager")
-		}
+		r.env = append(r.env, sandbox.ImportsEnv+"="+order)
 		t0 := time.Now()
 		r.start()
 		code := r.wait(2 * time.Minute)

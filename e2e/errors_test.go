@@ -31,7 +31,7 @@ func TestBadInputExit2(t *testing.T) {
 	empty := write("empty.csv", "")
 	pdf := write("report.pdf", "%PDF-1.7")
 	blob := write("blob.csv", "a,b\n\x00\x00\x00")
-	fakeXLSX := write("book.xlsx", "a,b\n1,2\n")
+	pdfAsCSV := write("scan.csv", "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
 	folder := filepath.Join(dir, "exports")
 	os.Mkdir(folder, 0o755)
 	missing := filepath.Join(dir, "q3.csv")
@@ -49,9 +49,9 @@ func TestBadInputExit2(t *testing.T) {
 		{"missing file", []string{"-p", "x", good, missing}, "", []string{missing, "no such file"}},
 		{"folder", []string{"-p", "x", folder}, "", []string{folder, "is a folder"}},
 		{"empty file", []string{"-p", "x", empty}, "", []string{empty, "is empty"}},
-		{"unsupported type", []string{"-p", "x", pdf}, "", []string{pdf, "unsupported", ".csv"}},
+		{"a kind quarry does not read", []string{"-p", "x", pdf}, "", []string{pdf, "is a PDF document, which quarry does not read", "CSV"}},
 		{"binary csv", []string{"-p", "x", blob}, "", []string{blob, "binary"}},
-		{"xlsx not a workbook", []string{"-p", "x", fakeXLSX}, "", []string{fakeXLSX, "not an Excel workbook"}},
+		{"named as another kind", []string{"-p", "x", pdfAsCSV}, "", []string{pdfAsCSV, "is a PDF document, not a CSV file"}},
 		{"same name twice", []string{"-p", "x", good, other}, "", []string{"same name", "good.csv"}},
 		{"empty prompt on stdin", []string{"-p", "-", good}, "  \n", []string{"prompt", "empty"}},
 		{"binary data on stdin", []string{"-p", "x"}, "\x00\x01\x02\x03", []string{"standard input", "binary"}},

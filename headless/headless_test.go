@@ -14,26 +14,31 @@ import (
 	"github.com/quarry-cli/quarry/render"
 )
 
-func TestDetectType(t *testing.T) {
+// Piped data is named by its content's kind, the table's (filekind).
+func TestSaveStdinNamesByContent(t *testing.T) {
 	cases := map[string]string{
-		"department,budget\nSales,1\n":     "csv",
-		"\xEF\xBB\xBFa;b\n1;2\n":           "csv",
-		"a\tb\tc\n1\t2\t3\n":               "tsv",
-		"  [{\"a\": 1}]":                   "json",
-		"{\"a\": 1}\n{\"a\": 2}\n":         "json",
-		"just some notes\nmore notes\n":    "txt",
-		"PK\x03\x04\x14\x00":               "xlsx",
-		"PAR1\x15\x04":                     "parquet",
-		"\xD0\xCF\x11\xE0\xA1\xB1\x1A\xE1": "xls",
+		"department,budget\nSales,1\n":                      "stdin.csv",
+		"\xEF\xBB\xBFa;b\n1;2\n":                            "stdin.csv",
+		"a\tb\tc\n1\t2\t3\n":                                "stdin.tsv",
+		"  [{\"a\": 1}]":                                    "stdin.json",
+		"{\"a\": 1}\n{\"a\": 2}\n":                          "stdin.jsonl",
+		"just some notes\nmore notes\n":                     "stdin.txt",
+		"PAR1\x15\x04\x00\x00\x00\x00PAR1":                  "stdin.parquet",
+		"SQLite format 3\x00" + strings.Repeat("\x00", 100): "stdin.sqlite",
 	}
 	for in, want := range cases {
-		got, err := detectType([]byte(in))
-		if err != nil || got != want {
-			t.Errorf("detectType(%q) = %q, %v; want %q", in, got, err, want)
+		path, err := saveStdin(t.TempDir(), strings.NewReader(in))
+		if err != nil || filepath.Base(path) != want {
+			t.Errorf("saveStdin(%q) = %q, %v; want %s", in, path, err, want)
 		}
 	}
-	if _, err := detectType([]byte("\x00\x01garbage")); err == nil || !strings.Contains(err.Error(), "standard input") {
-		t.Errorf("binary stdin: err = %v", err)
+	for in, want := range map[string]string{
+		"\x00\x01garbage":    "standard input: binary data of an unknown kind",
+		"%PDF-1.7\n\x00\x01": "standard input is a PDF document, not data quarry reads",
+	} {
+		if _, err := saveStdin(t.TempDir(), strings.NewReader(in)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("stdin %q: err = %v, want %q", in, err, want)
+		}
 	}
 }
 

@@ -1,16 +1,14 @@
 package headless
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 
 	"github.com/charmbracelet/x/term"
-	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/filekind"
 )
 
 // Prompt reads the prompt (from stdin for "-") and returns ctx's error when
@@ -61,8 +59,9 @@ func hasPipedData(stdin io.Reader) bool {
 	return m&os.ModeNamedPipe != 0 || m.IsRegular()
 }
 
-// saveStdin copies stdin into dir as stdin.<type>, named after the
-// detected content. It returns "" when stdin was empty.
+// saveStdin copies stdin into dir as stdin.<type>, named after its
+// content's kind (stdin.csv, stdin.parquet, stdin.csv.gz). It returns ""
+// when stdin was empty.
 func saveStdin(dir string, stdin io.Reader) (path string, err error) {
 	tmp := filepath.Join(dir, "stdin.data")
 	f, err := os.Create(tmp)
@@ -79,15 +78,11 @@ func saveStdin(dir string, stdin io.Reader) (path string, err error) {
 	if n == 0 {
 		return "", nil
 	}
-	head, err := readHead(tmp)
-	if err != nil {
-		return "", fmt.Errorf("standard input: %v", err)
-	}
-	ext, err := detectType(head)
-	if err != nil {
+	id := filekind.Sniff(tmp, "standard input")
+	if err := id.Err(); err != nil {
 		return "", err
 	}
-	path = filepath.Join(dir, "stdin."+ext)
+	path = filepath.Join(dir, "stdin"+id.DataExt())
 	if err := os.Rename(tmp, path); err != nil {
 		return "", fmt.Errorf("standard input: %v", err)
 	}
@@ -106,52 +101,6 @@ func untilDone(ctx context.Context, read func() error) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-func readHead(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	head := make([]byte, 8<<10)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return nil, err
-	}
-	return head[:n], nil
-}
-
-// detectType names piped data by its content: xlsx, xls, parquet, json, tsv,
-// csv or txt.
-func detectType(head []byte) (string, error) {
-	switch {
-	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
-		return "xlsx", nil
-	case bytes.HasPrefix(head, []byte{0xD0, 0xCF, 0x11, 0xE0, 0xA1, 0xB1, 0x1A, 0xE1}):
-		return "xls", nil
-	case bytes.HasPrefix(head, []byte("PAR1")):
-		return "parquet", nil
-	case session.LooksBinary(head):
-		return "", errors.New("standard input: binary data of an unknown type: save it to a file with the right extension (.csv, .xlsx, .parquet) and pass the file instead")
-	}
-	text := bytes.TrimPrefix(head, []byte("\xEF\xBB\xBF"))
-	trimmed := bytes.TrimLeft(text, " \t\r\n")
-	if len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
-		return "json", nil
-	}
-	line := trimmed
-	if i := bytes.IndexByte(line, '\n'); i >= 0 {
-		line = line[:i]
-	}
-	tabs, commas, semis := bytes.Count(line, []byte("\t")), bytes.Count(line, []byte(",")), bytes.Count(line, []byte(";"))
-	switch {
-	case tabs > 0 && tabs >= commas && tabs >= semis:
-		return "tsv", nil
-	case commas > 0 || semis > 0:
-		return "csv", nil
-	}
-	return "txt", nil
 }
 
 // isTerminal reports whether w is a terminal.

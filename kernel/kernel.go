@@ -159,17 +159,28 @@ type Profile struct {
 	Name string `json:"name"` // base name, visible at Path
 	Path string `json:"path"` // /data/<name>
 	Size int64  `json:"size"`
-	Kind string `json:"kind"` // csv, excel, json, parquet, feather, stata, spss, sas, sqlite, duckdb, other
+	// Kind is the profile reader that read it (filekind's Reader: csv,
+	// excel, json, parquet, feather, arrow_stream, stata, spss, sas,
+	// sqlite, duckdb).
+	Kind string `json:"kind"`
+	// KindNote says how the file's name and content disagree when it was
+	// read by its content: "named .csv, but it is an SQLite database". Set
+	// by the host, not the kernel.
+	KindNote string `json:"kind_note,omitempty"`
 	// Compression is how a CSV or JSON file is packed (gzip, bz2, xz, zip);
 	// pandas unpacks it while reading.
 	Compression string `json:"compression,omitempty"`
 	// Unpacked is a compressed file's size unpacked, counted or estimated
 	// within the profile's time (gzip's trailer, a zip's directory, or the
 	// rate of a bounded read); "large" and sampling go by it.
-	Unpacked  int64  `json:"unpacked,omitempty"`
-	Encoding  string `json:"encoding,omitempty"`
-	Delimiter string `json:"delimiter,omitempty"`
-	Decimal   string `json:"decimal,omitempty"`
+	Unpacked int64  `json:"unpacked,omitempty"`
+	Encoding string `json:"encoding,omitempty"`
+	// EncodingSample is some of the file's non-ASCII text as Encoding
+	// decodes it (cells joined by " · "), so that a wrong guess shows:
+	// "Taxi – airport “Dublin T2” · €42,50", not "Taxi û airport ôDublin T2ö".
+	EncodingSample string `json:"encoding_sample,omitempty"`
+	Delimiter      string `json:"delimiter,omitempty"`
+	Decimal        string `json:"decimal,omitempty"`
 	// Thousands is the digit-group separator the numbers use ("." in
 	// "1.234,56"), empty when there is none; read_csv needs it as thousands=.
 	Thousands string   `json:"thousands,omitempty"`

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/quarry-cli/quarry/filekind"
 )
 
 // ReadCall is the call the profile loaded a file with: a reader function
@@ -25,14 +27,6 @@ type CallArg struct {
 	Value any    `json:"value"`
 }
 
-// readers are the functions a ReadCall may name; the pyreadstat ones
-// return (DataFrame, metadata), so the call takes [0].
-var readers = map[string]string{
-	"pd.read_csv": "", "pd.read_fwf": "", "pd.read_excel": "", "pd.read_json": "", "pd.read_parquet": "",
-	"pd.read_feather": "", "pd.read_stata": "", "pd.read_spss": "",
-	"pyreadstat.read_sas7bdat": "[0]", "pyreadstat.read_xport": "[0]", "pyreadstat.read_por": "[0]",
-}
-
 var identifier = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,39}$`)
 
 // maxCallLen keeps a call with long column lists from filling the prompt.
@@ -45,7 +39,7 @@ func (c *ReadCall) Python(path string) string {
 	if c == nil {
 		return ""
 	}
-	suffix, ok := readers[c.Func]
+	suffix, ok := filekind.ReadSuffix(c.Func) // only the table's read calls; pyreadstat's take [0]
 	if !ok {
 		return ""
 	}

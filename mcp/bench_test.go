@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/session"
 )
@@ -118,22 +119,46 @@ func BenchmarkRunCellInProcess(b *testing.B) {
 
 // BenchmarkFirstCallStdio: a new server's first run_python, from the call
 // to its answer: the sandbox starts inside it (the engine is connected, as
-// quarry mcp connects it when it starts).
+// quarry mcp connects it when it starts). Each round runs every import
+// order (sandbox.ImportsEnv) and both cells, interleaved, so that the
+// machine's load falls on all alike: "names" is quarry's (a cell waits for
+// the libraries it names), "wait" the order before it (every cell waits
+// for all of them), "eager" the one before that (all imported before
+// ready); "1" is a trivial cell, "pandas" one that uses pd.
+//
+//	go test ./mcp -run '^$' -bench FirstCallStdio -benchtime 20x
 func BenchmarkFirstCallStdio(b *testing.B) {
-	samples := make([]time.Duration, 0, b.N)
+	orders := []string{"names", "wait", "eager"}
+	cells := []struct{ name, code string }{{"1", "1"}, {"pandas", "pd.DataFrame({'a': [1, 2]}).a.sum()"}}
+	samples := map[string][]time.Duration{}
 	b.ResetTimer()
 	for range b.N {
-		b.StopTimer()
-		cs, stop := stdioClient(b)
-		b.StartTimer()
-		t0 := time.Now()
-		if res := callTool(b, cs, "run_python", map[string]any{"code": "1"}); res.IsError {
-			b.Fatal(text(res))
+		for _, order := range orders {
+			for _, c := range cells {
+				b.StopTimer()
+				b.Setenv(sandbox.ImportsEnv, order)
+				cs, stop := stdioClient(b)
+				b.StartTimer()
+				t0 := time.Now()
+				if res := callTool(b, cs, "run_python", map[string]any{"code": c.code}); res.IsError {
+					b.Fatal(text(res))
+				}
+				key := order + "-" + c.name
+				samples[key] = append(samples[key], time.Since(t0))
+				b.StopTimer()
+				stop()
+				b.StartTimer()
+			}
 		}
-		samples = append(samples, time.Since(t0))
-		b.StopTimer()
-		stop()
-		b.StartTimer()
 	}
-	percentiles(b, samples)
+	b.StopTimer()
+	for _, order := range orders {
+		for _, c := range cells {
+			key := order + "-" + c.name
+			d := samples[key]
+			slices.Sort(d)
+			b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, key+"-p50-ms")
+			b.ReportMetric(float64(d[len(d)*9/10].Microseconds())/1000, key+"-p90-ms")
+		}
+	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/quarry-cli/quarry/filekind"
 )
 
 // A hand-written notebook's inputs, as Jupyter finds them: its code runs in
@@ -17,13 +19,9 @@ import (
 // the user names it too (NotebookInput.Named).
 
 // readCalls are the readers whose literal argument names a file the code
-// reads, also outside the notebook's folder.
-var readCalls = map[string]bool{
-	"read_csv": true, "read_excel": true, "read_json": true, "read_parquet": true, "read_feather": true,
-	"read_table": true, "read_stata": true, "read_spss": true, "read_sas": true, "ExcelFile": true,
-	"read_sas7bdat": true, "read_xport": true, "read_por": true, "read_sav": true, "read_dta": true,
-	"read_fwf": true, "read_pickle": true, "read_orc": true, "read_hdf": true, "read_xml": true, "read_html": true,
-}
+// reads, also outside the notebook's folder: those of the table of file
+// kinds (read_csv, read_por, read_pickle…).
+var readCalls = filekind.ReadFunctions()
 
 // openCalls open a file too; outside the folder they count only for a
 // file that exists (open() also writes).

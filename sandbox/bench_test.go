@@ -122,9 +122,9 @@ func BenchmarkConnect(b *testing.B) {
 
 // BenchmarkSessionStart measures Start until the kernel is ready, then
 // Close (not timed): "background" is today's order (the kernel says ready,
-// then imports numpy, pandas and matplotlib in a thread), "eager" the old
-// one (all imported before ready, sandbox.ImportsEnv), side by side in one
-// run. It also reports where the time goes (medians): volumes and container
+// forks the start's copy for the first checkpoint, then imports numpy,
+// pandas and matplotlib in a thread), "eager" the old one (all imported
+// before ready, sandbox.ImportsEnv), side by side in one run. It also reports where the time goes (medians): volumes and container
 // create, attach and ContainerStart (the engine's share), and kernel source
 // sent until ready (Python start-up, plus the imports when eager).
 func BenchmarkSessionStart(b *testing.B) {

@@ -26,6 +26,38 @@ func SetImportsDelay(d time.Duration) func() {
 	return func() { importsDelay.Store(old) }
 }
 
+// KernelReaders are the profile readers the kernel reported when ready.
+func (s *Session) KernelReaders() []string { return s.info.Readers }
+
+// SetImportsBroken makes the kernel's import of each module fail in the
+// sessions started after it, and returns a restore func.
+func SetImportsBroken(modules ...string) func() {
+	importsTest.Lock()
+	defer importsTest.Unlock()
+	old := importsTest.broken
+	importsTest.broken = modules
+	return func() {
+		importsTest.Lock()
+		defer importsTest.Unlock()
+		importsTest.broken = old
+	}
+}
+
+// SetImportsSlow keeps module half made for d in the kernel's background
+// imports (in sys.modules, its code not run yet, its import lock held), in
+// the sessions started after it, and returns a restore func.
+func SetImportsSlow(module string, d time.Duration) func() {
+	importsTest.Lock()
+	defer importsTest.Unlock()
+	old := importsTest.slow
+	importsTest.slow = map[string]float64{module: d.Seconds()}
+	return func() {
+		importsTest.Lock()
+		defer importsTest.Unlock()
+		importsTest.slow = old
+	}
+}
+
 // CopyIn exposes the file transfer without the profile, for benchmarks.
 func (s *Session) CopyIn(ctx context.Context, hostPath string) (string, error) {
 	s.mu.Lock()

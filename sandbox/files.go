@@ -13,6 +13,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/quarry-cli/quarry/filekind"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -42,12 +43,21 @@ func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgre
 		onProgress = func(Upload) {}
 	}
 	t0 := time.Now()
+	// What the file is goes by its content and the name it gets in /data.
+	id := filekind.IdentifyAs(hostPath, name)
 	size, err := s.copyIn(ctx, hostPath, name, t0, onProgress)
 	if err != nil {
 		return kernel.Profile{}, err
 	}
 	onProgress(Upload{Name: name, Phase: UploadProfiling, Done: size, Size: size, Elapsed: time.Since(t0)})
-	p, err := s.profile(ctx, dataDir+"/"+name)
+	var p kernel.Profile
+	if err := id.Err(); err != nil {
+		// Attached all the same (a notebook's code may open it as it
+		// likes), but not a table to profile.
+		p = kernel.Profile{Name: name, Path: dataDir + "/" + name, HeaderRow: -1, Error: err.Error()}
+	} else if p, err = s.profile(ctx, dataDir+"/"+name, id.Request()); err == nil {
+		p.KindNote = id.Note()
+	}
 	p.Size = size // the host copied it: true also when profiling failed
 	return p, err
 }

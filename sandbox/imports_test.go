@@ -79,7 +79,7 @@ func TestCellInterruptedWhileImportsPending(t *testing.T) {
 	s := sandboxtest.Session(t, e, sandbox.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	res, err := s.Exec(ctx, "waited = True", nil)
+	res, err := s.Exec(ctx, "waited = pd", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

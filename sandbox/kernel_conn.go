@@ -36,8 +36,11 @@ import (
 var pykernelFS embed.FS
 
 var kernelParts = []string{
-	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
-	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
+	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "kind.py", "sql_db.py",
+	"variance_words.py", "variance_periods.py", "variance_money.py", "variance_read.py", "variance_header.py",
+	"variance_layout.py", "variance_kinds.py", "variance_rows.py", "variance_long.py", "variance_match.py",
+	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py",
+	"checkpoint.py", "checkpoint_start.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
 func pykernel(name string) string {
@@ -105,6 +108,7 @@ type frame struct {
 	Pandas  string          `json:"pandas"`
 	Warning string          `json:"warning"`
 	Imports float64         `json:"import_seconds"`
+	Readers []string        `json:"readers"` // ready: the profile readers the kernel has
 	Limits  *limitsReport   `json:"limits"`
 	Alive   []int64         `json:"alive"`    // checkpoints the kernel still holds
 	At      int64           `json:"at"`       // the checkpoint a restore reached; 0: none was left
@@ -113,6 +117,11 @@ type frame struct {
 	DB      string          `json:"db"`       // db: the source's name
 	Query   string          `json:"query"`    // db: the SQL
 	MaxRows int64           `json:"max_rows"` // db: the call's row cap; 0 for the source's
+	// kind: a file the cell's code holds, as its start and end (kind.go)
+	Size   int64  `json:"size"`
+	Head   []byte `json:"head"`
+	Tail   []byte `json:"tail"`
+	TailAt int64  `json:"tail_at"`
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
 }

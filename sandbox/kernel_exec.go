@@ -84,6 +84,8 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 				clock.begin()
 			case "db":
 				go s.serveDB(dbCtx, k, f)
+			case "kind":
+				go serveKind(k, f)
 			case "stream":
 				buf, stream := &out, kernel.Stdout
 				if f.Name == "stderr" {

@@ -1,30 +1,60 @@
 package sandbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 )
 
-// ImportsEnv set to "eager" makes the kernel import numpy, pandas,
-// matplotlib and pyplot before it says ready, as quarry did before it
-// imported them in the background while the model thinks
-// (sandbox/pykernel/imports.py). The benchmarks run it as their baseline; it is also
-// a way to rule the background import out when chasing a fault.
+// ImportsEnv chooses when the kernel imports numpy, pandas, matplotlib and
+// pyplot (sandbox/pykernel/imports.py). Unset, it says ready first and
+// imports them in a thread; a cell waits only for those it names.
+// "wait" makes every cell and checkpoint wait for all of them, as quarry
+// did before cells waited per name; "eager" imports them before ready, as
+// quarry did before it deferred them. Both are the benchmarks' baselines,
+// and ways to rule the background import out when chasing a fault.
 const ImportsEnv = "QUARRY_KERNEL_IMPORTS"
+
+// importsModes are ImportsEnv's values the kernel knows; any other is the
+// default.
+var importsModes = map[string]bool{"eager": true, "wait": true}
 
 // importsDelay holds the background imports back before they begin, so
 // tests can reach the kernel while they are pending (SetImportsDelay).
 var importsDelay atomic.Int64
 
+// importsTest are the tests' faults in the kernel's imports: modules whose
+// import fails (SetImportsBroken), and modules that stay half made for a
+// while, as a slow import does (SetImportsSlow).
+var importsTest struct {
+	sync.Mutex
+	broken []string
+	slow   map[string]float64 // module -> seconds
+}
+
 // importsPreamble is the kernel source's lines that choose the import order.
 func importsPreamble() string {
+	mode := os.Getenv(ImportsEnv)
+	if !importsModes[mode] {
+		mode = "names"
+	}
+	importsTest.Lock()
+	// JSON lists of strings and objects of numbers are Python literals.
+	broken, _ := json.Marshal(append([]string{}, importsTest.broken...))
+	slow, _ := json.Marshal(importsTest.slow)
+	importsTest.Unlock()
+	if string(slow) == "null" {
+		slow = []byte("{}")
+	}
 	eager := "False"
-	if os.Getenv(ImportsEnv) == "eager" {
+	if mode == "eager" {
 		eager = "True"
 	}
-	return fmt.Sprintf("EAGER_IMPORTS = %s\nIMPORTS_DELAY = %g\n", eager, time.Duration(importsDelay.Load()).Seconds())
+	return fmt.Sprintf("IMPORTS_MODE = %q\nEAGER_IMPORTS = %s\nIMPORTS_DELAY = %g\nIMPORTS_BROKEN = %s\nIMPORTS_SLOW = %s\n",
+		mode, eager, time.Duration(importsDelay.Load()).Seconds(), broken, slow)
 }
 
 // opClock bounds a cell, a profile or a checkpoint. The kernel may first

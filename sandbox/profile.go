@@ -3,10 +3,13 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
+	"github.com/quarry-cli/quarry/filekind"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -15,9 +18,10 @@ import (
 // kernel's defaults (64 MB, 200,000 rows). Tests set them to sample small files.
 var profileLimits struct{ fullBytes, sampleRows atomic.Int64 }
 
-// profile asks the kernel to profile a file in /data. It runs in the
-// kernel's own namespace, not the user's, and is bounded like a cell.
-func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, error) {
+// profile asks the kernel to profile a file in /data with the reader of its
+// kind. It runs in the kernel's own namespace, not the user's, and is
+// bounded like a cell.
+func (s *Session) profile(ctx context.Context, path string, kind filekind.Request) (kernel.Profile, error) {
 	var res kernel.Result
 	if err := s.ensureKernel(ctx, &res); err != nil {
 		return kernel.Profile{}, err
@@ -27,12 +31,16 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 	id := s.seq
 	k.want.Store(id)
 	defer k.want.Store(0)
-	fallback := kernel.Profile{Name: path[len(dataDir)+1:], Path: path, HeaderRow: -1}
+	fallback := kernel.Profile{Name: path[len(dataDir)+1:], Path: path, HeaderRow: -1, Kind: kind.Reader}
+	if !slices.Contains(s.info.Readers, kind.Reader) {
+		fallback.Error = "the kernel has no profile reader for " + kind.Name + " files (it has " + strings.Join(s.info.Readers, ", ") + ")"
+		return fallback, nil
+	}
 	limits := map[string]int64{"memory_limit": s.lim.Memory}
 	if b, r := profileLimits.fullBytes.Load(), profileLimits.sampleRows.Load(); b > 0 || r > 0 {
 		limits["full_bytes"], limits["sample_rows"] = b, r
 	}
-	msg := map[string]any{"op": "profile", "id": id, "path": path, "limits": limits}
+	msg := map[string]any{"op": "profile", "id": id, "path": path, "limits": limits, "kind": kind}
 	if err := k.send(msg); err != nil {
 		return fallback, s.engineError(err)
 	}
@@ -57,7 +65,7 @@ func (s *Session) profile(ctx context.Context, path string) (kernel.Profile, err
 				return fallback, nil
 			}
 			p := *f.Profile
-			p.Name, p.Path = fallback.Name, path // the host knows the name; the kernel's copy is untrusted
+			p.Name, p.Path, p.Kind = fallback.Name, path, kind.Reader // the host knows these; the kernel's copy is untrusted
 			boundProfile(&p)
 			return p, nil
 		case <-k.done:
@@ -114,6 +122,7 @@ func boundProfile(p *kernel.Profile) {
 		}
 	}
 	p.Notes = boundNotes(p.Notes)
+	p.EncodingSample = clipText(p.EncodingSample, maxSample)
 	p.Read = boundCall(p.Read)
 	const maxSheets = 50
 	if len(p.Sheets) > maxSheets {
@@ -147,13 +156,22 @@ func boundNotes(notes []string) []string {
 		notes = notes[:maxNotes]
 	}
 	for i, n := range notes {
-		if len(n) > maxLen {
-			cut := maxLen
-			for cut > 0 && !utf8.RuneStart(n[cut]) {
-				cut--
-			}
-			notes[i] = n[:cut] + "…"
-		}
+		notes[i] = clipText(n, maxLen)
 	}
 	return notes
+}
+
+// maxSample bounds the encoding sample, which the prompt carries.
+const maxSample = 240
+
+// clipText cuts s to at most n bytes on a character boundary, marking the cut.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

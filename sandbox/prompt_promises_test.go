@@ -37,10 +37,12 @@ func promisedNames(t *testing.T) []string {
 	}
 	strs := regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
 	call := regexp.MustCompile(`(?:^|[^\w.)])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(`)
+	// v is the table variance() returns: what the prompt reads of it must be there.
+	table := regexp.MustCompile(`(?:^|[^\w.])(v\.[A-Za-z_]\w*)`)
 	text = strings.ReplaceAll(text, "```", "")
 	for _, span := range regexp.MustCompile("`([^`\n]+)`").FindAllStringSubmatch(text, -1) {
 		code := strs.ReplaceAllString(span[1], `""`)
-		for _, m := range call.FindAllStringSubmatch(code, -1) {
+		for _, m := range append(call.FindAllStringSubmatch(code, -1), table.FindAllStringSubmatch(code, -1)...) {
 			if !slices.Contains(names, m[1]) {
 				names = append(names, m[1])
 			}
@@ -53,7 +55,7 @@ func promisedNames(t *testing.T) []string {
 // sandbox: imported, or defined in the kernel (sql, DuckDBError).
 func TestPromptPromisesHoldInImage(t *testing.T) {
 	names := promisedNames(t)
-	for _, must := range []string{"pandas", "sql", "pyarrow.csv.open_csv", "pyarrow.parquet.ParquetFile"} {
+	for _, must := range []string{"pandas", "sql", "pyarrow.csv.open_csv", "pyarrow.parquet.ParquetFile", "variance", "bridge", "v.material"} {
 		if !slices.Contains(names, must) {
 			t.Errorf("the prompt no longer promises %s (found %v): keep this test in step", must, names)
 		}
@@ -61,10 +63,16 @@ func TestPromptPromisesHoldInImage(t *testing.T) {
 	s := sharedSession(t)
 	js, _ := json.Marshal(append(names, "DuckDBError"))
 	var missing map[string]string
-	runJSON(t, s, `import importlib
+	runJSON(t, s, `import builtins, importlib
+v = variance(pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [110.0, 90.0]}), pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [100.0, 100.0]}))
 def resolve(dotted):
     parts = dotted.split('.')
-    obj = globals()[parts[0]] if parts[0] in globals() else importlib.import_module(parts[0])
+    if parts[0] in globals():
+        obj = globals()[parts[0]]
+    elif hasattr(builtins, parts[0]):
+        obj = getattr(builtins, parts[0])
+    else:
+        obj = importlib.import_module(parts[0])
     for i, p in enumerate(parts[1:], 1):
         try:
             obj = getattr(obj, p)
@@ -79,6 +87,15 @@ for name in `+string(js)+`:
         out[name] = '%s: %s' % (type(e).__name__, e)`+report, &missing)
 	for name, why := range missing {
 		t.Errorf("the system prompt promises %s, but in the sandbox: %s", name, why)
+	}
+	// The prompt names every column variance() returns.
+	var columns []string
+	runJSON(t, s, "out = [str(c) for c in v.columns[1:]]"+report, &columns)
+	prompt, _ := os.ReadFile(systemPrompt)
+	for _, c := range columns {
+		if !regexp.MustCompile(`\b` + regexp.QuoteMeta(c) + `\b`).Match(prompt) {
+			t.Errorf("variance() returns a column %q the system prompt does not name", c)
+		}
 	}
 	t.Logf("checked in the sandbox: %s", strings.Join(names, ", "))
 }

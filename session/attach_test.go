@@ -1,15 +1,20 @@
 package session
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
@@ -135,4 +140,43 @@ func TestAttachFileWithoutExtension(t *testing.T) {
 func padTo(n, w int) string {
 	s := strconv.Itoa(n)
 	return strings.Repeat(" ", max(0, w-len(s))) + s
+}
+
+// A file read by its content rather than its name says so on the event
+// stream, so the user sees it as the model does: gzip named .csv.
+func TestAttachWarnsWhenTheNameSaysAnotherKind(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	srv := openaitest.New(t)
+	var mu sync.Mutex
+	var warnings []string
+	s := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: e, Events: func(ev agent.Event) {
+		if ev.Kind == agent.EventWarning {
+			mu.Lock()
+			warnings = append(warnings, ev.Text)
+			mu.Unlock()
+		}
+	}})
+	defer s.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	z := gzip.NewWriter(&b)
+	z.Write([]byte("region,amount\nNorth,1\nSouth,2\n"))
+	z.Close()
+	path := filepath.Join(t.TempDir(), "sales.csv")
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := s.Attach(ctx, path)
+	if err != nil || p.Error != "" || p.Rows != 2 || p.Compression != "gzip" {
+		t.Fatalf("attach: %v, profile %+v", err, p)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(warnings, "sales.csv: named .csv, but it is compressed with gzip") {
+		t.Errorf("warnings %q", warnings)
+	}
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/filekind"
 )
 
 func TestCheckFileDuckDB(t *testing.T) {
@@ -14,10 +16,14 @@ func TestCheckFileDuckDB(t *testing.T) {
 	if err := CheckFile(good); err != nil {
 		t.Errorf("a DuckDB file is refused: %v", err)
 	}
-	bad := filepath.Join(dir, "notes.duckdb")
-	os.WriteFile(bad, []byte("region,amount\nNorth,1\n"), 0o644)
-	if err := CheckFile(bad); err == nil || !strings.Contains(err.Error(), "not a DuckDB database") {
-		t.Errorf("a CSV named .duckdb: %v", err)
+	// A CSV named .duckdb is read as the CSV it is, and the note says so.
+	csv := filepath.Join(dir, "notes.duckdb")
+	os.WriteFile(csv, []byte("region,amount\nNorth,1\n"), 0o644)
+	if err := CheckFile(csv); err != nil {
+		t.Errorf("a CSV named .duckdb is refused: %v", err)
+	}
+	if note := filekind.Identify(csv).Note(); !strings.Contains(note, "named .duckdb, but it is a CSV file") {
+		t.Errorf("a CSV named .duckdb: note %q", note)
 	}
 	// Without an extension it is told by the same header, as the kernel
 	// tells it.

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -11,19 +10,17 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"syscall"
 
+	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/filekind"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
-// sniffSize is how much of a file CheckFile reads to judge its content.
-const sniffSize = 8 << 10
-
 // CheckFile tells whether path can be attached, without any container or
-// request: it must exist, be a readable, non-empty regular file of a
-// supported type whose content matches its name. Each error names the file
-// and says what to do.
+// request: it must exist and be a readable, non-empty regular file whose
+// content is a kind quarry reads, whatever its name says (package
+// filekind). Each error names the file and says what to do.
 func CheckFile(path string) error {
 	info, err := os.Stat(path)
 	switch {
@@ -38,10 +35,6 @@ func CheckFile(path string) error {
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%s: is not a regular file (a pipe or device): save the data to a file first, or pipe it on standard input", path)
 	}
-	ext := strings.ToLower(filepath.Ext(path))
-	if !supported(ext) && !extensionless(ext) {
-		return fmt.Errorf("%s: unsupported file (type %s): quarry reads %s, and files without an extension by their content; export it as CSV or Excel", path, ext, strings.Join(SupportedExts, " "))
-	}
 	f, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) {
@@ -49,20 +42,8 @@ func CheckFile(path string) error {
 		}
 		return fmt.Errorf("%s: cannot be read: %v", path, err)
 	}
-	defer f.Close()
-	head := make([]byte, sniffSize)
-	n, err := io.ReadFull(f, head)
-	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("%s: cannot be read: %v", path, err)
-	}
-	head = head[:n]
-	if n == 0 {
-		return fmt.Errorf("%s: is empty: there is nothing to analyse; check that the export finished", path)
-	}
-	if !supported(ext) {
-		return checkByContent(path, head)
-	}
-	return checkContent(path, ext, head)
+	f.Close()
+	return filekind.Identify(path).Err()
 }
 
 // CheckFiles runs CheckFile on each path and rejects two files with the
@@ -81,24 +62,6 @@ func CheckFiles(paths []string) error {
 		seen[base] = p
 	}
 	return nil
-}
-
-func supported(ext string) bool {
-	for _, e := range SupportedExts {
-		if e == ext {
-			return true
-		}
-	}
-	return false
-}
-
-// LooksBinary reports NUL bytes in head, except in UTF-16 text, which
-// Excel's "Unicode text" export writes with a byte-order mark.
-func LooksBinary(head []byte) bool {
-	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
-		return false
-	}
-	return bytes.IndexByte(head, 0) >= 0
 }
 
 // CheckOutputDir tells whether dir can be a session's output folder before
@@ -234,6 +197,9 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 	}
 	in := Input{Name: name, Path: abs, Size: p.Size, SHA256: sha, Profile: &p}
 	rec.input(in)
+	if p.KindNote != "" { // read by its content: the user should know too
+		s.emit(agent.Event{Kind: agent.EventWarning, Text: name + ": " + p.KindNote})
+	}
 	return in, nil
 }
 

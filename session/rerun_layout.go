@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"strings"
 
+	"github.com/quarry-cli/quarry/filekind"
 	"github.com/quarry-cli/quarry/kernel"
 )
 
@@ -88,12 +88,12 @@ func (s *Session) remakeLayout(ctx context.Context, sb interface {
 }
 
 // CheckNotebookInput checks a file a notebook's code names inside its
-// folder. One with a data file's name, or none, is checked as any attached
-// file is (CheckFile: by its content when it has no extension). Any other
-// name (notes.md, app.log) is no reason to refuse it, as the code opens it
-// as it likes: it must be a readable regular file.
+// folder. One with the name of a kind quarry reads, or none, is checked as
+// any attached file is (CheckFile: by its content). Any other name
+// (notes.md, app.log) is no reason to refuse it, as the code opens it as it
+// likes: it must be a readable regular file.
 func CheckNotebookInput(p string) error {
-	if ext := strings.ToLower(filepath.Ext(p)); supported(ext) || extensionless(ext) {
+	if filekind.DataName(p) {
 		return CheckFile(p)
 	}
 	st, err := os.Stat(p)

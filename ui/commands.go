@@ -132,9 +132,16 @@ func (m *Model) filesText() string {
 		b.WriteString("\n  " + c.label())
 		switch {
 		case c.profile != nil:
-			b.WriteString(" — " + c.profile.Path)
-			if c.profile.Kind != "" {
-				b.WriteString(" (" + c.profile.Kind + ")") // the size is in the label already
+			p := c.profile
+			b.WriteString(" — " + p.Path)
+			if p.Kind != "" {
+				b.WriteString(" (" + p.Kind + ")") // the size is in the label already
+			}
+			if p.KindNote != "" {
+				b.WriteString("\n    " + sanitizeLine(p.KindNote))
+			}
+			if p.EncodingSample != "" { // so a wrong encoding shows
+				b.WriteString("\n    " + sanitizeLine(p.Encoding+": "+p.EncodingSample))
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/quarry-cli/quarry/filekind"
 	"github.com/quarry-cli/quarry/suggest"
 )
 
@@ -28,7 +29,7 @@ var slashCommands []slashCommand
 
 func init() { // a var's initializer cannot refer to the table through /help
 	slashCommands = []slashCommand{
-		{name: "/attach", args: "PATH", help: "attach a data file (CSV, Excel, Parquet, Stata…) or a SQLite or DuckDB database (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
+		{name: "/attach", args: "PATH", help: "attach a data file or database: " + filekind.Formats() + " (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
 		{name: "/files", help: "list the attached files", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.filesText()); return nil }},
 		{name: "/sources", help: "list the databases sql(query, db=NAME) reaches", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.sourcesText()); return nil }},
 		{name: "/undo", help: "take back the last question: its answer, its cells' variables and files go", run: func(m *Model, _ string) tea.Cmd { return m.undoCmd() }},

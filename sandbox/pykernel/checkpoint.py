@@ -27,6 +27,7 @@ class Checkpoints:
     output = None  # in a snapshot: /output as it was
     sqlfiles = None  # in a snapshot: the SQL database's files as they were
     wake = None    # in a snapshot: the write end of its own wake pipe, for a kernel it forks
+    start = None   # (pid, wake write end, ack read end): the start's copy, while no cell ran
 
 
 class _Revive(Exception):
@@ -87,9 +88,35 @@ def kernel_locks():
     return [_send_lock, out_cap.lock, err_cap.lock] + [d.lock for d in drains]
 
 
+def _fork():
+    """os.fork() with no kernel thread holding a kernel lock across it and
+    SIGUSR1 blocked, until the snapshot has its handler (the supervisor may
+    signal it as soon as it is named); the parent unblocks it."""
+    locks = kernel_locks()
+    for l in locks:
+        l.acquire()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
+    try:
+        import warnings
+        with warnings.catch_warnings():
+            warnings.simplefilter('ignore', DeprecationWarning)  # "multi-threaded, use of fork()"
+            pid = os.fork()
+    except OSError:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+        raise
+    finally:
+        for l in locks:
+            l.release()
+    if pid != 0:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
+    return pid
+
+
 def run_checkpoint(msg):
     """Forks a snapshot of the kernel. In the snapshot this returns only
     when a restore woke it, with the kernel running again."""
+    if claim_start_snapshot(msg):
+        return
     cid = msg['id']
     wait_imports(user_ns)  # never fork while the import thread holds import locks
     send({'t': 'running', 'id': cid})
@@ -100,35 +127,26 @@ def run_checkpoint(msg):
     sqlfiles = _sql_files()
     _pause_openmp()
     r, w = os.pipe()
-    locks = kernel_locks()
-    for l in locks:  # no kernel thread holds one across the fork
-        l.acquire()
-    # Blocked until the snapshot has its handler: the supervisor may signal
-    # it as soon as it is named.
-    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     try:
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter('ignore', DeprecationWarning)  # "multi-threaded, use of fork()"
-            pid = os.fork()
+        pid = _fork()
     except OSError as e:
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
-        for l in locks:
-            l.release()
         os.close(r)
         os.close(w)
         os.write(ck.ctl, b'N 0\n')  # no snapshot of this question to come back to
         send({'t': 'checkpoint', 'id': cid, 'error': {'type': type(e).__name__, 'message': 'fork: %s' % e}})
         return
-    for l in locks:
-        l.release()
     if pid == 0:
         ck.output, ck.sqlfiles, ck.wake = listing, sqlfiles, w
         _snapshot(r, seq)
         return
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGUSR1})
     os.close(r)
     del listing, sqlfiles
+    _keep(cid, seq, pid, w, t0)
+
+
+def _keep(cid, seq, pid, w, t0):
+    """The snapshot pid is the question's: the OOM scores, the supervisor
+    and the host hear of it."""
     # Set here, before the host hears of it (the child may not have run yet).
     for older, _ in ck.snaps.values():
         _set_oom_adj(older, SNAPSHOT_OOM_ADJ)

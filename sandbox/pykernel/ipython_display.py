@@ -176,7 +176,7 @@ def ipy_install():
             ipy_sys.meta_path.append(IPyFinder({'IPython': top, 'IPython.display': disp, 'IPython.core': core,
                                                 'IPython.core.display': disp}))
             ns.setdefault('display', display)
-    pd = ipy_sys.modules.get('pandas')
+    pd = whole_module('pandas')  # imports.py: not one the import thread is still making
     if pd is not None and not IPyState.styler:
         IPyState.styler = True
         pandas_as_jupyter(pd)  # values.py: when the imports did not bring it

@@ -16,7 +16,7 @@ def ipy_magic_precision(arg, frame):
     arg = arg.strip()
     if arg and not arg.isdigit():
         raise UsageError('%%precision %s: give a number of digits, e.g. %%precision 2' % arg)
-    np = ipy_sys.modules.get('numpy')
+    np = imported('numpy')  # imports.py: waits for it when it is still to come
     if not arg:
         IPythonRuntime.float_digits = None
         if np is not None:

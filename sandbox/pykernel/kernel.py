@@ -1,6 +1,6 @@
-# quarry's Python kernel. The host sends this source (after output.py,
-# values.py, sql_duckdb.py, sql.py, checkpoint.py, supervisor.py and
-# imports.py, as one program) over the container's stdin right after start
+# quarry's Python kernel. The host sends this source (after the other parts
+# kernelParts in kernel_conn.go lists, as one program) over the container's
+# stdin right after start
 # (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
 #   QIN  - buffered binary reader on the private protocol input (host -> kernel,
@@ -110,16 +110,17 @@ def error_of(exc):
     return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text}
 
 
-def imports_for_cell(cid):
-    """Waits for the background imports (imports.py) before a cell: the host
-    interrupts the wait as it would the cell, and what the imports print is
-    not the cell's output (its streams are not open yet). Returns the
-    cell's notes and, when it was interrupted, its error."""
+def imports_for_cell(cid, code):
+    """Waits for the background imports the cell needs (imports.py) before
+    it: the host interrupts the wait as it would the cell, and what the
+    imports print is not the cell's output (its streams are not open yet).
+    Returns the cell's notes and, when it was interrupted, its error."""
     state.cell = cid
     try:
         state.running = True
         try:
-            return wait_imports(user_ns), None
+            imports_for_code(user_ns, code)
+            return [], None
         finally:
             state.running = False
     except KeyboardInterrupt as e:
@@ -132,7 +133,8 @@ def run_cell(msg):
     num = msg.get('cell') or cid  # the user's cell number names the code in tracebacks
     quiet = bool(msg.get('quiet'))  # a replay: the host has the figures and files already
     signal.signal(signal.SIGINT, on_sigint)
-    notes, err = imports_for_cell(cid)
+    drop_start_snapshot()  # checkpoint.py: the cell changes the state that copy holds
+    notes, err = imports_for_cell(cid, code)
     if err is None:
         send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
     out_cap.reset(cid)
@@ -157,6 +159,7 @@ def run_cell(msg):
             err = error_of(e)
     duration = time.monotonic() - t0
     notes += ipython_notes()
+    notes += import_notes()  # imports.py: an import that failed, once
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
@@ -204,7 +207,7 @@ def run_profile(msg):
         try:
             wait_tabular()
             send({'t': 'running', 'id': msg['id']})
-            prof = profile_mod.profile(msg['path'], msg.get('limits'))
+            prof = profile_mod.profile(msg['path'], msg.get('limits'), msg.get('kind'))
         finally:
             state.running = False
     except KeyboardInterrupt:
@@ -223,6 +226,9 @@ def reader(f, q):
             continue
         if msg.get('op') in ('db_chunk', 'db_done'):
             db_reply(msg, f)  # sql(db=): the main thread waits for it
+            continue
+        if msg.get('op') == 'kind_done':
+            kind_reply(msg)  # kind.py: the main thread waits for it
             continue
         if msg.get('op') == 'interrupt':
             if state.running and msg.get('id') == state.cell:
@@ -265,22 +271,24 @@ def main():
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
-    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError)
+    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
-    ready = {'t': 'ready', 'python': sys.version.split()[0]}
+    ready = {'t': 'ready', 'python': sys.version.split()[0], 'readers': sorted(profile_mod.READERS)}
     t0 = time.monotonic()
-    start_imports(EAGER_IMPORTS)  # imports.py: in the background unless eager
     if EAGER_IMPORTS:
+        start_imports(True)  # imports.py
         wait_imports(user_ns)
         ready.update(imports.versions)
         if imports.errors:
             ready['warning'] = '; '.join(imports.errors)
     ready['import_seconds'] = round(time.monotonic() - t0, 3)
     send(ready)
+    if not EAGER_IMPORTS:
+        start_imports(False)  # imports.py: in the background, after the start's snapshot
     while True:
         msg = rt.q.get()  # rt.q is new after a restore
         operation_begins()

@@ -4,8 +4,9 @@
 # the one reported, so the model's first read works as the profile's did.
 
 
-def profile_csv(path, size, out, lim, compression=None):
+def profile_csv(path, size, out, lim, spec):
     import pandas as pd
+    compression = spec.get('compression')
     src = TextSource(path, size, compression, lim)
     enc, strict = detect_encoding(src.chunks)
     for _ in range(3):
@@ -54,11 +55,14 @@ def profile_csv(path, size, out, lim, compression=None):
             rows[table.start] = fixed_cells(text.splitlines()[table.start], spans)
         kinds.clear()
     out.update(encoding=enc, delimiter=delim, header_row=table.start if table.header else -1)
+    sample = encoding_sample(src.chunks, enc, delim)
+    if sample:
+        out['encoding_sample'] = sample
     if compression:
         out['compression'] = compression
         out['unpacked'] = int(src.unpacked)
     kw = {}
-    if compression and not compression_inferred(path, compression):
+    if compression and not spec.get('compression_named'):
         kw['compression'] = compression  # pandas infers it from the name only
     if spans:
         kw['colspecs'] = spans
@@ -202,11 +206,6 @@ def reader_of(pd, reader):
     return pd.read_fwf if reader == 'pd.read_fwf' else pd.read_csv
 
 
-def compression_inferred(path, compression):
-    """Whether pandas infers the compression from the file's name."""
-    return path.lower().endswith({'gzip': '.gz', 'bz2': '.bz2', 'xz': '.xz', 'zip': '.zip'}[compression])
-
-
 def plural(n, word):
     return '%d %s%s' % (n, word, '' if n == 1 else 's')
 
@@ -314,3 +313,6 @@ def tail_footer(text, delim, quote, spaced, width):
     if t.end >= len(rows) or t.width != width:
         return 0
     return sum(1 for r in rows[t.end:] if not pandas_blank(r))
+
+
+READERS['csv'] = profile_csv

@@ -7,11 +7,7 @@ DUCKDB_TABLES = 50    # tables listed; the rest are counted
 DUCKDB_READ = 12      # tables whose columns and first rows are read (one call each)
 
 
-def is_duckdb(head):
-    return len(head) >= 12 and head[8:12] == b'DUCK'
-
-
-def profile_duckdb(path, size, out, lim):
+def profile_duckdb(path, size, out, lim, spec):
     import os
     import sys
     sql = sys.modules['__main__'].__dict__['sql']  # the kernel's, with its limits
@@ -48,3 +44,6 @@ def profile_duckdb(path, size, out, lim):
         main = max(out['sheets'], key=lambda s: s['rows'])
         out['rows'] = main['rows']
         out['columns'], out['head'] = main.get('columns', []), main.get('head', [])
+
+
+READERS['duckdb'] = profile_duckdb

@@ -2,7 +2,10 @@
 # program). A byte-order mark or valid UTF-8 decides at once; otherwise every
 # legacy codec an analyst's exports come in is tried strictly and the decoded
 # text that reads most like a language wins: letters inside words of one
-# script for the single-byte code pages, frequent characters for the CJK ones.
+# script, and typographic punctuation where writing puts it, for the
+# single-byte code pages (the rarer DOS and Mac ones must show it in their
+# bytes), frequent characters for the CJK ones. The profile shows a sample
+# of the text as decoded, and says so when another codec came close.
 import codecs
 import re
 import unicodedata
@@ -20,6 +23,12 @@ CJK = {
     'big5': (((0xA4, 0xC6), (0x40, 0xFE)), ((0xA1, 0xA3), (0x40, 0xFE))),
     'cp949': (((0xB0, 0xC8), (0xA1, 0xFE)), ((0xA1, 0xA3), (0xA1, 0xFE))),
 }
+# How much rarer DOS exports (cp850) are than Windows ones, per non-ASCII
+# character: cp1252's quotes and dashes read as DOS letters ("Taxi \u2013
+# airport" as "Taxi \xfb airport") score about as well as the punctuation.
+# DOS text shows itself by box drawing, or by bytes cp1252 does not define,
+# and then pays nothing.
+DOS_RARITY = 0.3
 # Tried when a codec fails: Microsoft's Big5 adds characters to Big5 (and
 # maps a few symbols differently, so plain Big5 goes first).
 _SUPERSET = {'big5': 'cp950'}
@@ -77,6 +86,7 @@ def detect_encoding(chunks):
     if valid_utf8(chunks):
         return 'utf-8', True
     data = b'\n'.join(chunks)
+    dos = bool(_DOS_BYTES.search(data))
     for errors in ('strict', 'replace'):
         best, best_score = None, None
         for i, cand in enumerate(SINGLE_BYTE + tuple(CJK)):
@@ -103,11 +113,20 @@ def detect_encoding(chunks):
                     continue
                 cand = 'latin-1'
             score = plausibility(text, cand) - 0.002 * i
+            if cand == 'cp850' and not (dos or _BOX_RUN.search(text)):
+                score -= DOS_RARITY
             if best_score is None or score > best_score:
                 best, best_score = cand, score
         if best:
             return best, errors == 'strict'
     return 'latin-1', True
+
+
+# Bytes cp1252 leaves undefined, which DOS code pages use for letters
+# (\x81 is cp850's \xfc).
+_DOS_BYTES = re.compile(rb'[\x81\x8d\x8f\x90\x9d]')
+# Box drawing as DOS reports draw it: three characters in a row.
+_BOX_RUN = re.compile('[\u2500-\u259f]{3}')
 
 
 _CP1252_HOLES = b'\x81\x8d\x8f\x90\x9d'
@@ -137,14 +156,46 @@ def plausibility(text, codec):
         cat = unicodedata.category(c)
         if cat[0] == 'C' or c == '\ufffd':
             score -= 2
-        elif 0 < i < len(text) - 1 and text[i - 1].isalpha() and text[i + 1].isalpha():
-            score -= 1  # a symbol inside a word: "Stra\xa4e", "\xd6\xd0\xb9\xfa"
         else:
-            score += 0.5
+            score += _symbol_score(c, text[i - 1] if i else ' ', text[i + 1] if i + 1 < len(text) else ' ')
     return score / total
 
 
+def _symbol_score(c, prev, nxt):
+    """A non-ASCII symbol between prev and nxt: +1 where writing puts it
+    (quotes around words, an apostrophe inside one, a dash between blanks or
+    digits, currency by a number, box drawing in a frame), -1 inside a word,
+    else +0.5."""
+    if c in _APOSTROPHES and prev.isalpha() and nxt.isalpha():
+        return 1  # O\u2019Brien, don\u2019t
+    if prev.isalpha() and nxt.isalpha():
+        return -1  # a symbol inside a word: "Stra\xa4e", "\xd6\xd0\xb9\xfa"
+    if c in _OPENING and not prev.isalnum() and (nxt.isalnum() or c in '\xab\u2039' and nxt == ' '):
+        return 1
+    if c in _CLOSING and (prev.isalnum() or prev in '.!?)' or c in '\xbb\u203a' and prev == ' ') and not nxt.isalnum():
+        return 1
+    if c in '\u2013\u2014' and (prev.isspace() and nxt.isspace() or prev.isdigit() and nxt.isdigit()):
+        return 1
+    if c == '\u2026' and not nxt.isalnum():
+        return 1
+    if c in '\u20ac\xa3\xa5' and (prev.isdigit() or nxt.isdigit() or prev.isspace() and nxt.isspace()):
+        return 1
+    if '\u2500' <= c <= '\u259f' and (prev == ' ' or '\u2500' <= prev <= '\u259f' or prev == '\n') and \
+            (nxt in ' \n' or '\u2500' <= nxt <= '\u259f'):
+        return 1
+    return 0.5
+
+
+_APOSTROPHES = '\u2019'
+_OPENING = '\u201c\u2018\u201e\u201a\xab\u2039\xbf\xa1'
+_CLOSING = '\u201d\u2019\xbb\u203a\u201c'  # \u201c closes German quotes
+
+
 _WORD = re.compile(r'[^\W\d_]+')
+_REPEATED = re.compile(r'([^\x00-\x7f])\1\1')
+# Accented letters that are words by themselves (French \xe0, Spanish and
+# Portuguese \xe9, Swedish \xe5 and \xf6, ...); another alone is rare.
+_ONE_LETTER_WORDS = set('\xe0\xe1\xe8\xe9\xed\xf3\xf2\xfa\xf9\xe5\xf6')
 _NON_WORD = re.compile(r'[^\x00-\x7f]', re.UNICODE)
 
 
@@ -155,14 +206,28 @@ def _word_score(w):
     scripts = {_script(c) for c in w}
     if len(scripts) > 1:
         return -1.0 * len(rare)
+    if _REPEATED.search(w):
+        return -1.0 * len(rare)  # "\xc4\xc4\xc4\xc4": a frame of box drawing read as letters
+    if len(w) == 1 and w not in _ONE_LETTER_WORDS:
+        return 0.5  # "Taxi \xfb airport": cp1252's dash read as a DOS letter
     per = 1.0
     if scripts == {'LATIN'} and len(w) >= 3 and len(rare) * 2 > len(w):
         per = 0.2  # "\xcf\xf0\xe8\xe2\xe5\xf2" is Cyrillic read as Latin
-    for a, b in zip(w, w[1:]):
-        if a.islower() and b.isupper():
-            per -= 0.5
-            break
+    if _odd_case(w):
+        per -= 0.5
     return per * len(rare)
+
+
+def _odd_case(w):
+    """A case pattern words do not have: a capital after a small letter
+    ("\xf4Dublin"), or an accented capital between a capital and a small
+    letter ("M\u0178ller": Mac Roman's \xfc read as cp1252)."""
+    for i, (a, b) in enumerate(zip(w, w[1:])):
+        if a.islower() and b.isupper():
+            return True
+        if a.isupper() and b.isupper() and b >= '\x80' and i + 2 < len(w) and w[i + 2].islower():
+            return True
+    return False
 
 
 def _script(c):
@@ -177,12 +242,15 @@ def _script(c):
 def _cjk_score(text, codec, ranges):
     seen = {}
     score = 0.0
-    for c in text:
-        if c < '\x80':
-            continue
+    for m in _NON_WORD.finditer(text):
+        c = m.group()
         v = seen.get(c)
         if v is None:
             v = seen[c] = _cjk_weight(c, codec, ranges)
+        i = m.start()
+        if 0 < i < len(text) - 1 and text[i - 1].isascii() and text[i - 1].isalpha() and \
+                text[i + 1].isascii() and text[i + 1].isalpha():
+            v = -1  # "K\u7f75n": a Latin word's letters read as a pair
         score += v
     return score
 
@@ -205,3 +273,37 @@ def _cjk_weight(c, codec, ranges):
             # spell as common hanzi or kanji: the syllables break the tie.
             return 1.1 if 0xAC00 <= o <= 0xD7A3 else 1
     return 0.3
+
+
+SAMPLE_CHARS = 160  # of decoded non-ASCII text in the profile
+SAMPLE_CELL = 40
+
+
+def decoded_cells(chunks, codec, delim):
+    """The distinct cells holding non-ASCII characters, as codec reads them
+    (each clipped around its first such character), in file order."""
+    import re as _re
+    split = _re.compile(_re.escape(delim) if len(delim) == 1 else r'\s{2,}|\t')
+    seen = []
+    for chunk in chunks:
+        for line in chunk.decode(codec, errors='replace').splitlines():
+            if line.isascii():
+                continue
+            for cell in split.split(line):
+                cell = cell.strip().strip('"').strip()
+                if cell.isascii() or cell in seen:
+                    continue
+                if len(cell) > SAMPLE_CELL:
+                    i = next(j for j, c in enumerate(cell) if c >= '\x80')
+                    lo = max(0, min(i - SAMPLE_CELL // 3, len(cell) - SAMPLE_CELL))
+                    cell = ('\u2026' if lo else '') + cell[lo:lo + SAMPLE_CELL] + '\u2026'
+                seen.append(cell)
+                if sum(len(c) + 3 for c in seen) >= SAMPLE_CHARS:
+                    return seen
+    return seen
+
+
+def encoding_sample(chunks, codec, delim):
+    """A sample of the file's non-ASCII text as codec decodes it, so the
+    model and the user see whether it reads right: "Ó Súilleabháin · €42"."""
+    return ' · '.join(decoded_cells(chunks, codec, delim))

@@ -9,9 +9,9 @@ EXCEL_ROWS = 50000   # rows per sheet read for the profile
 MAX_SHEETS = 50
 
 
-def profile_excel(path, size, out, lim):
+def profile_excel(path, size, out, lim, spec):
     import pandas as pd
-    states, charts = sheet_states(path)
+    states, charts = sheet_states(path, spec['name'])
     nrows = min(lim['sample_rows'], EXCEL_ROWS)
     grids = pd.read_excel(path, sheet_name=None, header=None, nrows=nrows)
     names = list(grids)
@@ -156,19 +156,17 @@ def column_letter(j):
     return s
 
 
-def sheet_states(path):
+def sheet_states(path, name):
     """{sheet name: 'visible' | 'hidden' | 'veryHidden'} and the names of
-    chart sheets, where the file format says."""
-    with open(path, 'rb') as f:
-        magic = f.read(8)
+    chart sheets, where the file format (the kind's row name) says."""
     try:
-        if magic.startswith(b'\xd0\xcf\x11\xe0'):
+        if name == 'xls':
             import xlrd
             book = xlrd.open_workbook(path, on_demand=True)
             states = {s.name: ('visible', 'hidden', 'veryHidden')[min(s.visibility, 2)] for s in book.sheets()}
             book.release_resources()
             return states, []
-        if magic.startswith(b'PK') and not path.lower().endswith('.ods'):
+        if name == 'xlsx':
             import openpyxl
             with open(path, 'rb') as fh:  # a handle: openpyxl refuses a name without .xlsx
                 wb = openpyxl.load_workbook(fh, read_only=True)
@@ -179,3 +177,6 @@ def sheet_states(path):
     except Exception:
         pass
     return {}, []
+
+
+READERS['excel'] = profile_excel

@@ -16,7 +16,7 @@ def sqlite_uri(path):
     return 'file:%s?immutable=1' % urllib.parse.quote(path)
 
 
-def profile_sqlite(path, size, out, lim):
+def profile_sqlite(path, size, out, lim, spec):
     import sqlite3
     import pandas as pd
     con = sqlite3.connect(sqlite_uri(path), uri=True)
@@ -49,3 +49,6 @@ def profile_sqlite(path, size, out, lim):
     if out['sheets']:
         main = max(out['sheets'], key=lambda s: s['rows'])
         out['rows'], out['columns'], out['head'] = main['rows'], main['columns'], main['head']
+
+
+READERS['sqlite'] = profile_sqlite

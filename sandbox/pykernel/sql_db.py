@@ -8,7 +8,6 @@ import os
 import sys
 import threading
 
-SQLITE_MAGIC = b'SQLite format 3\x00'
 DATA_DIR = '/data'
 
 
@@ -46,8 +45,8 @@ def db_reply(msg, f):
 
 def db_file(db):
     """The file in /data that db names (its name, or its name without the
-    extension) and its kind: 'sqlite' by its first 16 bytes, 'duckdb' by
-    its header; (None, None) when there is none."""
+    extension) and its kind, as the host read it; (None, None) when there
+    is none."""
     try:
         names = sorted(os.listdir(DATA_DIR))
     except OSError:
@@ -63,16 +62,10 @@ def db_file(db):
 
 
 def db_kind(path):
-    try:
-        with open(path, 'rb') as fh:
-            head = fh.read(16)
-    except OSError:
-        return None
-    if head == SQLITE_MAGIC:
-        return 'sqlite'
-    if len(head) == 16 and head[8:12] == b'DUCK':  # DuckDB's main header
-        return 'duckdb'
-    return None
+    """'sqlite' or 'duckdb' for a database file the host attached (its row of
+    the host's table of file kinds, kind.py), else None."""
+    row = profile_mod.KNOWN.get(os.path.realpath(path)) or {}
+    return row.get('reader') if row.get('reader') in ('sqlite', 'duckdb') else None
 
 
 def sql_db(query, db, max_rows):

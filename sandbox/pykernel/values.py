@@ -79,7 +79,7 @@ def levels_shown(idx, positions):
 
 
 def table_of(value):
-    pd = sys.modules.get('pandas')
+    pd = whole_module('pandas')  # imports.py: not one the import thread is still making
     if pd is None:
         return None
     if isinstance(value, pd.Series):
@@ -177,7 +177,7 @@ def inline_png(fig, box):
 
 
 def figures(box=None):
-    plt = sys.modules.get('matplotlib.pyplot')
+    plt = whole_module('matplotlib.pyplot')  # imports.py
     if plt is None:
         return [], [], []
     figs, inline, notes, total = [], [], [], 0
@@ -212,7 +212,7 @@ def figures(box=None):
 
 
 def close_figures():
-    plt = sys.modules.get('matplotlib.pyplot')
+    plt = whole_module('matplotlib.pyplot')  # imports.py
     if plt is not None:
         try:
             plt.close('all')
