@@ -16,6 +16,7 @@ import (
 	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/source"
 	"github.com/quarry-cli/quarry/ui"
 )
 
@@ -58,18 +59,19 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		}
 	})
 	uopts := ui.Options{
-		Backend:   chatBackend{l.sess},
-		Inbox:     inbox,
-		Files:     l.files,
-		Images:    l.cfg.Images,
-		Theme:     l.cfg.Theme,
-		Share:     l.cfg.Share,
-		Thousands: l.cfg.Thousands,
-		OutputDir: l.sess.OutputDir(),
-		CheckFile: session.CheckFile,
+		Backend:    chatBackend{l.sess},
+		Inbox:      inbox,
+		Files:      l.files,
+		Images:     l.cfg.Images,
+		Theme:      l.cfg.Theme,
+		Share:      l.cfg.Share,
+		Thousands:  l.cfg.Thousands,
+		OutputDir:  l.sess.OutputDir(),
+		CheckFile:  session.CheckFile,
+		SourceHint: source.Examples(),
 	}
 	for _, src := range l.sess.Sources() {
-		uopts.Sources = append(uopts.Sources, ui.Source{Name: src.Name, Where: src.Where, Version: src.Version})
+		uopts.Sources = append(uopts.Sources, ui.Source{Name: src.Name, Where: src.Where, Server: src.Server})
 	}
 	if l.notice != "" {
 		uopts.Notices = append(uopts.Notices, l.notice)

@@ -87,7 +87,7 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 	fs.DurationVar(&f.overrides.Timeout, "timeout", 0, "time limit of one cell, e.g. 30s or 10m (default 2m); timeout_s can only lower it")
 	fs.Lookup("timeout").DefValue = ""
 	fs.StringVar(&f.overrides.Share, "share", "", "what clients see of files: values or schema (default values)")
-	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database for run_sql and sql(db=NAME): NAME=postgres://user@host/db (repeatable; [sources.NAME] in the config works too)")
+	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database for run_sql and sql(db=NAME): "+source.Examples()+" (repeatable; [sources.NAME] in the config works too)")
 	c.Flags().SortFlags = false
 	return c
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/quarry-cli/quarry/notebook"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/source"
 )
 
 type rerunFlags struct {
@@ -100,7 +101,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
 	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
 	timeoutFlag(fs, &f.overrides.Timeout)
-	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: NAME=postgres://user@host/db (repeatable; [sources.NAME] in the config works too)")
+	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: "+source.Examples()+" (repeatable; [sources.NAME] in the config works too)")
 	fs.StringVar(&f.overrides.Profile, "profile", "", "profile from the config file (its sources among its settings)")
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/source"
 )
 
 // addConfigFlags declares the flags that feed config.Overrides, for the
@@ -28,7 +29,7 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.BoolVar(&o.Confirm, "confirm", false, "show each cell and wait for y/n/e before it runs")
 	fs.StringVar(&o.Share, "share", "", "what the model sees of files: values or schema (default values)")
 	fs.StringVar(&o.Verify, "verify", "", "check the answer's numbers against the cells' outputs: mark, ask, strict or off (default mark)")
-	fs.StringArrayVar(&o.DB, "db", nil, "a database for sql(query, db=NAME): NAME=postgres://user@host/db, or a URL (its database name is NAME); repeatable")
+	fs.StringArrayVar(&o.DB, "db", nil, "a database for sql(query, db=NAME): "+source.Examples()+", or a URL (its database name is NAME); repeatable")
 }
 
 // noTimeout is what --timeout -1 (nbclient's "no limit") means: the

@@ -19,6 +19,7 @@ import (
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/secret"
+	"github.com/quarry-cli/quarry/source/mariadbtest"
 	"github.com/quarry-cli/quarry/source/pgtest"
 )
 
@@ -225,35 +226,83 @@ func TestDatabasePasswordsReachNoExit(t *testing.T) {
 			isolateConfig(t)
 			t.Setenv("PGPASSWORD", c.pgpassword)
 			t.Setenv("PGPASSFILE", filepath.Join(t.TempDir(), "none"))
-			t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
-			t.Setenv("QUARRY_MODEL", "gpt-fake")
-			t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
-			t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
-			check := func(exit, out string) {
-				for _, s := range c.secrets {
-					requireNoKey(t, exit, s, out)
-				}
-			}
-			code, out, errOut := runCmd(t, "-p", "total?", "--db", c.db, "--output-dir", filepath.Join(t.TempDir(), "o"))
-			check("the start-up check", out+errOut)
-			if c.fails != "" {
-				if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, c.fails) {
-					t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, c.fails, errOut)
-				}
-			} else if strings.Contains(errOut, "source sales") {
-				t.Errorf("a good source failed its check:\n%s", errOut)
-			}
-			_, out, errOut = runCmd(t, "config", "-v", "--db", c.db)
-			check("quarry config", out+errOut)
-			if !strings.Contains(out, "sales") {
-				t.Errorf("quarry config does not show the source:\n%s", out)
-			}
-			_, out, errOut = runCmd(t, "doctor", "--db", c.db)
-			check("quarry doctor", out+errOut)
-			if !strings.Contains(out, "database sales") || (c.fails == "") != strings.Contains(out, "a read-only transaction works") {
-				t.Errorf("doctor's check of the source:\n%s", out)
-			}
+			passwordExits(t, c.db, c.secrets, c.fails, "a read-only transaction works")
 		})
+	}
+}
+
+// TestMariaDBPasswordsReachNoExit: a MariaDB source's password, in its
+// URL, in MYSQL_PWD and in ~/.my.cnf, right and wrong, through the start-up
+// check, quarry config and quarry doctor (source/mariadbtest).
+func TestMariaDBPasswordsReachNoExit(t *testing.T) {
+	srv := mariadbtest.Start(t)
+	srv.CreateDB(t, "sales")
+	wrong := "Wr0ng:pa55/w@rd%x"
+	noPw := srv.URLWith("sales", "")
+	gone := strings.Replace(srv.URL("sales"), url.QueryEscape(srv.Socket), url.QueryEscape(srv.Socket+"-gone"), 1)
+	for _, c := range []struct {
+		name, db, pwd, cnf string
+		secrets            []string
+		fails              string
+	}{
+		{"wrong password in the URL", "sales=" + srv.URLWith("sales", wrong), "", "", []string{wrong}, "wrong password"},
+		{"wrong MYSQL_PWD", noPw, wrong, "", []string{wrong}, "wrong password (from MYSQL_PWD)"},
+		{"wrong in ~/.my.cnf", noPw, "", wrong, []string{wrong}, "wrong password (from ~/.my.cnf)"},
+		{"unreachable, password in the URL", "sales=" + gone, "", "", []string{srv.Password}, "unreachable"},
+		{"right password in the URL", "sales=" + srv.URL("sales"), "", "", []string{srv.Password}, ""},
+		{"right MYSQL_PWD", noPw, srv.Password, "", []string{srv.Password}, ""},
+		{"right in ~/.my.cnf", noPw, "", srv.Password, []string{srv.Password}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			isolateConfig(t)
+			home := t.TempDir()
+			t.Setenv("HOME", home)
+			if c.cnf != "" {
+				os.WriteFile(filepath.Join(home, ".my.cnf"), []byte("[client]\npassword=\""+c.cnf+"\"\n"), 0o600)
+			}
+			if c.pwd != "" {
+				t.Setenv("MYSQL_PWD", c.pwd)
+			} else {
+				os.Unsetenv("MYSQL_PWD")
+			}
+			passwordExits(t, c.db, c.secrets, c.fails, "MariaDB 10.")
+		})
+	}
+}
+
+// passwordExits runs the start-up check (-p), quarry config and quarry
+// doctor with --db db: none shows any of secrets; fails is the reason the
+// check gives ("" when the source is good), and doctor says works of a
+// good source.
+func passwordExits(t *testing.T, db string, secrets []string, fails, works string) {
+	t.Helper()
+	t.Setenv("DOCKER_HOST", "unix:///nonexistent.sock")
+	t.Setenv("QUARRY_MODEL", "gpt-fake")
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdef")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")
+	check := func(exit, out string) {
+		for _, s := range secrets {
+			requireNoKey(t, exit, s, out)
+		}
+	}
+	code, out, errOut := runCmd(t, "-p", "total?", "--db", db, "--output-dir", filepath.Join(t.TempDir(), "o"))
+	check("the start-up check", out+errOut)
+	if fails != "" {
+		if code != exitUsage || !strings.Contains(errOut, "source sales") || !strings.Contains(errOut, fails) {
+			t.Errorf("exit %d, want %d naming the source and %q:\n%s", code, exitUsage, fails, errOut)
+		}
+	} else if strings.Contains(errOut, "source sales") {
+		t.Errorf("a good source failed its check:\n%s", errOut)
+	}
+	_, out, errOut = runCmd(t, "config", "-v", "--db", db)
+	check("quarry config", out+errOut)
+	if !strings.Contains(out, "sales") {
+		t.Errorf("quarry config does not show the source:\n%s", out)
+	}
+	_, out, errOut = runCmd(t, "doctor", "--db", db)
+	check("quarry doctor", out+errOut)
+	if !strings.Contains(out, "database sales") || (fails == "") != strings.Contains(out, works) {
+		t.Errorf("doctor's check of the source:\n%s", out)
 	}
 }
 

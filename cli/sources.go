@@ -33,7 +33,7 @@ func openSources(ctx context.Context, cfg config.Config) (*source.Set, error) {
 	defer cancel()
 	set, err := source.OpenAll(ctx, specs)
 	if err != nil {
-		return nil, fmt.Errorf("%s\nCheck the source's URL and password (PGPASSWORD, ~/.pgpass), or leave it out: quarry config shows the sources", cfg.Masker().MaskError(err.Error()))
+		return nil, fmt.Errorf("%s\nCheck the source's URL and password (%s), or leave it out: quarry config shows the sources", cfg.Masker().MaskError(err.Error()), source.PasswordPlaces())
 	}
 	return set, nil
 }

@@ -44,7 +44,7 @@ type Config struct {
 	DBMaxBytes      int64  // bytes of values one sql(db=) query brings in
 	Prices          map[string]Price
 	// Sources are the databases sql(query, db=NAME) reaches, by name:
-	// [sources.NAME] url = "postgres://…" (top level or in a profile) and
+	// [sources.NAME] url = "postgres://…" or "mysql://…" (top level or in a profile) and
 	// --db NAME=URL. The URLs may hold passwords: never shown unmasked.
 	Sources map[string]string `json:"-"`
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/quarry-cli/quarry/secret"
+	"github.com/quarry-cli/quarry/source"
 )
 
 // Line is one row of `quarry config`: a setting, its effective value
@@ -64,7 +65,7 @@ func Describe(c Config) []Line {
 			dbs[i] = n + " = " + secret.DBURL(c.Sources[n])
 		}
 		out = append(out, Line{Key: "sources", Value: strings.Join(dbs, "; "), Source: c.Source("sources"),
-			Help: "Databases sql(query, db=NAME) reaches: [sources.NAME] url = \"postgres://…\" or --db NAME=URL. Passwords are never shown."})
+			Help: "Databases sql(query, db=NAME) reaches: [sources.NAME] url = \"URL\" or --db " + source.Examples() + ". Passwords are never shown."})
 	}
 	return out
 }

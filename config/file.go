@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/quarry-cli/quarry/secret"
+	"github.com/quarry-cli/quarry/source"
 )
 
 // fileValue is one setting found in the file.
@@ -344,30 +347,39 @@ func parseKeyPath(s string) ([]string, bool) {
 	return parts, len(parts) > 0
 }
 
-// dbSources reads [sources.NAME] tables: url = "postgres://…".
+// dbSources reads [sources.NAME] tables: url = "postgres://…" (a URL of
+// one of source's kinds).
 func (c *checker) dbSources(v any, key string) map[string]string {
 	m, ok := v.(map[string]any)
 	if !ok {
-		c.add(key, fmt.Sprintf("sources must be tables, but it is %s", tomlType(v)), `write [sources.sales] then url = "postgres://user@host/sales"`)
+		c.add(key, fmt.Sprintf("sources must be tables, but it is %s", tomlType(v)), `write [sources.sales] then url = "`+source.Kinds()[0].Example+`"`)
 		return nil
 	}
 	out := map[string]string{}
 	for name, sv := range m {
 		skey := key + "\x1f" + name
+		if err := source.CheckName(name); err != nil {
+			c.add(skey, err.Error(), "name it so that sql(db=NAME) can: [sources.sales]")
+			continue
+		}
 		sm, ok := sv.(map[string]any)
 		if !ok {
-			c.add(skey, fmt.Sprintf("source %q must be a table, but it is %s", name, tomlType(sv)), fmt.Sprintf(`write [sources.%s] then url = "postgres://user@host/db"`, name))
+			c.add(skey, fmt.Sprintf("source %q must be a table, but it is %s", name, tomlType(sv)), fmt.Sprintf(`write [sources.%s] then url = "%s"`, name, source.Kinds()[0].Example))
 			continue
 		}
 		for k, val := range sm {
 			if k != "url" {
-				c.add(skey+"\x1f"+k, fmt.Sprintf("unknown key %q in source %q", k, name), `a source has one key: url = "postgres://user@host/db" (the password from PGPASSWORD or ~/.pgpass, or in the URL)`)
+				c.add(skey+"\x1f"+k, fmt.Sprintf("unknown key %q in source %q", k, name), `a source has one key: url = "`+source.Kinds()[0].Example+`" (the password in the URL, or where the kind's own client finds it)`)
 			}
 			_ = val
 		}
 		u, ok := sm["url"].(string)
 		if !ok || strings.TrimSpace(u) == "" {
-			c.add(skey, fmt.Sprintf("source %q has no url", name), fmt.Sprintf(`add url = "postgres://user@host/db" under [sources.%s]`, name))
+			c.add(skey, fmt.Sprintf("source %q has no url", name), fmt.Sprintf(`add url = "%s" under [sources.%s]`, source.Kinds()[0].Example, name))
+			continue
+		}
+		if _, err := source.KindOf(u); err != nil {
+			c.add(skey+"\x1f"+"url", fmt.Sprintf("source %q: %s", name, secret.New(secret.FromDBURL(u)...).MaskError(err.Error())), "write url = one of "+strings.ReplaceAll(source.Examples(), "NAME=", ""))
 			continue
 		}
 		out[name] = u

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/quarry-cli/quarry/source"
 )
 
 func defaultPath(getenv func(string) string) string {
@@ -116,14 +118,14 @@ func merge(o Overrides, getenv func(string) string) (Config, error) {
 
 	// Flags.
 	for _, v := range o.DB {
-		name, u, err := ParseDB(v)
+		spec, err := source.ParseFlag(v)
 		if err != nil {
-			return c, &Error{Where: "flag --db", Key: "sources", Problem: err.Error(), Fix: "write --db NAME=postgres://user@host/dbname"}
+			return c, &Error{Where: "flag --db", Key: "sources", Problem: err.Error(), Fix: "write --db " + source.Examples()}
 		}
 		if c.Sources == nil {
 			c.Sources = map[string]string{}
 		}
-		c.Sources[name] = u
+		c.Sources[spec.Name] = spec.URL
 		c.sources["sources"] = "flag --db"
 	}
 	for key, text := range flagValues(o) {

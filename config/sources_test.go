@@ -5,24 +5,26 @@ import (
 	"testing"
 )
 
-func TestParseDB(t *testing.T) {
-	for _, c := range []struct{ arg, name, url, err string }{
-		{"sales=postgres://a@db/sales", "sales", "postgres://a@db/sales", ""},
-		{"postgres://a:pw@db:5432/sales-2026?sslmode=require", "sales-2026", "postgres://a:pw@db:5432/sales-2026?sslmode=require", ""},
-		{"crm=host=db dbname=crm user=a password=x", "crm", "host=db dbname=crm user=a password=x", ""},
-		{"host=db dbname=crm user=a", "crm", "host=db dbname=crm user=a", ""},
-		{"postgres://a:Pa55word@db/", "", "", "no database name"},
-		{"", "", "", "empty"},
+// A URL of a kind quarry does not know is refused as the configuration
+// loads, naming the kinds it knows, from the flag and from the file alike;
+// so is a source name sql(db=) could not take.
+func TestSourcesOfUnknownKindRefused(t *testing.T) {
+	for _, c := range []struct {
+		o    Overrides
+		want string
+	}{
+		{Overrides{DB: []string{"shop=mssql://a:Pa55word@db/shop"}}, "mssql:// is not a kind of database quarry reaches; it reaches postgres:// or postgresql:// (PostgreSQL), mysql:// or mariadb:// (MariaDB/MySQL)"},
+		{Overrides{ConfigPath: writeFile(t, "[sources.shop]\nurl = \"sqlserver://a:Pa55word@db/shop\"\n")}, `source "shop": sqlserver:// is not a kind`},
+		{Overrides{ConfigPath: writeFile(t, "[sources.\"my shop\"]\nurl = \"mysql://a@db/shop\"\n")}, `source name "my shop"`},
 	} {
-		name, u, err := ParseDB(c.arg)
-		switch {
-		case c.err != "":
-			if err == nil || !strings.Contains(err.Error(), c.err) || strings.Contains(err.Error(), "Pa55word") {
-				t.Errorf("ParseDB(%q) error %v, want one saying %q without the password", c.arg, err, c.err)
-			}
-		case err != nil || name != c.name || u != c.url:
-			t.Errorf("ParseDB(%q) = %q, %q, %v; want %q, %q", c.arg, name, u, err, c.name, c.url)
+		_, err := Load(c.o)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "Pa55word") {
+			t.Errorf("Load(%+v): %v; want %q, no password", c.o, err, c.want)
 		}
+	}
+	c, err := Load(Overrides{DB: []string{"mariadb://a:FlagPa55@localhost/shop?socket=/run/mysqld/mysqld.sock"}})
+	if err != nil || c.Sources["shop"] == "" {
+		t.Fatalf("a MariaDB URL: %v %v", c.Sources, err)
 	}
 }
 

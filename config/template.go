@@ -62,12 +62,16 @@ func Template() string {
 # output = 1.50
 
 # Databases that sql(query, db=NAME) reads, read-only, through quarry on the
-# host (the sandbox keeps no network). The password comes from the URL,
-# PGPASSWORD or ~/.pgpass, as psql finds it; it is never shown. A profile
-# may have its own: [profiles.NAME.sources.DB]. Flag: --db NAME=URL.
+# host (the sandbox keeps no network): PostgreSQL (postgres://) and
+# MariaDB/MySQL (mysql:// or mariadb://, a socket as ?socket=PATH). The
+# password comes from the URL or where the server's own client finds it
+# (PGPASSWORD, ~/.pgpass; ~/.my.cnf, MYSQL_PWD); it is never shown. A
+# profile may have its own: [profiles.NAME.sources.DB]. Flag: --db NAME=URL.
 #
 # [sources.sales]
 # url = "postgres://analyst@db.example.com:5432/sales"
+# [sources.shop]
+# url = "mysql://analyst@db.example.com:3306/shop"
 
 # Profiles override any setting above for one provider; choose one with
 # --profile NAME, QUARRY_PROFILE=NAME or profile = "NAME" at the top.

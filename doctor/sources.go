@@ -26,11 +26,14 @@ func checkSources(ctx context.Context, c config.Config) []Check {
 		cancel()
 		if err != nil {
 			r.State, r.Detail = Failed, err.Error()
-			r.Fix = "check the URL, the server and the password (in the URL, PGPASSWORD or ~/.pgpass); quarry config shows the sources"
+			r.Fix = "check the URL, the server and the password; quarry config shows the sources"
+			if k, kerr := source.KindOf(c.Sources[n]); kerr == nil {
+				r.Fix = "check the URL, the server and the password (" + k.Passwords + "); quarry config shows the sources"
+			}
 			out = append(out, r)
 			continue
 		}
-		r.Detail = fmt.Sprintf("PostgreSQL %s at %s; a read-only transaction works", src.Version, src.Where())
+		r.Detail = fmt.Sprintf("%s at %s; a read-only transaction works", src.Server(), src.Where())
 		src.Close()
 		out = append(out, r)
 	}

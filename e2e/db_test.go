@@ -8,23 +8,29 @@ import (
 
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
-	"github.com/quarry-cli/quarry/source/pgtest"
+	"github.com/quarry-cli/quarry/source/sourcetest"
 )
 
-// A report against a live PostgreSQL, then its rerun with no model a month
-// later: the rerun reads the database again (today's data), through --db,
-// and the password is in neither run's output.
+// A report against a live database of each kind, then its rerun with no
+// model a month later: the rerun reads the database again (today's data),
+// through --db, and the password is in neither run's output.
 func TestRerunReadsTheDatabaseAgain(t *testing.T) {
 	sandboxtest.Engine(t)
-	pg := pgtest.Start(t)
-	pg.CreateDB(t, "sales")
-	pg.Exec(t, "sales", "CREATE TABLE orders (region text, amount int); INSERT INTO orders VALUES ('North', 5), ('North', 7), ('South', 1)")
+	for _, k := range sourcetest.Kinds() {
+		t.Run(k.Name, func(t *testing.T) { rerunReadsAgain(t, k) })
+	}
+}
+
+func rerunReadsAgain(t *testing.T, k sourcetest.Kind) {
+	srv := k.Start(t)
+	srv.CreateDB(t, "sales")
+	srv.Exec(t, "sales", "CREATE TABLE orders (region text, amount int); INSERT INTO orders VALUES ('North', 5), ('North', 7), ('South', 1)")
 	home := t.TempDir()
-	code := `t = sql("SELECT region, sum(amount)::int AS total FROM orders GROUP BY 1 ORDER BY 1", db="sales")
+	code := `t = sql("SELECT region, sum(amount) AS total FROM orders GROUP BY 1 ORDER BY 1", db="sales")
 for r in t.itertuples():
-    print("TOTAL", r.region, r.total)`
+    print("TOTAL", r.region, int(r.total))`
 	model := openaitest.New(t, openaitest.ToolCalls(code), openaitest.Text("North leads."))
-	db := "sales=" + pg.URL("sales")
+	db := "sales=" + srv.URL("sales")
 	r := newRun(t, model.URL, "-p", "totals by region", "--db", db, "--json").inHome(home)
 	if c := r.exec(3 * time.Minute); c != 0 {
 		t.Fatalf("session: exit %d\n%s", c, r.stderr.String())
@@ -34,7 +40,7 @@ for r in t.itertuples():
 	}
 	json.Unmarshal(r.stdout.Bytes(), &res)
 	for _, out := range []string{r.stdout.String(), r.stderr.String()} {
-		if strings.Contains(out, pg.Password) {
+		if strings.Contains(out, srv.Password) {
 			t.Fatalf("the password is in the session's output:\n%s", out)
 		}
 	}
@@ -42,7 +48,7 @@ for r in t.itertuples():
 		t.Fatalf("the session's cell output:\n%s", r.stdout.String())
 	}
 
-	pg.Exec(t, "sales", "INSERT INTO orders VALUES ('South', 100)")
+	srv.Exec(t, "sales", "INSERT INTO orders VALUES ('South', 100)")
 	rr := newRun(t, "", "rerun", res.Session, "--db", db, "--json").inHome(home).withoutModel()
 	if c := rr.exec(3 * time.Minute); c != 0 {
 		t.Fatalf("rerun: exit %d\n%s\n%s", c, rr.stdout.String(), rr.stderr.String())
@@ -54,7 +60,7 @@ for r in t.itertuples():
 	if !strings.Contains(doc.Cells[0].Stdout, "TOTAL South 101") || !strings.Contains(doc.Cells[0].Stdout, "TOTAL North 12") {
 		t.Errorf("the rerun did not read today's data:\n%s", doc.Cells[0].Stdout)
 	}
-	if strings.Contains(rr.stdout.String()+rr.stderr.String(), pg.Password) {
+	if strings.Contains(rr.stdout.String()+rr.stderr.String(), srv.Password) {
 		t.Errorf("the password is in the rerun's output")
 	}
 }

@@ -198,13 +198,21 @@ func (p *pane) waitExit() int {
 	p.t.Helper()
 	deadline := time.Now().Add(time.Minute)
 	for {
-		st := strings.Fields(p.tmux("display-message", "-p", "-t", target, "#{pane_dead} #{pane_dead_status}"))
-		if len(st) > 0 && st[0] == "1" {
-			code := -1
-			if len(st) > 1 {
-				code, _ = strconv.Atoi(st[1])
+		// tmux marks the pane dead when its terminal closes, and learns the
+		// status or the signal when it reaps the process; tmux 3.3a now and
+		// then leaves it a zombie, unreaped, whose status Linux still shows.
+		st := strings.Fields(p.tmux("display-message", "-p", "-t", target, "#{pane_dead} #{pane_dead_status} #{pane_dead_signal}"))
+		if len(st) > 1 && st[0] == "1" {
+			if code, err := strconv.Atoi(st[1]); err == nil && len(st) == 2 {
+				return code
 			}
-			return code
+			p.t.Logf("the program was killed by signal %s", st[len(st)-1])
+			return -1
+		}
+		if len(st) == 1 && st[0] == "1" {
+			if code, ok := zombieStatus(p.pid); ok {
+				return code
+			}
 		}
 		if time.Now().After(deadline) {
 			p.t.Fatalf("the program did not exit within a minute; screen:\n%s", p.screen())
@@ -355,4 +363,31 @@ done`
 	p = startPane(t, paneOptions{dir: dir, width: 50, height: 10, env: []string{"PATH=" + os.Getenv("PATH")}, argv: []string{"sleep", "300"}})
 	p.hangUp()
 	p.waitGone("after the hang-up", 10*time.Second)
+}
+
+// zombieStatus reads the exit status of a process that has ended and is
+// not reaped yet (the last field of /proc/PID/stat, Linux 3.5 and later):
+// its code, or -1 for a signal; ok is false while it runs.
+func zombieStatus(pid int) (int, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(s[i+1:])
+	if len(f) < 50 || f[0] != "Z" {
+		return 0, false
+	}
+	w, err := strconv.Atoi(f[len(f)-1])
+	if err != nil {
+		return 0, false
+	}
+	if ws := syscall.WaitStatus(w); ws.Exited() {
+		return ws.ExitStatus(), true
+	}
+	return -1, true
 }

@@ -33,7 +33,7 @@ func newDoc(rec *session.Record) *doc {
 		d.title = "Session " + rec.ID
 	}
 	for _, src := range rec.Settings.Sources {
-		d.sources = append(d.sources, session.RecordedSource{Name: clean1(src.Name), Where: clean1(src.Where)})
+		d.sources = append(d.sources, session.RecordedSource{Name: clean1(src.Name), Where: clean1(src.Where), Kind: src.Kind})
 	}
 	for _, in := range rec.Inputs() {
 		in.Name, in.Path = clean1(in.Name), clean1(in.Path)

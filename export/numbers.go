@@ -12,7 +12,8 @@ import (
 
 // An answer's numbers as the session checked them: the HTML report wraps
 // each in a span whose class says grounded or unverified and whose title
-// names the grounding cell; Markdown and notebooks give each unverified one
+// names the grounding cell, an unverified one ⟦in brackets⟧ as the chat
+// draws it; Markdown and notebooks bracket each unverified one and give it
 // a footnote.
 
 // numberSpan is a claim found in the answer as the export has it (cleaned
@@ -109,15 +110,18 @@ func answerHTML(md goldmark.Markdown, answer string, cs []ground.Claim) template
 				class = "number unverified"
 			}
 			fmt.Fprintf(&b, `<span class="%s" title="%s">`, class, esc(numberTitle(c)))
+			if !c.Grounded {
+				b.WriteString(`<span class="unverified-mark">` + ground.UnverifiedOpen + `</span>`)
+			}
 		case numClose:
 			if inTag || k >= len(spans) {
 				continue
 			}
-			b.WriteString("</span>")
 			if c := spans[k].claim; !c.Grounded {
-				fmt.Fprintf(&b, `<sup class="unverified-mark" title="%s">?</sup>`, esc(numberTitle(c)))
+				b.WriteString(`<span class="unverified-mark">` + ground.UnverifiedClose + `</span>`)
 				unverified = append(unverified, esc(clean1(c.Text)))
 			}
+			b.WriteString("</span>")
 			k++
 		default:
 			b.WriteRune(r)
@@ -140,8 +144,8 @@ func footnoted(answer string, cs []ground.Claim, turn int) string {
 		}
 		n++
 		label := fmt.Sprintf("[^q%d-%d]", turn, n)
-		b.WriteString(answer[at:s.end] + label)
-		fmt.Fprintf(&notes, "%s: %s is unverified: it is in no cell's output.\n", label, clean1(s.claim.Text))
+		b.WriteString(answer[at:s.start] + ground.UnverifiedOpen + answer[s.start:s.end] + ground.UnverifiedClose + label)
+		fmt.Fprintf(&notes, "%s: %s%s%s is unverified: it is in no cell's output.\n", label, ground.UnverifiedOpen, clean1(s.claim.Text), ground.UnverifiedClose)
 		at = s.end
 	}
 	if n == 0 {

@@ -67,16 +67,16 @@ func TestExportsMarkUnverifiedNumbers(t *testing.T) {
 	page := exported(t, rec, HTML)
 	for _, want := range []string{
 		`<strong><span class="number grounded" title="grounded: cell 1 · table row North, column revenue: 90000">90,000</span></strong>`,
-		`<span class="number unverified" title="unverified: in no cell&#39;s output">170,000</span><sup class="unverified-mark" title="unverified: in no cell&#39;s output">?</sup>`,
-		`<span class="number unverified" title="unverified: in no cell&#39;s output">6.3%</span><sup`,
-		`<p class="unverified-list">? Unverified, in no cell's output: 170,000, 6.3%</p>`,
+		`<span class="number unverified" title="unverified: in no cell&#39;s output"><span class="unverified-mark">⟦</span>170,000<span class="unverified-mark">⟧</span></span>`,
+		`<span class="number unverified" title="unverified: in no cell&#39;s output"><span class="unverified-mark">⟦</span>6.3%<span`,
+		`<p class="unverified-list">⟦⟧ Unverified, in no cell's output: 170,000, 6.3%</p>`,
 	} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the HTML report lacks %s", want)
 		}
 	}
 	md := exported(t, rec, Markdown)
-	for _, want := range []string{"together 170,000[^q1-1], up 6.3%[^q1-2].", "[^q1-1]: 170,000 is unverified: it is in no cell's output.", "[^q1-2]: 6.3% is unverified"} {
+	for _, want := range []string{"together ⟦170,000⟧[^q1-1], up ⟦6.3%⟧[^q1-2].", "[^q1-1]: ⟦170,000⟧ is unverified: it is in no cell's output.", "[^q1-2]: ⟦6.3%⟧ is unverified"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("report.md lacks %q:\n%s", want, md)
 		}
@@ -85,7 +85,7 @@ func TestExportsMarkUnverifiedNumbers(t *testing.T) {
 		t.Errorf("a grounded number has a footnote:\n%s", md)
 	}
 	nb := exported(t, rec, Notebook)
-	if !strings.Contains(nb, `170,000[^q1-1]`) || !strings.Contains(nb, `[^q1-1]: 170,000 is unverified`) {
+	if !strings.Contains(nb, `⟦170,000⟧[^q1-1]`) || !strings.Contains(nb, `[^q1-1]: ⟦170,000⟧ is unverified`) {
 		t.Errorf("the notebook's answer has no footnote:\n%s", nb)
 	}
 	// Without numbers in the record (verify off, or an older record) the
@@ -99,8 +99,8 @@ func TestExportsMarkUnverifiedNumbers(t *testing.T) {
 	}
 }
 
-// In a real browser the marks are drawn: the dotted underline and the "?"
-// in their colour are on the screenshot, and the spans with their titles in
+// In a real browser the marks are drawn: the dotted underline and the
+// brackets in their colour are on the screenshot, and the spans with their titles in
 // the DOM; the same page without checked numbers has none of that colour.
 func TestHTMLMarksInChromium(t *testing.T) {
 	bin := hosttest.Tool(t, "chromium")
@@ -122,7 +122,7 @@ func TestHTMLMarksInChromium(t *testing.T) {
 	if hits < 40 {
 		t.Errorf("the marks are not on the screenshot (%d pixels of their colour)", hits)
 	}
-	for _, want := range []string{`class="number unverified" title="unverified: in no cell's output">170,000</span><sup class="unverified-mark"`, `title="grounded: cell 1 · table row North, column revenue: 90000"`} {
+	for _, want := range []string{`class="number unverified" title="unverified: in no cell's output"><span class="unverified-mark">⟦</span>170,000<span class="unverified-mark">⟧</span></span>`, `title="grounded: cell 1 · table row North, column revenue: 90000"`} {
 		if !bytes.Contains(dom, []byte(want)) {
 			t.Errorf("the rendered page lacks %s", want)
 		}

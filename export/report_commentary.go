@@ -36,7 +36,7 @@ type run struct {
 
 // unverifiedLegend is the line under an answer naming its unverified
 // numbers, in every format.
-const unverifiedLegend = "? Unverified, in no cell's output: "
+const unverifiedLegend = ground.UnverifiedOpen + ground.UnverifiedClose + " Unverified, in no cell's output: "
 
 // Each number is bracketed in the Markdown by numOpen, its index as one
 // rune of the supplementary private-use plane, the number, numClose; the
@@ -202,7 +202,7 @@ func (w *blockWriter) split(s string, style run) []run {
 		if k >= 0 && k < len(w.spans) {
 			r.Mark = "grounded"
 			if !w.spans[k].claim.Grounded {
-				r.Mark = "unverified"
+				r.Mark, r.T = "unverified", ground.UnverifiedOpen+r.T+ground.UnverifiedClose // as the chat brackets it
 			}
 		}
 		if r.T != "" {

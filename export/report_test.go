@@ -71,13 +71,13 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	}
 	panel := strings.Join(rb.Texts("Summary"), " ") // the lines wrapped at spaces
 	for _, want := range []string{"Key figures", "Bottom line (profit): actual 94,299.45 against budget 78,000.00: 16,299.45 better, 20.9% of budget.",
-		"Material lines: 4 of 5 (2 worse, 2 better).", "Commentary", "Profit came in at 94,299.45", "Cloud was 9,999? under budget.",
+		"Material lines: 4 of 5 (2 worse, 2 better).", "Commentary", "Profit came in at 94,299.45", "Cloud was ⟦9,999⟧ under budget.",
 		unverifiedLegend + "9,999", "inferred kinds: 4000–4999 revenue"} {
 		if !strings.Contains(panel, want) {
 			t.Errorf("the Summary's text lacks %q:\n%s", want, panel)
 		}
 	}
-	if strings.Contains(panel, "94,299.45?") {
+	if strings.Contains(panel, "⟦94,299.45⟧") {
 		t.Errorf("a grounded number is marked:\n%s", panel)
 	}
 	tab := rb.Detail["variance"]
@@ -124,7 +124,7 @@ func TestReportPDF(t *testing.T) {
 			}
 		}
 	}
-	for _, want := range []string{"Variance report", "Commentary", "9,999?", "Sources", "actuals_q2.csv", "page 1 of"} {
+	for _, want := range []string{"Variance report", "Commentary", "⟦9,999⟧", "Sources", "actuals_q2.csv", "page 1 of"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the PDF lacks %q:\n%s", want, text)
 		}

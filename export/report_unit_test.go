@@ -73,7 +73,7 @@ func TestCommentaryRuns(t *testing.T) {
 		}
 		got = append(got, b.Style+" "+strings.Join(parts, ""))
 	}
-	want := []string{"h *Summary*", "p Revenue rose [grounded:*12.5%*] to [unverified:1,234].", "li 1. Costs `fell`", "li 2. Travel 99 below",
+	want := []string{"h *Summary*", "p Revenue rose [grounded:*12.5%*] to [unverified:⟦1,234⟧].", "li 1. Costs `fell`", "li 2. Travel 99 below",
 		"row *line*  |  *change*", "row Cloud  |  [grounded:4,300]"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("blocks:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -5,6 +5,8 @@ import (
 	"sort"
 
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/source"
 )
 
 // A cell's sql(query, db=NAME) read a database through quarry. The
@@ -39,24 +41,26 @@ func (d *doc) sourcesSetup() []string {
 	if len(names) == 0 {
 		return nil
 	}
-	where := map[string]string{}
+	byName := map[string]session.RecordedSource{}
 	for _, s := range d.sources {
-		where[s.Name] = s.Where
+		byName[s.Name] = s
 	}
 	lines := []string{
 		"",
 		"# The session read databases with quarry's sql(query, db=NAME), on the host,",
 		"# read-only. Put each one's connection here (SQLAlchemy URLs); the password",
-		"# comes from PGPASSWORD or ~/.pgpass, never this file. A NAME without an",
+		"# comes from where the driver finds it (PGPASSWORD or ~/.pgpass; for PyMySQL,",
+		"# ?read_default_file=PATH to a my.cnf), never this file. A NAME without an",
 		"# entry is a SQLite file in DATA_DIR.",
 		"SOURCES = {",
 	}
 	for _, n := range names {
-		w, ok := where[n]
+		s, ok := byName[n]
 		if !ok {
 			continue
 		}
-		lines = append(lines, "    "+kernel.PyString(n)+": 'postgresql://USER@HOST:5432/DBNAME',  # in the session: "+pyComment(w))
+		k := source.KindByScheme(s.Kind)
+		lines = append(lines, "    "+kernel.PyString(n)+": "+kernel.PyString(k.Notebook)+",  # in the session: "+pyComment(k.Name+", "+s.Where))
 	}
 	lines = append(lines, "}",
 		"def sql(query, db=None, max_rows=None):",

@@ -25,10 +25,11 @@ func TestNotebookReadsSourcesThroughPlaceholder(t *testing.T) {
 		lines = append(lines, b)
 	}
 	add(session.Entry{Kind: session.EntrySession, V: session.RecordVersion, ID: filepath.Base(dir), Model: "gpt-fake",
-		Settings: &session.Settings{Sources: []session.RecordedSource{{Name: "sales", Where: "analyst@db.example.com:5432/sales"}}}})
+		Settings: &session.Settings{Sources: []session.RecordedSource{{Name: "sales", Where: "analyst@db.example.com:5432/sales"},
+			{Name: "store", Where: "analyst@/run/mysqld/mysqld.sock/store", Kind: "mysql"}}}})
 	add(session.Entry{Kind: session.EntryQuestion, Text: "revenue by region"})
 	add(session.Entry{Kind: session.EntryCell, Cell: &session.Cell{Num: 1, Status: session.CellOK,
-		Code: `df = sql("SELECT region, sum(amount) FROM orders GROUP BY 1", db="sales")` + "\n" + `legacy = sql('SELECT * FROM t', db='shop')`}})
+		Code: `df = sql("SELECT region, sum(amount) FROM orders GROUP BY 1", db="sales")` + "\n" + `legacy = sql('SELECT * FROM t', db='shop')` + "\n" + `items = sql("SELECT * FROM items", db="store")`}})
 	os.WriteFile(filepath.Join(dir, session.RecordName), append(bytes.Join(lines, []byte("\n")), '\n'), 0o600)
 
 	out := filepath.Join(t.TempDir(), "s.ipynb")
@@ -45,7 +46,8 @@ func TestNotebookReadsSourcesThroughPlaceholder(t *testing.T) {
 		t.Fatal(err)
 	}
 	setup := sourceText(nb.Cells[1].Source)
-	for _, want := range []string{"SOURCES = {", "'sales': 'postgresql://USER@HOST:5432/DBNAME',  # in the session: analyst@db.example.com:5432/sales", "def sql(query, db=None"} {
+	for _, want := range []string{"SOURCES = {", "'sales': 'postgresql://USER@HOST:5432/DBNAME',  # in the session: PostgreSQL, analyst@db.example.com:5432/sales",
+		"'store': 'mysql+pymysql://USER@HOST:3306/DBNAME',  # in the session: MariaDB/MySQL, analyst@/run/mysqld/mysqld.sock/store", "def sql(query, db=None"} {
 		if !strings.Contains(setup, want) {
 			t.Errorf("the setup cell lacks %q:\n%s", want, setup)
 		}

@@ -72,3 +72,29 @@ func BenchmarkCheck(b *testing.B) {
 		Check(in)
 	}
 }
+
+// BenchmarkCheckTables is BenchmarkCheck's answer with five Markdown
+// tables quoting cells' tables, each matched against all 50 tables.
+func BenchmarkCheckTables(b *testing.B) {
+	in := benchInput()
+	var t strings.Builder
+	for c := 1; c <= 5; c++ {
+		t.WriteString("\n\n| region | m0 | m1 | m2 |\n|---|---|---|---|\n")
+		for i := 0; i < 20; i++ {
+			fmt.Fprintf(&t, "| Region %c%d |", 'A'+i%26, c)
+			for j := 0; j < 3; j++ {
+				fmt.Fprintf(&t, " %s |", groupEN(float64(c*1000+i*37+j)*1.2345))
+			}
+			t.WriteString("\n")
+		}
+	}
+	in.Answer += t.String()
+	cs := Check(in)
+	if u := len(Unverified(cs)); u > len(cs)/10 {
+		b.Fatalf("%d claims, %d unverified: the tables should quote their sources", len(cs), u)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		Check(in)
+	}
+}

@@ -3,6 +3,7 @@ package ground
 import (
 	"math"
 	"strings"
+	"unicode"
 )
 
 // Input is one answer and what it may be grounded in.
@@ -26,6 +27,15 @@ type Claim struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
 }
+
+// UnverifiedOpen and UnverifiedClose bracket an unverified number wherever
+// quarry shows an answer (the chat, the exported reports), so a reader
+// finds it the same way everywhere: no punctuation a sentence has, one
+// column each in a terminal.
+const (
+	UnverifiedOpen  = "⟦"
+	UnverifiedClose = "⟧"
+)
 
 // Unverified are the claims no source holds.
 func Unverified(cs []Claim) []Claim {
@@ -51,16 +61,53 @@ func Check(in Input) []Claim {
 		toks[k] = contextOf(in.Answer, toks[k], lay)
 	}
 	signColumns(toks, lay)
+	var pins map[int]pin
+	if len(lay.heads) > 0 {
+		pins = alignTables(in.Answer, lay, toks, grids(in.Sources))
+	}
+	quotes := quotePins(in.Answer, lay, toks, ix.lines)
 	var out []Claim
 	prevEnd := 0
-	for _, t := range toks {
-		if notClaim(in.Answer, t, lay, &ix.labels, asked) {
+	for k, t := range toks {
+		p, pinned := pins[k]
+		if pinned && p.label || notClaim(in.Answer, t, lay, &ix.labels, asked) {
 			continue
 		}
 		c := Claim{Text: in.Answer[t.start:t.end], Value: t.value(t.read), Start: t.start, End: t.end}
 		ids := mentionsFor(in.Answer, t, lay, mentions, prevEnd)
-		header := ""
-		if cell, ok := lay.cellAt(t.start); ok {
+		prevEnd = t.end
+		if pinned {
+			if row, r, ok := p.ground(t); ok {
+				src := p.g.describe(row, p.col)
+				c.Grounded, c.Value, c.Source = true, t.value(r), &src
+				if p.g.cell > 0 {
+					cell := p.g.cell
+					c.Cell = &cell
+				}
+				out = append(out, c)
+				continue
+			}
+			if p.strict {
+				out = append(out, c)
+				continue
+			}
+		}
+		if qs, ok := quotes[k]; ok {
+			for _, q := range qs {
+				if t.fits(q.pl.nums[q.n].v, colHint{scale: 1}) {
+					src := lineSource(in.Sources[q.pl.src].Kind, q.pl.line, q.pl.text)
+					c.Grounded, c.Source = true, &src
+					if cell := in.Sources[q.pl.src].Cell; cell > 0 {
+						c.Cell = &cell
+					}
+					break
+				}
+			}
+			out = append(out, c)
+			continue
+		}
+		header := "" // the column a number alone in its cell is in; "163,000 (−1.2%)" mixes two
+		if cell, ok := lay.cellAt(t.start); ok && !strings.ContainsFunc(in.Answer[cell.start:t.start]+in.Answer[t.end:cell.end], unicode.IsDigit) {
 			header = normName(cell.header)
 		}
 		for _, r := range t.readings() {
@@ -74,7 +121,6 @@ func Check(in Input) []Claim {
 			}
 		}
 		out = append(out, c)
-		prevEnd = t.end
 	}
 	return out
 }

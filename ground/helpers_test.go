@@ -9,7 +9,8 @@ import (
 )
 
 // A test answer is written as a template: ⟨right|wrong|kind⟩ marks a claim
-// with a planted wrong version of it, ⟨right⟩ a claim without one.
+// with a planted wrong version of it, ⟨right⟩ a claim without one,
+// ⟨text||own⟩ a number the model worked out itself, which no source holds.
 // Everything else in the text, numbers included, must not be listed as
 // a claim.
 var reMark = regexp.MustCompile(`⟨([^⟩|]*)(?:\|([^⟩|]*)\|([^⟩]*))?⟩`)
@@ -23,6 +24,7 @@ type variant struct {
 	claims  []string // the texts expected as claims, in order
 	planted int      // index into claims of the planted one, -1 for the right answer
 	kind    string
+	own     []bool // per claim: the model's own number, rightly unverified
 }
 
 // variants is the right answer and one answer per planted number.
@@ -39,6 +41,7 @@ func variants(tmpl string) []variant {
 				text, v.planted, v.kind = sm[2], k, sm[3]
 			}
 			v.claims = append(v.claims, text)
+			v.own = append(v.own, sm[3] == "own")
 			return text
 		})
 		return v

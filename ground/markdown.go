@@ -11,6 +11,7 @@ import (
 type layout struct {
 	skip  []bool
 	cells []cellSpan
+	heads [][]string // each table's header cells, by the table's number less one
 }
 
 // cellSpan is one cell of a Markdown table: its text and its column's
@@ -18,7 +19,8 @@ type layout struct {
 type cellSpan struct {
 	start, end int
 	header     string
-	table, col int // the table's number in the answer and the column's
+	table, col int // the table's number in the answer (from 1) and the column's
+	row        int // the body row, from 0
 }
 
 var (
@@ -53,7 +55,7 @@ func readLayout(md string) layout {
 	lines := splitLines(md)
 	fence := ""
 	var header []string
-	tables := 0
+	tables, row := 0, 0
 	for k, ln := range lines {
 		text := md[ln.start:ln.end]
 		if fence != "" {
@@ -83,10 +85,11 @@ func readLayout(md string) layout {
 			case reTableSep.MatchString(next):
 				mark(ln.start, ln.end) // a header row: column names, not claims
 				header = nil
-				tables++
+				tables, row = tables+1, 0
 				for _, c := range tableCells(text, 0) {
 					header = append(header, strings.TrimSpace(text[c[0]:c[1]]))
 				}
+				l.heads = append(l.heads, header)
 			case reTableSep.MatchString(text):
 			case header != nil:
 				for j, c := range tableCells(text, ln.start) {
@@ -94,8 +97,9 @@ func readLayout(md string) layout {
 					if j < len(header) {
 						h = header[j]
 					}
-					l.cells = append(l.cells, cellSpan{c[0], c[1], h, tables, j})
+					l.cells = append(l.cells, cellSpan{c[0], c[1], h, tables, j, row})
 				}
+				row++
 			}
 		} else {
 			header = nil

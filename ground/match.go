@@ -25,6 +25,52 @@ func sortValues(vs []value) {
 // last nonzero digit), a percent read as a fraction or as percent units,
 // the sign when the claim states one and either sign when it does not.
 func (ix *index) ground(t token, r reading, ids []int32, header string) (value, bool) {
+	var best value
+	bestRank := 0
+	q := query{ids: ids, header: header, percent: t.percent}
+	for _, f := range t.factors(colHint{scale: 1}) {
+		for _, sp := range t.spans(r, f) {
+			ix.scan(sp.lo, sp.hi, q, &best, &bestRank)
+		}
+		if bestRank == 2 {
+			break
+		}
+	}
+	return best, bestRank > 0
+}
+
+// colHint is what a table's header says of its cells: a scale ("Q1 ($k)")
+// and whether they are percent ("share (%)").
+type colHint struct {
+	scale   float64
+	percent bool
+}
+
+// factors are what the digits of t are multiplied by to give a source
+// value: its scale (or the column's when it shows none), a percent as a
+// fraction first, then as percent units.
+func (t token) factors(h colHint) []float64 {
+	scales := []float64{t.scale}
+	if t.scale == 1 && h.scale != 1 && h.scale != 0 {
+		scales = []float64{h.scale, 1}
+	}
+	var out []float64
+	for _, s := range scales {
+		if t.percent || h.percent {
+			out = append(out, s/100)
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// valueSpan is a range of source values.
+type valueSpan struct{ lo, hi float64 }
+
+// spans are the source values reading r of t stands for at factor f:
+// within half its last digit shown (an approximate claim on its last
+// nonzero digit), of the sign it states or of either.
+func (t token) spans(r reading, f float64) []valueSpan {
 	unit := r.unit()
 	if t.approx && r.decimals == 0 {
 		d := strings.Join(t.num.groups, "")
@@ -33,29 +79,40 @@ func (ix *index) ground(t token, r reading, ids []int32, header string) (value, 
 		}
 	}
 	tol := unit/2*(1+1e-9) + 1e-12*r.v
-	factors := []float64{t.scale}
-	if t.percent {
-		factors = []float64{t.scale / 100, t.scale}
+	lo, hi := (r.v-tol)*f, (r.v+tol)*f
+	if lo < 0 {
+		lo = 0
 	}
-	var best value
-	bestRank := 0
-	for _, f := range factors {
-		lo, hi := (r.v-tol)*f, (r.v+tol)*f
-		if lo < 0 {
-			lo = 0
-		}
-		q := query{ids: ids, header: header, percent: t.percent}
-		if t.sign >= 0 {
-			ix.scan(lo, hi, q, &best, &bestRank)
-		}
-		if t.sign <= 0 {
-			ix.scan(-hi, -lo, q, &best, &bestRank)
-		}
-		if bestRank == 2 {
-			break
+	var out []valueSpan
+	if t.sign >= 0 {
+		out = append(out, valueSpan{lo, hi})
+	}
+	if t.sign <= 0 {
+		out = append(out, valueSpan{-hi, -lo})
+	}
+	return out
+}
+
+// fits says the claim t stands for the source value v, read in a table
+// column with hint h.
+func (t token) fits(v float64, h colHint) bool {
+	for _, r := range t.readings() {
+		if t.fitsReading(r, v, h) {
+			return true
 		}
 	}
-	return best, bestRank > 0
+	return false
+}
+
+func (t token) fitsReading(r reading, v float64, h colHint) bool {
+	for _, f := range t.factors(h) {
+		for _, sp := range t.spans(r, f) {
+			if v >= sp.lo && v <= sp.hi {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // query is what a claim says about where its value is.

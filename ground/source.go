@@ -19,6 +19,9 @@ const (
 	Value   SourceKind = "value"   // a last expression's text
 	Table   SourceKind = "table"   // a last expression's table, exact values
 	Profile SourceKind = "profile" // an attached file's facts: rows, columns
+	// Shown is the cell's result as the model read it: its sections, a
+	// table's shape and rows as text, the files saved with their sizes.
+	Shown SourceKind = "shown"
 )
 
 // Source is one output a claim may be grounded in.
@@ -68,7 +71,7 @@ type value struct {
 type ref struct {
 	src       int
 	line      int // 1-based line of a text; 0 otherwise
-	row, col  int // a table's row (Head then Tail) and column; col -1 for the row count
+	row, col  int // a table's row (Head then Tail) and column; col -1 for the row count, -2 the column count
 	lineStart int
 	lineEnd   int
 	labels    []int32 // the row's labels (known label ids), for claims that name a row
@@ -81,6 +84,22 @@ type index struct {
 	vals   []value
 	refs   []ref
 	labels labelSet
+	lines  []printedLine // the printed lines an answer's line may quote
+}
+
+// grids are the sources' tables, returned and printed, for matching an
+// answer's tables to them.
+func grids(srcs []Source) []*grid {
+	var out []*grid
+	for si, s := range srcs {
+		switch {
+		case s.Kind == Table && s.Table != nil:
+			out = append(out, newGrid(si, s.Cell, s.Table))
+		case s.Kind == Stdout:
+			out = append(out, printedGrids(si, s)...)
+		}
+	}
+	return out
 }
 
 // describe says in words where a value is: the printed line or the table cell.
@@ -90,8 +109,11 @@ func (ix *index) describe(v value) (int, string) {
 	switch s.Kind {
 	case Table:
 		t := s.Table
-		if r.col < 0 {
+		switch r.col {
+		case -1:
 			return s.Cell, fmt.Sprintf("table: %d rows", t.Rows)
+		case -2:
+			return s.Cell, fmt.Sprintf("table: %d columns", t.Cols)
 		}
 		label, _ := t.Exact(r.row)
 		name := ""
@@ -102,17 +124,25 @@ func (ix *index) describe(v value) (int, string) {
 	case Profile:
 		return 0, clip(fmt.Sprintf("%s: %s", s.Text, v.text))
 	}
-	line := strings.TrimSpace(s.Text[r.lineStart:r.lineEnd])
-	return s.Cell, clip(fmt.Sprintf("%s line %d: %s", s.Kind, r.line, line))
+	return s.Cell, lineSource(s.Kind, r.line, s.Text[r.lineStart:r.lineEnd])
+}
+
+// lineSource says in words which printed line a value is on.
+func lineSource(kind SourceKind, n int, line string) string {
+	return clip(fmt.Sprintf("%s line %d: %s", kind, n, strings.TrimSpace(line)))
 }
 
 // normName is a column name for comparing a table's header in the answer
-// with the source's: "Q1" and "q1", "Total EUR" and "total_eur".
+// with the source's: "Q1" and "q1", "Total EUR" and "total_eur", "change
+// %" and "change_pct"; "change" is another column than "change %".
 func normName(s string) string {
 	var b strings.Builder
 	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			b.WriteRune(r)
+		case r == '%':
+			b.WriteString("pct")
 		}
 	}
 	return b.String()
@@ -199,6 +229,7 @@ func buildIndex(srcs []Source) *index {
 		}
 	}
 	sortValues(ix.vals)
+	ix.lines = printedLines(srcs)
 	return ix
 }
 
@@ -251,8 +282,9 @@ func (ix *index) addText(si int, text string) {
 }
 
 type srcNum struct {
-	v    float64
-	text string
+	v          float64
+	text       string
+	start, end int // in the line
 }
 
 // scanSource reads the numbers of a line of output as Python prints them:
@@ -286,14 +318,17 @@ func scanSource(line string) []srcNum {
 			}
 		}
 		start := b.start
-		if q, sg := signBefore(line, start); sg < 0 {
-			v, start = -v, q
+		if q, sg := signBefore(line, start); sg != 0 {
+			start = q
+			if sg < 0 {
+				v = -v
+			}
 		}
 		if n := percentAfter(line, end); n > 0 {
 			v /= 100
 			end += n
 		}
-		out = append(out, srcNum{v: v, text: line[start:end]})
+		out = append(out, srcNum{v: v, text: line[start:end], start: start, end: end})
 	}
 	return out
 }

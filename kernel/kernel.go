@@ -194,7 +194,10 @@ type Profile struct {
 	ColumnCount int        `json:"column_count,omitempty"`
 	Head        [][]string `json:"head,omitempty"`
 	Sheets      []Sheet    `json:"sheets,omitempty"` // Excel workbooks; an SQLite database's tables
-	Error       string     `json:"error,omitempty"`  // profiling failed; the file is still attached
+	// Tables is how many tables a database file holds (SQLite's tables,
+	// DuckDB's tables and views), all of them: Sheets lists only the first.
+	Tables int    `json:"tables,omitempty"`
+	Error  string `json:"error,omitempty"` // profiling failed; the file is still attached
 	// Read is the call that loaded the file in the profile (for a workbook,
 	// its main sheet's): loading it the same way gives the same table.
 	Read *ReadCall `json:"read,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/session"
 )
 
@@ -199,25 +200,22 @@ func (s *Server) runCell(ctx context.Context, req *sdk.CallToolRequest, tool, co
 		return nil, CellOutput{}, err
 	}
 	limit := s.opts.Config.Timeout
-	runCtx, cancel := ctx, context.CancelFunc(func() {})
+	runCtx := ctx
 	var own time.Duration
 	if timeoutS > 0 {
 		own = time.Duration(timeoutS * float64(time.Second))
 		if limit <= 0 || own < limit {
-			runCtx, cancel = context.WithTimeout(ctx, own)
+			runCtx = sandbox.WithCellLimit(ctx, own) // counted from the cell's start, as the server's limit is
 		}
 	}
-	defer cancel()
 	done := p.beat()
 	cell, err := sess.RunCell(runCtx, tool+", called by "+c.name()+" over MCP", code, func(ch kernel.Chunk) { p.output(ch.Text) })
 	done()
 	if err != nil {
 		return nil, CellOutput{}, err
 	}
-	if e := cell.Result.Error; e != nil && e.Kind == kernel.ErrInterrupted && ctx.Err() == nil && runCtx.Err() != nil {
-		// Our own deadline, not the client's cancellation: a timeout.
-		e.Kind, e.Message = kernel.ErrTimeout, fmt.Sprintf("the cell ran longer than timeout_s (%s)", own)
-		cell.Status = session.CellFailed
+	if e := cell.Result.Error; e != nil && e.Kind == kernel.ErrTimeout && own > 0 && runCtx != ctx {
+		e.Message = fmt.Sprintf("the cell ran longer than timeout_s (%s)", own)
 	}
 	c.saved(cell.Result.Figures...)
 	c.saved(cell.Result.Files...)

@@ -38,7 +38,7 @@ func (s *Session) serveDB(ctx context.Context, k *kconn, f frame) {
 	var res DBResult
 	var err error
 	if s.opts.DB == nil {
-		err = fmt.Errorf("no database source named %q: start quarry with --db %s=postgres://user@host/dbname, or attach a SQLite or DuckDB file", f.DB, f.DB)
+		err = fmt.Errorf("no database source named %q: start quarry with --db %s=URL, or attach a SQLite or DuckDB file", f.DB, f.DB)
 	} else {
 		res, err = s.opts.DB.QueryDB(ctx, f.DB, f.Query, f.MaxRows, s.opts.Timeout, w)
 	}

@@ -50,7 +50,7 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 
 	var out, errs outputBuf
 	died := -1 // the status of a kernel the supervisor is bringing back
-	clock := newOpClock(s.opts.Timeout)
+	clock := newOpClock(cellLimit(ctx, s.opts.Timeout))
 	defer clock.stop()
 	ctxDone := ctx.Done()
 	var grace <-chan time.Time

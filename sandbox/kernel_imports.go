@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -82,3 +83,20 @@ func (c *opClock) begin() {
 }
 
 func (c *opClock) stop() { c.timer.Stop() }
+
+type cellLimitKey struct{}
+
+// WithCellLimit lowers the time limit of the cells run with ctx to d (an
+// MCP client's timeout_s). Like the session's limit it counts from the
+// moment the cell starts running, not while it waits for the kernel; a
+// cell past it ends as a timeout, not as a cancelled call.
+func WithCellLimit(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, cellLimitKey{}, d)
+}
+
+func cellLimit(ctx context.Context, limit time.Duration) time.Duration {
+	if d, ok := ctx.Value(cellLimitKey{}).(time.Duration); ok && d > 0 && (limit <= 0 || d < limit) {
+		return d
+	}
+	return limit
+}

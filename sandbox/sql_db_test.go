@@ -46,6 +46,9 @@ sql("ATTACH '/output/ware.duckdb' AS w; CREATE TABLE w.stock AS SELECT * FROM (V
 		if err != nil {
 			t.Fatalf("attach %s: %v", as, err)
 		}
+		if p.Tables != 1 {
+			t.Errorf("profile of %s: %d tables, want 1 (the view of the SQLite file is not a table)", as, p.Tables)
+		}
 		if src == host["ware.duckdb"] {
 			// The profile lists the tables like sheets, with the call that reads each.
 			if p.Kind != "duckdb" || p.Error != "" || len(p.Sheets) != 1 || p.Sheets[0].Name != "stock" || p.Sheets[0].Rows != 2 ||

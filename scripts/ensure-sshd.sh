@@ -16,18 +16,6 @@ if [[ $(id -u) -ne 0 ]]; then
 fi
 command -v apt-get >/dev/null 2>&1 || { log "not a Debian/Ubuntu system: install openssh-server with your package manager"; exit 1; }
 
-policy=/usr/sbin/policy-rc.d
-ours=""
-if [[ ! -e $policy ]]; then
-	printf '#!/bin/sh\n# ensure-sshd.sh: no service starts during its install\nexit 101\n' >"$policy"
-	chmod 0755 "$policy"
-	ours=1
-fi
-trap '[[ -n $ours ]] && rm -f "$policy"' EXIT
-
 log "installing openssh-server (Debian package; no service is started)"
 ROOT=()
-apt_install openssh-server
-if [[ $(ps -o comm= -p 1 2>/dev/null) == systemd ]] && command -v systemctl >/dev/null 2>&1; then
-	systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
-fi
+apt_install_no_services ssh.service ssh.socket -- openssh-server

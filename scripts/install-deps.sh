@@ -86,7 +86,9 @@ if ((${#missing[@]} > 0)); then
 		exit 1
 	fi
 	log "installing ${missing[*]}"
-	apt_install "${missing[@]}"
+	# The tests start their own servers: a package's system service (MariaDB's)
+	# is neither started nor left enabled.
+	apt_install_no_services mariadb.service mysql.service -- "${missing[@]}"
 fi
 if [[ -n $sshd ]]; then
 	if as_root; then

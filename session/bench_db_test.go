@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/quarry-cli/quarry/hosttest"
 	"github.com/quarry-cli/quarry/source/pgtest"
+	"github.com/quarry-cli/quarry/source/sourcetest"
 )
 
 // 1 M rows × 8 columns from PostgreSQL into a DataFrame in the sandbox:
@@ -18,14 +21,49 @@ import (
 // a group-by pushed down to the server against fetching the table and
 // grouping in pandas. One session, one server for all.
 func BenchmarkPostgres(b *testing.B) {
-	s, srv := dbSession(b, 10*time.Minute, 1_000_000)
-	srv.Exec(b, "sales", `CREATE TABLE wide AS SELECT g AS id, g % 100 AS k, (g * 7) % 1000003 AS n,
-		random() AS x, random() * 100 AS y, md5(g::text) AS s, 'region ' || (g % 17) AS r,
-		date '2026-01-01' + (g % 365) AS d FROM generate_series(1, 1000000) g; ANALYZE wide`)
 	psql, err := exec.LookPath(filepath.Join(pgtest.Bin(), "psql"))
 	if err != nil {
 		psql = hosttest.Tool(b, "psql")
 	}
+	benchDB(b, sourcetest.Kinds()[0],
+		"psql-copy-csv-read_csv", func(srv sourcetest.Server, file string) error {
+			if out, err := exec.Command(psql, srv.URL("sales"), "-qAt", "-c", `\copy wide TO '`+file+`' WITH (FORMAT csv, HEADER)`).CombinedOutput(); err != nil {
+				return fmt.Errorf("%v: %s", err, out)
+			}
+			return nil
+		}, `pd.read_csv('%s', parse_dates=['d'])`)
+}
+
+// The same against MariaDB: quarry's path against mariadb --batch (the
+// mysql client's tab-separated output) written to a file, attached and
+// read with pd.read_csv.
+func BenchmarkMariaDB(b *testing.B) {
+	client := hosttest.Tool(b, "mariadb")
+	benchDB(b, sourcetest.Kinds()[1],
+		"mariadb-batch-read_csv", func(srv sourcetest.Server, file string) error {
+			f, err := os.Create(file)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			var stderr strings.Builder
+			cmd := exec.Command(client, "--no-defaults", "--batch", "--socket="+srv.Socket, "--user="+srv.User, "sales", "-e", "SELECT * FROM wide")
+			cmd.Env = append(os.Environ(), "MYSQL_PWD="+srv.Password)
+			cmd.Stdout, cmd.Stderr = f, &stderr
+			if err := cmd.Run(); err != nil {
+				return fmt.Errorf("%v: %s", err, stderr.String())
+			}
+			return f.Close()
+		}, `pd.read_csv('%s', sep='\t', parse_dates=['d'])`)
+}
+
+// benchDB runs the four paths against a server of kind k whose database
+// sales gets the table wide (sourcetest's Wide); export writes the table to a file
+// by the kind's own client, read is the pandas call that reads it (%s the
+// file in /data).
+func benchDB(b *testing.B, k sourcetest.Kind, baseline string, export func(sourcetest.Server, string) error, read string) {
+	s, srv := dbSession(b, k, 10*time.Minute, 1_000_000)
+	srv.Exec(b, "sales", k.Wide)
 	check := func(code, want string) {
 		r := run(b, s, code)
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != want {
@@ -37,23 +75,22 @@ func BenchmarkPostgres(b *testing.B) {
 			check(`df = sql("SELECT * FROM wide", db="sales"); print(df.shape)`, "(1000000, 8)")
 		}
 	})
-	b.Run("fetch/psql-copy-csv-read_csv", func(b *testing.B) {
+	b.Run("fetch/"+baseline, func(b *testing.B) {
 		for i := range b.N {
-			csv := filepath.Join(b.TempDir(), "wide.csv")
-			cmd := exec.Command(psql, srv.URL("sales"), "-qAt", "-c", `\copy wide TO '`+csv+`' WITH (FORMAT csv, HEADER)`)
-			if out, err := cmd.CombinedOutput(); err != nil {
-				b.Fatalf("psql: %v: %s", err, out)
+			file := filepath.Join(b.TempDir(), "wide.csv")
+			if err := export(srv, file); err != nil {
+				b.Fatalf("%s: %v", baseline, err)
 			}
 			name := "wide" + strings.Repeat("x", i) + ".csv"
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 			s.mu.Lock()
 			sb := s.sb
 			s.mu.Unlock()
-			if _, err := sb.AddFileAs(ctx, csv, name, nil); err != nil {
+			if _, err := sb.AddFileAs(ctx, file, name, nil); err != nil {
 				b.Fatal(err)
 			}
 			cancel()
-			check(`import pandas as pd; df = pd.read_csv('/data/`+name+`', parse_dates=['d']); print(df.shape)`, "(1000000, 8)")
+			check(`import pandas as pd; df = `+strings.Replace(read, "%s", "/data/"+name, 1)+`; print(df.shape)`, "(1000000, 8)")
 		}
 	})
 	b.Run("groupby/pushed-down", func(b *testing.B) {

@@ -7,6 +7,7 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/ground"
+	"github.com/quarry-cli/quarry/kernel"
 )
 
 // verifyPolicy is the verify setting; unset counts as mark.
@@ -22,6 +23,16 @@ func (s *Session) verifyPolicy() string {
 // quotes), then the earlier questions' (a resumed session's included) and
 // the attached files' profiles.
 func (s *Session) numbers(answer, question string) []ground.Claim {
+	cs := ground.Check(ground.Input{Answer: answer, Question: question, Sources: s.groundSources(), Thousands: s.opts.Config.Thousands})
+	if cs == nil {
+		cs = []ground.Claim{} // checked, and none: not the same as not checked
+	}
+	return cs
+}
+
+// groundSources are what an answer's numbers are checked against, in the
+// order numbers says.
+func (s *Session) groundSources() []ground.Source {
 	var srcs []ground.Source
 	for i := len(s.turns) - 1; i >= 0; i-- {
 		srcs = append(srcs, s.turns[i].sources...)
@@ -29,11 +40,14 @@ func (s *Session) numbers(answer, question string) []ground.Claim {
 	for _, p := range s.Files() {
 		srcs = append(srcs, ground.FromProfile(p))
 	}
-	cs := ground.Check(ground.Input{Answer: answer, Question: question, Sources: srcs, Thousands: s.opts.Config.Thousands})
-	if cs == nil {
-		cs = []ground.Claim{} // checked, and none: not the same as not checked
-	}
-	return cs
+	return srcs
+}
+
+// cellSources are what a cell's result gives an answer to quote: its
+// outputs, and its result as the model read it (a table's shape, the
+// sizes of the files it saved).
+func cellSources(n int, r kernel.Result) []ground.Source {
+	return append(ground.FromResult(n, r), ground.Source{Cell: n, Kind: ground.Shown, Text: agent.CellView(r)})
 }
 
 // verifier stands between the agent and publish during one question: it

@@ -86,6 +86,7 @@ type Settings struct {
 type RecordedSource struct {
 	Name  string `json:"name"`
 	Where string `json:"where"`
+	Kind  string `json:"kind,omitempty"` // the kind's URL scheme (postgres, mysql); none before MariaDB
 }
 
 // Input is a file attached to the session: its name under /data, where it

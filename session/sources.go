@@ -33,18 +33,19 @@ func (d sourceDB) QueryDB(ctx context.Context, name, query string, maxRows int64
 	return sandbox.DBResult{Rows: res.Rows, Note: res.Cut}, err
 }
 
-// SourceInfo is what the chat and doctor show of a connected source.
+// SourceInfo is what the chat shows of a connected source.
 type SourceInfo struct {
-	Name    string
-	Where   string // user@host/db, no credentials
-	Version string // the server's
+	Name   string
+	Where  string // user@host/db, no credentials
+	Server string // the server's product and version: "MariaDB 10.11.19"
+	Kind   string // the kind's first URL scheme: postgres, mysql
 }
 
 // Sources lists the connected database sources.
 func (s *Session) Sources() []SourceInfo {
 	var out []SourceInfo
 	for _, src := range s.opts.Sources.Sources() {
-		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Version: src.Version})
+		out = append(out, SourceInfo{Name: src.Name(), Where: src.Where(), Server: src.Server(), Kind: src.Kind().Schemes[0]})
 	}
 	return out
 }

@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -9,21 +11,20 @@ import (
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 	"github.com/quarry-cli/quarry/source"
-	"github.com/quarry-cli/quarry/source/pgtest"
+	"github.com/quarry-cli/quarry/source/sourcetest"
 )
 
-// dbSession starts a session (no model) with the server's database "sales"
-// as source sales, and tables the tests read.
-func dbSession(t testing.TB, timeout time.Duration, maxRows int64) (*Session, *pgtest.Server) {
+// readOnly is the words of a server refusing a write: PostgreSQL's
+// "read-only transaction", MariaDB's "READ ONLY transaction".
+var readOnly = regexp.MustCompile(`(?i)read[- ]only transaction`)
+
+// dbSession starts a session (no model) with a server of kind k, its
+// database "sales" as source sales, and tables the tests read
+// (sourcetest's Sales).
+func dbSession(t testing.TB, k sourcetest.Kind, timeout time.Duration, maxRows int64) (*Session, sourcetest.Server) {
 	t.Helper()
 	e := sandboxtest.Engine(t)
-	srv := pgtest.Start(t)
-	u := srv.CreateDB(t, "sales")
-	srv.Exec(t, "sales", `CREATE TABLE sales (region text, revenue int8, price numeric(10,2), day date);
-		INSERT INTO sales VALUES ('North', 80000, 1.50, '2026-01-02'), ('South', 100000, 2.25, '2026-01-03'), ('North', 10000, NULL, NULL);
-		CREATE SCHEMA "Ventes été";
-		CREATE TABLE "Ventes été"."Chiffre d'affaires ""net""" ("Région du nord" text, "montant €" int4);
-		INSERT INTO "Ventes été"."Chiffre d'affaires ""net""" VALUES ('Île', 5), ('Île', 7), ('Nord', 1)`)
+	srv, u := k.SalesDB(t)
 	set, err := source.OpenAll(context.Background(), []source.Spec{{Name: "sales", URL: u}})
 	if err != nil {
 		t.Fatal(err)
@@ -51,8 +52,16 @@ func run(t testing.TB, s *Session, code string) kernel.Result {
 	return res
 }
 
-func TestSQLOnPostgresSource(t *testing.T) {
-	s, srv := dbSession(t, 5*time.Second, 20000)
+// The cases every kind of database passes through sql(db=) in a real
+// sandbox, against a real server of each kind.
+func TestSQLOnDatabaseSources(t *testing.T) {
+	for _, k := range sourcetest.Kinds() {
+		t.Run(k.Name, func(t *testing.T) { sqlOnSource(t, k) })
+	}
+}
+
+func sqlOnSource(t *testing.T, k sourcetest.Kind) {
+	s, srv := dbSession(t, k, 5*time.Second, 20000)
 	var outs []string
 	keep := func(r kernel.Result) kernel.Result {
 		outs = append(outs, r.Stdout, r.Stderr)
@@ -62,10 +71,13 @@ func TestSQLOnPostgresSource(t *testing.T) {
 		return r
 	}
 
+	if st := s.settings(); len(st.Sources) != 1 || st.Sources[0].Kind != k.Scheme || strings.Contains(st.Sources[0].Where, srv.Password) {
+		t.Fatalf("the record's sources: %+v", st.Sources)
+	}
 	t.Run("totals", func(t *testing.T) {
 		r := keep(run(t, s, `df = sql("SELECT region, sum(revenue) AS total FROM sales GROUP BY 1 ORDER BY 1", db="sales")
 print(type(df).__name__, df.to_dict('records'), str(df.total.dtype))`))
-		if r.Error != nil || !strings.Contains(r.Stdout, "DataFrame [{'region': 'North', 'total': 90000.0}, {'region': 'South', 'total': 100000.0}] float64") {
+		if r.Error != nil || !strings.Contains(r.Stdout, k.Totals) {
 			t.Fatalf("stdout %q, error %+v", r.Stdout, r.Error)
 		}
 	})
@@ -74,11 +86,11 @@ print(type(df).__name__, df.to_dict('records'), str(df.total.dtype))`))
     sql("DELETE FROM sales", db="sales")
 except DatabaseError as e:
     print("REFUSED", e)`))
-		if !strings.Contains(r.Stdout, "REFUSED") || !strings.Contains(r.Stdout, "read-only transaction") {
+		if !strings.Contains(r.Stdout, "REFUSED") || !readOnly.MatchString(r.Stdout) {
 			t.Fatalf("stdout %q, error %+v", r.Stdout, r.Error)
 		}
 		r = keep(run(t, s, `sql("INSERT INTO sales VALUES ('West', 1, 1, NULL)", db="sales")`))
-		if r.Error == nil || r.Error.Type != "DatabaseError" || !strings.Contains(r.Error.Message, "cannot execute INSERT in a read-only transaction") {
+		if r.Error == nil || r.Error.Type != "DatabaseError" || !readOnly.MatchString(r.Error.Message) {
 			t.Fatalf("error %+v", r.Error)
 		}
 		if n := srv.QueryInt(t, "sales", "SELECT count(*) FROM sales"); n != 3 {
@@ -86,34 +98,35 @@ except DatabaseError as e:
 		}
 	})
 	t.Run("names with quotes, spaces and non-ASCII", func(t *testing.T) {
-		r := keep(run(t, s, `df = sql('SELECT "Région du nord", sum("montant €") AS "total €" FROM "Ventes été"."Chiffre d\'affaires ""net""" GROUP BY 1 ORDER BY 1', db="sales")
-print(list(df.columns), df.values.tolist())`))
+		q := "SELECT " + k.Quote("Région du nord") + ", sum(" + k.Quote("montant €") + ") AS " + k.Quote("total €") + " FROM " + k.Net() + " GROUP BY 1 ORDER BY 2"
+		lit, _ := json.Marshal(q) // a Python string literal too
+		r := keep(run(t, s, "df = sql("+string(lit)+", db=\"sales\")\nprint(list(df.columns), df.values.tolist())"))
 		if r.Error != nil || !strings.Contains(r.Stdout, "['Région du nord', 'total €'] [['Nord', 1], ['Île', 12]]") {
 			t.Fatalf("stdout %q, error %+v", r.Stdout, r.Error)
 		}
 	})
 	t.Run("row cap said in the cell", func(t *testing.T) {
-		r := keep(run(t, s, `df = sql("SELECT g FROM generate_series(1, 50000) g", db="sales", max_rows=1000)
+		r := keep(run(t, s, `df = sql("`+k.Series(50000)+`", db="sales", max_rows=1000)
 print(len(df))`))
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != "1000" || !strings.Contains(r.Stderr, "row cap") {
 			t.Fatalf("stdout %q, stderr %q, error %+v", r.Stdout, r.Stderr, r.Error)
 		}
 	})
 	t.Run("row cap setting said in the cell", func(t *testing.T) {
-		r := keep(run(t, s, `df = sql("SELECT g FROM generate_series(1, 50000) g", db="sales")
+		r := keep(run(t, s, `df = sql("`+k.Series(50000)+`", db="sales")
 print(len(df))`))
 		if r.Error != nil || strings.TrimSpace(r.Stdout) != "20000" || !strings.Contains(r.Stderr, "db_max_rows") {
 			t.Fatalf("stdout %q, stderr %q, error %+v", r.Stdout, r.Stderr, r.Error)
 		}
 	})
 	t.Run("timeout cancels on the server", func(t *testing.T) {
-		r := keep(run(t, s, `sql("SELECT pg_sleep(60)", db="sales")`))
+		r := keep(run(t, s, `sql("`+k.Sleep(60)+`", db="sales")`))
 		if r.Error == nil {
 			t.Fatal("a query past the cell's timeout finished")
 		}
 		t.Logf("the cell says: %s", r.Error.Message)
 		deadline := time.Now().Add(10 * time.Second)
-		for srv.QueryInt(t, "sales", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(60)%' AND state = 'active' AND pid <> pg_backend_pid()") > 0 {
+		for srv.QueryInt(t, "sales", k.Running("sleep(60)")) > 0 {
 			if time.Now().After(deadline) {
 				t.Fatal("the query still runs on the server after the cell stopped")
 			}
@@ -133,13 +146,14 @@ print(len(df))`))
 			sb.Interrupt()
 		}()
 		start := time.Now()
-		r := keep(run(t, s, `sql("SELECT pg_sleep(59)", db="sales")`))
+		r := keep(run(t, s, `sql("`+k.Sleep(59)+`", db="sales")`))
 		if r.Error == nil || time.Since(start) > 4*time.Second {
 			t.Fatalf("the interrupted query: %+v after %s", r.Error, time.Since(start))
 		}
-		// The server's statement_timeout (the cell's, 5s) has not fired yet:
-		// only a cancel request stops the query this soon.
-		for srv.QueryInt(t, "sales", "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%pg_sleep(59)%' AND state = 'active' AND pid <> pg_backend_pid()") > 0 {
+		// The server's time limit (the cell's, 5s) has not passed yet: only
+		// a cancel request (PostgreSQL) or KILL QUERY (MariaDB) stops the
+		// query this soon; the processlist no longer shows it.
+		for srv.QueryInt(t, "sales", k.Running("sleep(59)")) > 0 {
 			if time.Since(start) > 3500*time.Millisecond {
 				t.Fatal("the interrupted query still runs on the server")
 			}

@@ -97,9 +97,9 @@ func (s *Session) start(ctx context.Context) error {
 		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
 		SessionID: s.id,
 	}
-	if s.opts.Sources != nil {
-		opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
-	}
+	// Without sources too: the set's answer to an unknown name says which
+	// kinds of database --db connects.
+	opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
 	if s.opts.Resume != nil {
 		opts.Earlier = s.opts.Resume.earlier()
 	}
@@ -206,7 +206,7 @@ func (s *Session) settings() Settings {
 		st.Endpoint = c.Endpoint()
 	}
 	for _, src := range s.Sources() {
-		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where)})
+		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where), Kind: src.Kind})
 	}
 	return st
 }

@@ -41,7 +41,7 @@ func resumedTurns(turns []Turn) []turnRecord {
 		out[i].question = t.Question
 		for _, c := range t.Cells {
 			out[i].cells = append(out[i].cells, cellRecordOf(c.Num, c.Code, c.Result))
-			out[i].sources = append(out[i].sources, ground.FromResult(c.Num, c.Result)...)
+			out[i].sources = append(out[i].sources, cellSources(c.Num, c.Result)...)
 		}
 	}
 	return out
@@ -99,7 +99,7 @@ func (s *Session) checkpointed() {
 func (t *turnRecord) note(e agent.Event) {
 	if e.Kind == agent.EventCellDone && e.Result != nil {
 		t.cells = append(t.cells, cellRecordOf(e.Cell, e.Code, *e.Result))
-		t.sources = append(t.sources, ground.FromResult(e.Cell, *e.Result)...)
+		t.sources = append(t.sources, cellSources(e.Cell, *e.Result)...)
 	}
 }
 

@@ -9,17 +9,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
-	"github.com/quarry-cli/quarry/source/pgtest"
+	"github.com/quarry-cli/quarry/source/sourcetest"
 )
 
-// salesDB makes a database with a small sales table and returns the
-// server and an open source on it.
-func salesDB(t *testing.T) (*pgtest.Server, *Source) {
+// salesDB starts a server of kind k with the sales tables and returns it
+// and an open source on database sales.
+func salesDB(t *testing.T, k sourcetest.Kind) (sourcetest.Server, Source) {
 	t.Helper()
-	srv := pgtest.Start(t)
-	u := srv.CreateDB(t, "sales")
-	srv.Exec(t, "sales", `CREATE TABLE sales (region text, revenue int8, price numeric(10,2), day date);
-		INSERT INTO sales VALUES ('North', 80000, 1.50, '2026-01-02'), ('South', 100000, 2.25, '2026-01-03'), ('North', 10000, NULL, NULL)`)
+	srv, u := k.SalesDB(t)
 	src, err := Open(context.Background(), Spec{Name: "sales", URL: u})
 	if err != nil {
 		t.Fatal(err)
@@ -28,11 +25,23 @@ func salesDB(t *testing.T) (*pgtest.Server, *Source) {
 	return srv, src
 }
 
+// eachKind runs test against a server of every kind.
+func eachKind(t *testing.T, test func(t *testing.T, k sourcetest.Kind)) {
+	for _, k := range sourcetest.Kinds() {
+		t.Run(k.Name, func(t *testing.T) { test(t, k) })
+	}
+}
+
 // query runs q and reads the Arrow stream back.
-func query(t *testing.T, src *Source, q string, lim Limits) (Result, []arrow.RecordBatch, error) {
+func query(t *testing.T, src Source, q string, lim Limits) (Result, []arrow.RecordBatch, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
+	return queryCtx(t, ctx, src, q, lim)
+}
+
+func queryCtx(t *testing.T, ctx context.Context, src Source, q string, lim Limits) (Result, []arrow.RecordBatch, error) {
+	t.Helper()
 	var buf bytes.Buffer
 	res, err := src.Query(ctx, q, lim, &buf)
 	if err != nil || buf.Len() == 0 {
@@ -50,4 +59,38 @@ func query(t *testing.T, src *Source, q string, lim Limits) (Result, []arrow.Rec
 		recs = append(recs, rec)
 	}
 	return res, recs, nil
+}
+
+// profileOf opens the source at u and reads its profile with examples,
+// judged against memory.
+func profileOf(t *testing.T, u string, memory int64) Profile {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src, err := Open(ctx, Spec{Name: "wide", URL: u})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	p, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: memory})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// benchStart times a source's start-up: the check and the profile.
+func benchStart(b *testing.B, u string) {
+	ctx := context.Background()
+	b.ResetTimer()
+	for range b.N {
+		src, err := Open(ctx, Spec{Name: "wide", URL: u})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 2 << 30}); err != nil {
+			b.Fatal(err)
+		}
+		src.Close()
+	}
 }

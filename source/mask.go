@@ -10,9 +10,9 @@ func maskSpec(s string) string {
 	return secret.New(secret.FromDBURL(s)...).MaskError(s)
 }
 
-// Secrets are the credential values in a spec and the password pgx found
-// for it (PGPASSWORD, ~/.pgpass, a service file), for a secret.Masker.
-func (s *Source) Secrets() []string {
+// Secrets: the password pgx found too (PGPASSWORD, ~/.pgpass, a service
+// file).
+func (s *pgSource) Secrets() []string {
 	out := secret.FromDBURL(s.spec.URL)
 	if s.password != "" {
 		out = append(out, s.password)
@@ -22,4 +22,4 @@ func (s *Source) Secrets() []string {
 
 // mask masks err's text and keeps its identity (a *pgconn.PgError for the
 // server's words stays reachable with errors.As).
-func (s *Source) mask(err error) error { return s.masker.WrapError(err) }
+func (s *pgSource) mask(err error) error { return s.masker.WrapError(err) }

@@ -10,7 +10,7 @@ import (
 
 // Set is the sources of one session, by name.
 type Set struct {
-	list []*Source
+	list []Source
 }
 
 // OpenAll parses and checks every spec, in parallel; the error names
@@ -23,7 +23,7 @@ func OpenAll(ctx context.Context, specs []Spec) (*Set, error) {
 		}
 		seen[sp.Name] = true
 	}
-	srcs := make([]*Source, len(specs))
+	srcs := make([]Source, len(specs))
 	errs := make([]error, len(specs))
 	var wg sync.WaitGroup
 	for i, sp := range specs {
@@ -55,7 +55,7 @@ func OpenAll(ctx context.Context, specs []Spec) (*Set, error) {
 }
 
 // Sources lists them by name.
-func (s *Set) Sources() []*Source {
+func (s *Set) Sources() []Source {
 	if s == nil {
 		return nil
 	}
@@ -63,7 +63,7 @@ func (s *Set) Sources() []*Source {
 }
 
 // Get finds a source by name.
-func (s *Set) Get(name string) (*Source, error) {
+func (s *Set) Get(name string) (Source, error) {
 	for _, src := range s.Sources() {
 		if src.Name() == name {
 			return src, nil
@@ -74,7 +74,7 @@ func (s *Set) Get(name string) (*Source, error) {
 		names = append(names, src.Name())
 	}
 	if len(names) == 0 {
-		return nil, fmt.Errorf("no database source named %q: none is connected (start quarry with --db %s=postgres://user@host/dbname), and no SQLite or DuckDB file in /data has that name", name, name)
+		return nil, fmt.Errorf("no database source named %q: none is connected (start quarry with --db %s=URL, e.g. %s), and no SQLite or DuckDB file in /data has that name", name, name, examples())
 	}
 	return nil, fmt.Errorf("no database source named %q: connected are %s (or attach a SQLite or DuckDB file named %s)", name, strings.Join(names, ", "), name)
 }

@@ -4,74 +4,59 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
-	"sync"
-	"time"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
-
-	"github.com/quarry-cli/quarry/secret"
 )
 
-// Source is one live PostgreSQL database. Its queries run one at a time
-// on one connection, made again when the server dropped it.
-type Source struct {
-	spec     Spec
-	cfg      *pgx.ConnConfig
-	password string // what pgx found, from wherever it came
-	masker   *secret.Masker
-	Version  string // the server's version, as it reports it
-
-	mu   sync.Mutex
-	conn *pgx.Conn
+// Source is one live database, of one of the kinds. Its queries run one at
+// a time on one connection, made again when the server dropped it. Every
+// error and text it returns is masked with its own secrets.
+type Source interface {
+	// Name is the name sql(db=NAME) uses.
+	Name() string
+	// Kind is the kind of server, from the table of kinds.
+	Kind() *Kind
+	// Server is the server's product and version as it reports them, once
+	// checked: "PostgreSQL 17.6", "MariaDB 10.11.19".
+	Server() string
+	// Where says which server and database, without credentials:
+	// "analyst@db.example.com:5432/sales", "quarry@/run/mysqld/mysqld.sock/sales".
+	Where() string
+	// Check connects (again, if needed), reads the server's version and
+	// proves a read-only transaction works.
+	Check(ctx context.Context) error
+	// Profile reads the catalogue: what the model is told of the database.
+	Profile(ctx context.Context, o ProfileOptions) (Profile, error)
+	// Query runs one statement in a read-only transaction within lim and
+	// writes its rows to w as an Arrow IPC stream (nothing for a statement
+	// without rows). A write fails with the server's own words; a query
+	// whose ctx ends, or that passes the timeout, is stopped on the server.
+	Query(ctx context.Context, query string, lim Limits, w io.Writer) (Result, error)
+	// Secrets are the credential values of the spec and the password the
+	// source found elsewhere (environment, a password file), for a masker.
+	Secrets() []string
+	// Close ends the connection.
+	Close()
 }
 
-// Name is the name sql(db=NAME) uses.
-func (s *Source) Name() string { return s.spec.Name }
-
-// Where says which server and database, without credentials:
-// "quarry@/run/postgresql/sales", "analyst@db.example.com:5432/sales".
-func (s *Source) Where() string {
-	host := s.cfg.Host
-	if s.cfg.Port != 0 && !strings.HasPrefix(host, "/") {
-		host = fmt.Sprintf("%s:%d", host, s.cfg.Port)
-	}
-	return s.masker.Mask(fmt.Sprintf("%s@%s/%s", s.cfg.User, host, s.cfg.Database))
-}
-
-// Parse reads a spec into a source without connecting; the password is
-// looked up as psql looks it up.
-func Parse(spec Spec) (*Source, error) {
+// Parse reads a spec into a source of its kind without connecting; the
+// password is looked up as the kind's own client looks it up.
+func Parse(spec Spec) (Source, error) {
 	if err := CheckName(spec.Name); err != nil {
 		return nil, err
 	}
-	cfg, err := pgx.ParseConfig(spec.URL)
+	k, err := KindOf(spec.URL)
 	if err != nil {
-		// pgx's parse errors may quote the string: mask it whole.
-		return nil, fmt.Errorf("source %s: %s", spec.Name, maskSpec(strings.ReplaceAll(err.Error(), spec.URL, "the URL")))
+		return nil, fmt.Errorf("source %s: %s", spec.Name, maskSpec(err.Error()))
 	}
-	if cfg.ConnectTimeout == 0 {
-		cfg.ConnectTimeout = 10 * time.Second
-	}
-	cfg.RuntimeParams["application_name"] = "quarry"
-	// A query whose context ends is cancelled on the server and the
-	// connection kept (pgx's default closes it, cancelling as it goes).
-	cfg.BuildContextWatcherHandler = func(c *pgconn.PgConn) ctxwatch.Handler {
-		return &pgconn.CancelRequestContextWatcherHandler{Conn: c, CancelRequestDelay: 0, DeadlineDelay: 3 * time.Second}
-	}
-	s := &Source{spec: spec, cfg: cfg, password: cfg.Password}
-	s.masker = secret.New(s.Secrets()...)
-	return s, nil
+	return k.open(k, spec)
 }
 
-// Open parses and checks a source: it connects, asks the server's version
-// and opens a read-only transaction. The error names the source and the
+// Open parses and checks a source. The error names the source and the
 // reason, never the password.
-func Open(ctx context.Context, spec Spec) (*Source, error) {
+func Open(ctx context.Context, spec Spec) (Source, error) {
 	s, err := Parse(spec)
 	if err != nil {
 		return nil, err
@@ -82,95 +67,14 @@ func Open(ctx context.Context, spec Spec) (*Source, error) {
 	return s, nil
 }
 
-// Check connects (again, if needed) and proves a read-only transaction
-// works; it sets Version.
-func (s *Source) Check(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c, err := s.connLocked(ctx)
-	if err != nil {
-		return err
-	}
-	var v string
-	if err := c.QueryRow(ctx, "SHOW server_version").Scan(&v); err != nil {
-		s.dropLocked()
-		return s.failure(err)
-	}
-	s.Version = v
-	tx, err := c.BeginTx(ctx, pgx.TxOptions{AccessMode: pgx.ReadOnly})
-	if err == nil {
-		var one int
-		err = tx.QueryRow(ctx, "SELECT 1").Scan(&one)
-		tx.Rollback(ctx)
-	}
-	if err != nil {
-		s.dropLocked()
-		return s.failure(fmt.Errorf("a read-only transaction failed: %w", err))
-	}
-	return nil
-}
-
-func (s *Source) connLocked(ctx context.Context) (*pgx.Conn, error) {
-	if s.conn != nil && !s.conn.IsClosed() {
-		return s.conn, nil
-	}
-	s.conn = nil
-	c, err := pgx.ConnectConfig(ctx, s.cfg)
-	if err != nil {
-		return nil, s.failure(err)
-	}
-	s.conn = c
-	return c, nil
-}
-
-func (s *Source) dropLocked() {
-	if s.conn != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		s.conn.Close(ctx)
-		cancel()
-		s.conn = nil
-	}
-}
-
-// Close ends the connection.
-func (s *Source) Close() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dropLocked()
-}
-
-// failure words a connection failure: the source, the reason in plain
-// words, the server's or the system's own text, masked.
-func (s *Source) failure(err error) error {
-	return s.mask(fmt.Errorf("source %s (%s): %s: %w", s.spec.Name, s.Where(), Reason(err), err))
-}
-
-// Reason names the cause of a failure to reach a source.
-func Reason(err error) string {
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) {
-		switch pe.Code {
-		case "28P01":
-			return "wrong password"
-		case "28000":
-			return "the server refused the user"
-		case "3D000":
-			return "no such database"
-		case "57P03":
-			return "the server is starting up or shutting down"
-		case "53300":
-			return "the server has no free connections"
-		}
-		if strings.HasPrefix(pe.Code, "08") || strings.HasPrefix(pe.Code, "57P") {
-			return "the server ended the connection"
-		}
-		return "the server refused"
-	}
+// netReason names the cause of a failure to reach a server that is not
+// the server's own answer: the system's, the network's.
+func netReason(err error, passwords string) string {
 	var ne net.Error
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "no password supplied") || strings.Contains(msg, "password is empty"):
-		return "no password (give it in the URL, PGPASSWORD or ~/.pgpass)"
+		return "no password (give it in " + passwords + ")"
 	case errors.Is(err, os.ErrNotExist) || strings.Contains(msg, "no such file or directory"):
 		return "unreachable (no server at that socket)"
 	case strings.Contains(msg, "connection refused"):
@@ -179,7 +83,8 @@ func Reason(err error) string {
 		return "unreachable (unknown host)"
 	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout() || strings.Contains(msg, "timeout"):
 		return "unreachable (timed out)"
-	case strings.Contains(msg, "EOF") || strings.Contains(msg, "broken pipe") || strings.Contains(msg, "reset by peer") || strings.Contains(msg, "conn closed"):
+	case strings.Contains(msg, "EOF") || strings.Contains(msg, "broken pipe") || strings.Contains(msg, "reset by peer") ||
+		strings.Contains(msg, "conn closed") || strings.Contains(msg, "invalid connection") || strings.Contains(msg, "bad connection"):
 		return "the connection was lost"
 	}
 	return "cannot connect"

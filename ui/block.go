@@ -40,6 +40,8 @@ type block struct {
 	streaming bool
 	cell      *cellState
 	numbers   []ground.Claim // an answer's numbers, checked by the session
+	current   int            // the number ctrl+g is on, drawn highlighted, counted from 1; 0 none
+	curLine   int            // the line of the answer's rendering it starts on; -1 none
 
 	ver   int // bumped on every change that alters the rendering
 	cache renderCache

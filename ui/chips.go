@@ -84,7 +84,11 @@ func (c chip) label() string {
 	}
 	p := c.profile
 	s := name + " " + kernel.FormatSize(p.Size)
-	if p.Rows > 0 || len(p.Columns) > 0 {
+	switch {
+	case p.Kind == "sqlite" || p.Kind == "duckdb":
+		// A database, not its largest table: "11 tables · 984 KiB".
+		s = name + " " + tablesText(p) + " · " + kernel.FormatSize(p.Size)
+	case p.Rows > 0 || len(p.Columns) > 0:
 		s += fmt.Sprintf(" · %s × %d", render.GroupInt(p.Rows), p.Width())
 	}
 	if p.Error != "" {

@@ -168,15 +168,3 @@ func tokensText(u agent.Usage, model string) string {
 	}
 	return text
 }
-
-func (m *Model) sourcesText() string {
-	if len(m.opts.Sources) == 0 {
-		return "No database is connected: start quarry with --db NAME=postgres://user@host/db, or attach a SQLite or DuckDB file."
-	}
-	var b strings.Builder
-	b.WriteString("Connected databases (read-only; sql(query, db=NAME)):")
-	for _, s := range m.opts.Sources {
-		fmt.Fprintf(&b, "\n  %s — PostgreSQL %s, %s", sanitizeLine(s.Name), sanitizeLine(s.Version), sanitizeLine(s.Where))
-	}
-	return b.String()
-}

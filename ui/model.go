@@ -77,13 +77,16 @@ type Options struct {
 	// Sources are the connected databases, for the status bar and
 	// /sources; no credentials in them.
 	Sources []Source
+	// SourceHint is what --db takes, for /sources when there is no
+	// database: "NAME=postgres://user@host/db or NAME=mysql://user@host/db".
+	SourceHint string
 }
 
 // Source is a connected database as the chat shows it.
 type Source struct {
-	Name    string
-	Where   string // user@host/db
-	Version string // the server's
+	Name   string
+	Where  string // user@host/db
+	Server string // the server's product and version: "PostgreSQL 17.6"
 }
 
 // Model is the chat: the one tea.Model of the package.

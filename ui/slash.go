@@ -98,7 +98,7 @@ const helpKeys = `Keys:
   Enter send · Alt+Enter or Ctrl+J newline · Up/Down history (input empty)
   PgUp/PgDn, wheel, Alt+Up/Down scroll · Ctrl+Home/End top/bottom
   Ctrl+O expand/fold cell output · Ctrl+T latest table full screen · Ctrl+F open latest figure
-  Ctrl+G step through the last answer's numbers and where each comes from
+  Ctrl+G step through the last answer's numbers: each highlighted, and where it comes from
   Esc or Ctrl+C cancel a running answer`
 
 // helpText is /help: the commands with two spaces at least between the

@@ -147,6 +147,32 @@ func (t *transcript) scroll(rc renderCtx, height, delta int) {
 	}
 }
 
+// show scrolls as little as it takes for line of block i to be on screen,
+// a line of what comes before it too when it scrolls up to it.
+func (t *transcript) show(rc renderCtx, height, i, line int) {
+	if i >= len(t.blocks) || height <= 0 {
+		return
+	}
+	abs := func(a anchor) int {
+		n := a.line
+		for k := 0; k < a.block; k++ {
+			n += len(t.blocks[k].lines(rc))
+		}
+		return n
+	}
+	top := t.topAnchor(rc, height)
+	if t.anchor != nil {
+		top = *t.anchor
+	}
+	target, first := abs(anchor{i, line}), abs(top)
+	switch {
+	case target < first:
+		t.scroll(rc, height, max(target-1, 0)-first)
+	case target >= first+height:
+		t.scroll(rc, height, target-(first+height-1)+1)
+	}
+}
+
 func (t *transcript) toBottom() { t.anchor, t.newBelow = nil, false }
 
 // marker is what the separator under the transcript says when the view

@@ -222,7 +222,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.numbersView != nil && k != "ctrl+c" && m.numbersKey(k) {
 		return nil
 	}
-	m.numbersView = nil
+	m.closeNumbers()
 	h := m.transcriptHeight()
 	switch k {
 	case "ctrl+c":

@@ -129,8 +129,8 @@ def line_labels(ln, n):
 
 
 def rich(ws, runs, st):
-    """A cell of text runs (bold, code, an unverified number marked in
-    colour with a '?' raised after it)."""
+    """A cell of text runs (bold, code, an unverified number, which the
+    host has put in ground's brackets, underlined in colour)."""
     from openpyxl.cell import WriteOnlyCell
     from openpyxl.cell.rich_text import CellRichText, TextBlock
     from openpyxl.cell.text import InlineFont
@@ -147,9 +147,6 @@ def rich(ws, runs, st):
             parts.append(TextBlock(InlineFont(b=bool(r.get('b')) or None, i=bool(r.get('i')) or None,
                                               rFont=CODE_FONT if r.get('mono') else FONT,
                                               color=MARK if mark or legend else None, u='single' if mark else None), t))
-            if mark and r.get('tail', True):
-                parts.append(TextBlock(InlineFont(b=True, color=MARK, vertAlign='superscript'), '?'))
-                used += 1
         else:
             parts.append(t)
         if used >= CELL_MAX - 1:
@@ -167,10 +164,9 @@ def wrap_runs(runs, width):
     """Runs laid out in lines of at most width characters, broken at
     spaces (a longer word is cut): a list of lines, each a list of runs."""
     text = ''.join(r.get('t', '') for r in runs)
-    owner, last = [], []
+    owner = []
     for i, r in enumerate(runs):
         owner += [i] * len(r.get('t', ''))
-        last.append(len(owner))
     breaks, start = [], 0
     while start < len(text):
         end = min(len(text), start + width)
@@ -191,7 +187,6 @@ def wrap_runs(runs, width):
                 j += 1
             r = dict(runs[owner[i]])
             r['t'] = text[i:j]
-            r['tail'] = j == last[owner[i]]
             line.append(r)
             i = j
         lines.append(line)

@@ -114,7 +114,7 @@ def _runs(runs):
         if r.get('b'):
             t = '<b>%s</b>' % t
         if r.get('mark') == 'unverified':
-            t = '<font color="%s"><u>%s</u></font><super><font color="%s"><b>?</b></font></super>' % (MARK_HEX, t, MARK_HEX)
+            t = '<font color="%s"><u>%s</u></font>' % (MARK_HEX, t)
         out.append(t)
     return ''.join(out)
 

@@ -38,6 +38,7 @@ def profile_duckdb(path, size, out, lim, spec):
     if not len(tables):
         notes.append('the database holds no table')
     out['notes'] = notes
+    out['tables'] = len(tables)
     out['header_row'] = 0
     if out['sheets']:
         main = max(out['sheets'], key=lambda s: s['rows'])

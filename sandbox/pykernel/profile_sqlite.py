@@ -44,6 +44,7 @@ def profile_sqlite(path, size, out, lim, spec):
     if not names:
         notes.append('the database holds no table')
     out['notes'] = notes
+    out['tables'] = len(names)
     out['header_row'] = 0
     if out['sheets']:
         main = max(out['sheets'], key=lambda s: s['rows'])

@@ -202,7 +202,7 @@ def sql(query, max_rows=SQL_MAX_ROWS, db=None):
     max_rows rows (None: no cap) raises rather than being cut.
 
     With db=NAME the query goes to that database instead, read-only: a
-    connected source (PostgreSQL, through quarry on the host) or a SQLite
+    connected source (PostgreSQL, MariaDB, MySQL, through quarry on the host) or a SQLite
     or DuckDB file in /data named NAME (without its extension). A result
     over max_rows is cut there, with a note; errors are DatabaseError."""
     if not isinstance(query, str):

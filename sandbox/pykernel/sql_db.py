@@ -1,6 +1,6 @@
 # sql(query, db=NAME) for quarry's kernel (sent after sql.py): a database
 # file in /data (SQLite, DuckDB) is read here, read-only; any other name is
-# a source the host connected to (PostgreSQL): the query goes to the host
+# a source the host connected to (PostgreSQL, MariaDB, MySQL): the query goes to the host
 # in a 'db' frame, the host runs it read-only and streams the rows back as
 # Arrow IPC in db_chunk messages, ended by db_done. The container has no
 # network: only the query and its result cross.

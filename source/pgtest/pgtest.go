@@ -1,32 +1,32 @@
 // Package pgtest starts a real PostgreSQL server for tests: Debian's
 // postgresql package, a cluster made by initdb in a temporary folder,
 // listening on a Unix socket only (no TCP port), run as the unprivileged
-// user nobody when the tests run as root. Each server has a superuser with
+// user nobody when the tests run as root (package servertest). Each server has a superuser with
 // a password, checked with SCRAM, so tests see the same authentication a
 // real server asks for.
 //
-// It imports nothing of quarry.
+// It imports only hosttest and source/servertest of quarry.
 package pgtest
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
-	"os/user"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/quarry-cli/quarry/hosttest"
+	"github.com/quarry-cli/quarry/source/servertest"
 )
 
 // Server is one running cluster.
@@ -37,8 +37,7 @@ type Server struct {
 	Password string
 	bin      string
 	asUser   string // run as this user (root runs the server as nobody)
-	cmd      *exec.Cmd
-	exited   chan struct{}
+	proc     *servertest.Proc
 }
 
 // Bin finds the folder of Debian's PostgreSQL programs, the newest version
@@ -66,21 +65,9 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	hosttest.Path(t, "/usr/lib/postgresql/*/bin/postgres")
 	bin := Bin()
-	// /tmp rather than TMPDIR: a socket path has at most 107 bytes, and
-	// nobody must reach the folder when root runs the tests.
-	base := ""
-	if st, err := os.Stat("/tmp"); err == nil && st.IsDir() {
-		base = "/tmp"
-	}
-	dir, err := os.MkdirTemp(base, "quarry-pg-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	s := &Server{Dir: dir, Socket: filepath.Join(dir, "sock"), User: "quarry", Password: randomPassword(), bin: bin}
-	if os.Geteuid() == 0 {
-		s.asUser = "nobody" // initdb and postgres refuse to run as root
-	}
+	dir := servertest.Dir(t, "quarry-pg-")
+	s := &Server{Dir: dir, Socket: filepath.Join(dir, "sock"), User: "quarry", Password: randomPassword(), bin: bin,
+		asUser: servertest.RunAs()} // initdb and postgres refuse to run as root
 	if err := s.init(); err != nil {
 		t.Fatal(err)
 	}
@@ -99,26 +86,21 @@ func randomPassword() string {
 }
 
 func (s *Server) init() error {
-	for _, d := range []string{s.Dir, s.Socket} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return err
-		}
-		if err := os.Chmod(d, 0o755); err != nil {
-			return err
-		}
+	if err := servertest.Own(s.asUser, s.Dir, s.Socket); err != nil {
+		return err
 	}
 	pwfile := filepath.Join(s.Dir, "pw")
 	if err := os.WriteFile(pwfile, []byte(s.Password+"\n"), 0o644); err != nil {
 		return err
 	}
 	data := filepath.Join(s.Dir, "data")
-	if err := os.Mkdir(data, 0o700); err != nil {
+	if err := servertest.Own(s.asUser, data); err != nil {
 		return err
 	}
-	if err := s.chown(s.Dir, s.Socket, data); err != nil {
+	if err := os.Chmod(data, 0o700); err != nil {
 		return err
 	}
-	out, err := s.command(filepath.Join(s.bin, "initdb"), "-D", data, "-U", s.User, "--pwfile", pwfile,
+	out, err := servertest.Command(s.asUser, filepath.Join(s.bin, "initdb"), "-D", data, "-U", s.User, "--pwfile", pwfile,
 		"--auth=scram-sha-256", "-E", "UTF8", "--locale=C.UTF-8", "--no-sync").CombinedOutput()
 	os.Remove(pwfile)
 	if err != nil {
@@ -128,78 +110,26 @@ func (s *Server) init() error {
 	return os.WriteFile(filepath.Join(data, "postgresql.auto.conf"), []byte(conf), 0o600)
 }
 
-func (s *Server) chown(paths ...string) error {
-	if s.asUser == "" {
-		return nil
-	}
-	u, err := user.Lookup(s.asUser)
+func (s *Server) start() error {
+	p, err := servertest.Start(servertest.Command(s.asUser, filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.Dir, "data")), syscall.SIGINT)
 	if err != nil {
 		return err
 	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	for _, p := range paths {
-		if err := os.Chown(p, uid, gid); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Server) command(name string, args ...string) *exec.Cmd {
-	if s.asUser != "" {
-		return exec.Command("runuser", append([]string{"-u", s.asUser, "--", name}, args...)...)
-	}
-	return exec.Command(name, args...)
-}
-
-func (s *Server) start() error {
-	var log bytes.Buffer
-	s.cmd = s.command(filepath.Join(s.bin, "postgres"), "-D", filepath.Join(s.Dir, "data"))
-	s.cmd.Stdout, s.cmd.Stderr = &log, &log
-	s.cmd.SysProcAttr = procAttr()
-	if err := s.cmd.Start(); err != nil {
-		return fmt.Errorf("postgres: %w", err)
-	}
-	s.exited = make(chan struct{})
-	go func() { s.cmd.Wait(); close(s.exited) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	s.proc = p
+	return p.Wait(30*time.Second, func() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		c, err := pgx.Connect(ctx, s.URL("postgres"))
-		cancel()
 		if err == nil {
 			c.Close(context.Background())
-			return nil
 		}
-		select {
-		case <-s.exited:
-			return fmt.Errorf("postgres exited: %s", log.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-	}
-	return fmt.Errorf("postgres did not accept connections within 30s: %s", log.String())
+		return err
+	})
 }
 
-// Stop shuts the server down (fast shutdown: sessions are ended). Stopping
-// twice is fine.
-func (s *Server) Stop() {
-	if s.cmd == nil || s.cmd.Process == nil {
-		return
-	}
-	select {
-	case <-s.exited:
-		return
-	default:
-	}
-	interruptGroup(s.cmd.Process) // a fast shutdown
-	select {
-	case <-s.exited:
-	case <-time.After(20 * time.Second):
-		killGroup(s.cmd.Process)
-		<-s.exited
-	}
-}
+// Stop shuts the server down (SIGINT: a fast shutdown, sessions are
+// ended). Stopping twice is fine.
+func (s *Server) Stop() { s.proc.Stop() }
 
 // Restart starts a stopped server again on the same cluster.
 func (s *Server) Restart(t testing.TB) {

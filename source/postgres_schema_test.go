@@ -1,11 +1,9 @@
 package source
 
 import (
-	"context"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/quarry-cli/quarry/source/pgtest"
 )
@@ -27,17 +25,7 @@ func manyTables(t testing.TB, n int) (*pgtest.Server, string) {
 
 func TestProfileOfTwoThousandTablesIsBounded(t *testing.T) {
 	_, u := manyTables(t, 2000)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	src, err := Open(ctx, Spec{Name: "wide", URL: u})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	p, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 1 << 20})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := profileOf(t, u, 1<<20)
 	if p.Total != 2002 || len(p.Tables) != MaxTables {
 		t.Fatalf("total %d, listed %d; want 2002 (partitions are not tables of their own) and %d", p.Total, len(p.Tables), MaxTables)
 	}
@@ -64,16 +52,5 @@ func TestProfileOfTwoThousandTablesIsBounded(t *testing.T) {
 // schema of 2,000 tables: the check and the profile the model gets.
 func BenchmarkStartWithTwoThousandTables(b *testing.B) {
 	_, u := manyTables(b, 2000)
-	ctx := context.Background()
-	b.ResetTimer()
-	for range b.N {
-		src, err := Open(ctx, Spec{Name: "wide", URL: u})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := src.Profile(ctx, ProfileOptions{Examples: true, Memory: 2 << 30}); err != nil {
-			b.Fatal(err)
-		}
-		src.Close()
-	}
+	benchStart(b, u)
 }
