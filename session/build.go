@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/quarry-cli/quarry/config"
@@ -24,6 +25,52 @@ type Builder struct {
 	Engine *engine.Engine
 	// Progress hears the image being built, when it is missing.
 	Progress io.Writer
+	track    *builds // the session's, which stops the build when it closes
+}
+
+// builds are the reports being built on a session's engine: Close cancels
+// them and waits for their sandboxes to go, so none outlives the session
+// or the engine it closes.
+type builds struct {
+	mu      sync.Mutex
+	wg      sync.WaitGroup
+	cancels map[int]context.CancelFunc
+	next    int
+	closed  bool
+}
+
+// start registers a build; its context ends when the session closes.
+func (b *builds) start(ctx context.Context) (context.Context, func(), error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, nil, errClosed
+	}
+	if b.cancels == nil {
+		b.cancels = map[int]context.CancelFunc{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	id := b.next
+	b.next++
+	b.cancels[id] = cancel
+	b.wg.Add(1)
+	return ctx, func() {
+		b.mu.Lock()
+		delete(b.cancels, id)
+		b.mu.Unlock()
+		cancel()
+		b.wg.Done()
+	}, nil
+}
+
+func (b *builds) stop() {
+	b.mu.Lock()
+	b.closed = true
+	for _, c := range b.cancels {
+		c()
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
 }
 
 // buildTimeout is a build's time limit at least: a million rows take
@@ -35,13 +82,21 @@ const buildTimeout = 15 * time.Minute
 func (s *Session) Builder() Builder {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Builder{Config: s.opts.Config, Engine: s.engine}
+	return Builder{Config: s.opts.Config, Engine: s.engine, track: &s.builds}
 }
 
 // Build copies files (name under /data → host path) into a fresh sandbox,
 // runs code there as one cell and harvests what it writes into out, a
 // folder that must not exist yet. A failed cell is the Result's Error.
 func (b Builder) Build(ctx context.Context, files map[string]string, code, out string) (kernel.Result, error) {
+	if b.track != nil {
+		var done func()
+		var err error
+		if ctx, done, err = b.track.start(ctx); err != nil {
+			return kernel.Result{}, err
+		}
+		defer done()
+	}
 	e := b.Engine
 	if e == nil {
 		var err error
