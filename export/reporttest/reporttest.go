@@ -131,15 +131,7 @@ func PDFText(t testing.TB, path string) string {
 // drew and how many pdfinfo says there are.
 func RenderPages(t testing.TB, path string) (drawn, pages int) {
 	t.Helper()
-	info, err := exec.Command(hosttest.Tool(t, "pdfinfo"), path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo %s: %v\n%s", path, err, info)
-	}
-	for _, l := range strings.Split(string(info), "\n") {
-		if v, ok := strings.CutPrefix(l, "Pages:"); ok {
-			json.Unmarshal([]byte(strings.TrimSpace(v)), &pages)
-		}
-	}
+	pages, _ = strconv.Atoi(pdfInfo(t, path)["Pages"])
 	dir := t.TempDir()
 	if b, err := exec.Command(hosttest.Tool(t, "pdftoppm"), "-r", "30", "-png", path, filepath.Join(dir, "p")).CombinedOutput(); err != nil {
 		t.Fatalf("pdftoppm %s: %v\n%s", path, err, b)
@@ -151,6 +143,22 @@ func RenderPages(t testing.TB, path string) (drawn, pages int) {
 		}
 	}
 	return drawn, pages
+}
+
+// pdfInfo is what poppler's pdfinfo says of the PDF, by field.
+func pdfInfo(t testing.TB, path string) map[string]string {
+	t.Helper()
+	info, err := exec.Command(hosttest.Tool(t, "pdfinfo"), path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("pdfinfo %s: %v\n%s", path, err, info)
+	}
+	out := map[string]string{}
+	for _, l := range strings.Split(string(info), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok {
+			out[k] = strings.TrimSpace(v)
+		}
+	}
+	return out
 }
 
 // HostileName is the i-th of the names a data file could carry against
@@ -177,14 +185,5 @@ func HostileName(i int) string {
 // "595.276 x 841.89 pts (A4)".
 func PageSize(t testing.TB, path string) string {
 	t.Helper()
-	info, err := exec.Command(hosttest.Tool(t, "pdfinfo"), path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("pdfinfo %s: %v\n%s", path, err, info)
-	}
-	for _, l := range strings.Split(string(info), "\n") {
-		if v, ok := strings.CutPrefix(l, "Page size:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
+	return pdfInfo(t, path)["Page size"]
 }
