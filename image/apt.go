@@ -14,6 +14,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/quarry-cli/quarry/engine"
 )
 
 // Extras are resolved and downloaded by the host's own apt, run with a
@@ -41,6 +43,15 @@ type Archive struct {
 // frozen at a snapshot); see Archive.AllowExpired.
 const AllowExpiredEnv = "QUARRY_APT_ALLOW_EXPIRED"
 
+// The environment can name another archive (a local mirror of one's own,
+// signed with its own key) and another image repository for derived
+// images (one per user on a shared engine).
+const (
+	SuiteEnv   = "QUARRY_DEBIAN_SUITE"   // the suite; the recipe's (forky) by default
+	KeyringEnv = "QUARRY_DEBIAN_KEYRING" // the keyring its Release file is signed with
+	RepoEnv    = "QUARRY_SANDBOX_REPO"   // the image repository of derived images; quarry-sandbox by default
+)
+
 // HostArchive is the archive the base image is built from: the Debian
 // mirror of the host's apt sources (or QUARRY_DEBIAN_MIRROR), the recipe's
 // suite, and Debian's archive keyring.
@@ -49,12 +60,42 @@ func HostArchive() (Archive, error) {
 	if err != nil {
 		return Archive{}, err
 	}
-	kr := archiveKeyring()
-	if kr == "" {
-		return Archive{}, errors.New("no Debian archive keyring on this host (/usr/share/keyrings/debian-archive-keyring.gpg): install debian-archive-keyring, so the archive's signature can be checked")
+	a := Archive{URL: mirror, Suite: debianSuite, Components: []string{"main"}, Keyring: archiveKeyring(),
+		AllowExpired: os.Getenv(AllowExpiredEnv) == "1"}
+	if s := strings.TrimSpace(os.Getenv(SuiteEnv)); s != "" {
+		a.Suite = s
 	}
-	return Archive{URL: mirror, Suite: debianSuite, Components: []string{"main"}, Keyring: kr,
-		AllowExpired: os.Getenv(AllowExpiredEnv) == "1"}, nil
+	if k := strings.TrimSpace(os.Getenv(KeyringEnv)); k != "" {
+		if _, err := os.Stat(k); err != nil {
+			return a, fmt.Errorf("%s=%s: %w", KeyringEnv, k, err)
+		}
+		a.Keyring = k
+	}
+	if a.Keyring == "" {
+		return a, errors.New("no Debian archive keyring on this host (/usr/share/keyrings/debian-archive-keyring.gpg): install debian-archive-keyring, so the archive's signature can be checked")
+	}
+	return a, nil
+}
+
+var validRepo = regexp.MustCompile(`^[a-z0-9]+(?:[._/-][a-z0-9]+)*$`)
+
+// ExtrasRepo is the image repository of derived images: QUARRY_SANDBOX_REPO
+// when it is a valid name, else quarry-sandbox.
+func ExtrasRepo() string {
+	if r := strings.TrimSpace(os.Getenv(RepoEnv)); validRepo.MatchString(r) {
+		return r
+	}
+	return imageRepo
+}
+
+// HostInstaller adds packages from the host's archive (HostArchive) into
+// ExtrasRepo on e.
+func HostInstaller(e *engine.Engine) (*Installer, error) {
+	a, err := HostArchive()
+	if err != nil {
+		return nil, err
+	}
+	return &Installer{Engine: e, Archive: a, Repo: ExtrasRepo()}, nil
 }
 
 // apt is one archive's private apt: its folder under the cache holds the

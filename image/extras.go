@@ -147,7 +147,7 @@ func currentRef(repo string) string { return repo + ":" + RecipeHash() + current
 // recipe when extras were added, with them; otherwise the base (Ref()),
 // with none.
 func CurrentImage(ctx context.Context, e *engine.Engine) (Derived, error) {
-	d, ok, err := derivedImage(ctx, e, currentRef(imageRepo))
+	d, ok, err := derivedImage(ctx, e, currentRef(ExtrasRepo()))
 	if err != nil || !ok {
 		return Derived{Ref: Ref()}, err
 	}

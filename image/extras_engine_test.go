@@ -3,6 +3,8 @@ package image_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +179,57 @@ func noImage(t *testing.T, in *image.Installer) {
 	t.Helper()
 	if d, ok, err := in.Current(testCtx(t)); ok || err != nil {
 		t.Fatalf("an image was made: %+v %v", d, err)
+	}
+}
+
+// save carries the extras: the archive holds the derived image and lists
+// its packages, and a load makes it the current image again.
+func TestSaveLoadCarryExtras(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	repo := apttest.New(t, apttest.Hello, apttest.Greet)
+	in := repo.Installer(e)
+	t.Setenv(image.RepoEnv, in.Repo)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	p, err := in.Plan(ctx, nil, []image.Ask{{Name: "quarry_hello"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := in.Build(ctx, nil, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archive := filepath.Join(t.TempDir(), "sandbox.tar")
+	f, err := os.Create(archive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := image.Save(ctx, e, f, false)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Extras == nil || info.Extras.Hash != d.Hash || len(info.Extras.Packages) != 2 || info.Extras.Packages[0].Name != "python3-quarry-hello" {
+		t.Fatalf("archive header extras %+v", info.Extras)
+	}
+	// Gone from the engine, as on a machine that never had them; the base stays.
+	apttest.RemoveRepo(e, in.Repo)
+	if _, ok, _ := in.Current(ctx); ok {
+		t.Fatal("extras still there")
+	}
+	f, _ = os.Open(archive)
+	defer f.Close()
+	_, loaded, err := image.Load(ctx, e, f, nil)
+	if err != nil || !loaded {
+		t.Fatalf("load: %v %v", loaded, err)
+	}
+	cur, err := image.CurrentImage(ctx, e)
+	if err != nil || cur.Ref != d.Ref || len(cur.Extras) != 2 {
+		t.Fatalf("current after the load: %+v %v", cur, err)
+	}
+	s := sandboxtest.Session(t, e, sandbox.Options{Image: cur.Ref})
+	res, err := s.Exec(ctx, "import quarry_hello\nprint(quarry_hello.hello('load'))", nil)
+	if err != nil || res.Error != nil || !strings.Contains(res.Stdout, "hello, load") {
+		t.Fatalf("cell on the loaded extras: %v %+v %q", err, res.Error, res.Stdout)
 	}
 }

@@ -36,8 +36,12 @@ type Installer struct {
 }
 
 // CacheDir is where apt's lists and downloads for extras are kept:
-// /var/cache/quarry/apt for root, $XDG_CACHE_HOME/quarry/apt otherwise.
+// $XDG_CACHE_HOME/quarry/apt when set, else /var/cache/quarry/apt for root
+// and the user's cache folder for others.
 func CacheDir() string {
+	if x := os.Getenv("XDG_CACHE_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "quarry", "apt")
+	}
 	if os.Geteuid() == 0 {
 		return "/var/cache/quarry/apt"
 	}

@@ -157,6 +157,7 @@ func (in *Installer) Plan(ctx context.Context, w io.Writer, asks []Ask) (Plan, e
 	if err != nil {
 		return Plan{}, err
 	}
+	stale := cur.Base != "" && cur.Base != b.ID // built on an earlier build of the base: built again
 	if err := x.update(ctx, w, false); err != nil {
 		return Plan{}, err
 	}
@@ -168,8 +169,10 @@ func (in *Installer) Plan(ctx context.Context, w io.Writer, asks []Ask) (Plan, e
 	for name, v := range b.installed {
 		have[name] = v
 	}
-	for _, e := range cur.Extras {
-		have[e.Name] = e.Version
+	if !stale {
+		for _, e := range cur.Extras {
+			have[e.Name] = e.Version
+		}
 	}
 	requested := []string{}
 	for _, r := range cur.Requested() {
@@ -187,6 +190,9 @@ func (in *Installer) Plan(ctx context.Context, w io.Writer, asks []Ask) (Plan, e
 		}
 	}
 	p := Plan{Asked: reqs, base: b, current: cur, suite: x.archive.Suite}
+	if stale {
+		p.current, added = Derived{}, requested
+	}
 	if len(added) == 0 {
 		return p, nil
 	}

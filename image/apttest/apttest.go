@@ -330,3 +330,17 @@ func RemoveRepo(e *engine.Engine, repo string) {
 		}
 	}
 }
+
+// Setenv points quarry at this archive and at an image repository of the
+// test's own through the environment (as a user with a mirror of their own
+// would), for a test that runs quarry's commands; it returns the repository.
+func (r *Repo) Setenv(t *testing.T, e *engine.Engine) string {
+	t.Helper()
+	in := r.Installer(e)
+	t.Setenv(image.MirrorEnv, r.URL)
+	t.Setenv(image.SuiteEnv, Suite)
+	t.Setenv(image.KeyringEnv, r.Keyring)
+	t.Setenv(image.RepoEnv, in.Repo)
+	t.Setenv("XDG_CACHE_HOME", in.Cache)
+	return in.Repo
+}
