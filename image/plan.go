@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -270,6 +271,9 @@ func (in *Installer) resolve(ctx context.Context, w io.Writer, x *apt, asks []As
 		if name == "" {
 			continue
 		}
+		if !validAsk(name, a.Kind) {
+			return nil, fmt.Errorf("%q is not a Debian package, Python module or pip name", name)
+		}
 		pkg := ""
 		switch {
 		case a.Kind == AskPackage || a.Kind == AskAuto && !identifier.MatchString(name):
@@ -302,6 +306,26 @@ func (in *Installer) resolve(ctx context.Context, w io.Writer, x *apt, asks []As
 		return out, &NotInDebianError{Names: names, Kind: kind, Suite: x.archive.Suite}
 	}
 	return out, nil
+}
+
+var (
+	debName  = regexp.MustCompile(`^[a-z0-9][a-z0-9+.-]{0,99}$`)
+	pipName  = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,98}[A-Za-z0-9])?$`)
+	maxNames = 100
+)
+
+// validAsk keeps names apt could read as anything but a name (an option,
+// a path) from ever reaching it: names may come from the sandbox.
+func validAsk(name string, kind AskKind) bool {
+	switch kind {
+	case AskPackage:
+		return debName.MatchString(name)
+	case AskModule:
+		return identifier.MatchString(name) && len(name) <= maxNames
+	case AskDist:
+		return pipName.MatchString(distName(name))
+	}
+	return debName.MatchString(name) || identifier.MatchString(name) && len(name) <= maxNames
 }
 
 // distName is a pip requirement's project name: xgboost of

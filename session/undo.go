@@ -19,6 +19,9 @@ type turnRecord struct {
 	start    sandbox.Checkpoint
 	cells    []cellRecord
 	sources  []ground.Source // what its cells showed, for checking answers' numbers
+	// rebuilt: asked before the sandbox was rebuilt or moved (rebuild.go);
+	// start belongs to the sandbox before, so undoing it replays.
+	rebuilt bool
 }
 
 type cellRecord struct {
@@ -138,7 +141,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 	s.mu.Unlock()
 	last := s.turns[len(s.turns)-1]
 	var r sandbox.Rewound
-	if last.start == (sandbox.Checkpoint{}) {
+	if last.start == (sandbox.Checkpoint{}) || last.rebuilt {
 		// Asked before the session was resumed: no checkpoint of it exists.
 		// Its files stay in the folder; the record no longer lists them.
 		if err := sb.Restart(ctx); err != nil {
@@ -153,7 +156,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 	s.turns = s.turns[:len(s.turns)-1]
 	question, _ := s.ag.Undo()
 	u := Undone{Question: s.mask.Mask(question), Removed: r.Removed, Changed: r.Changed}
-	if r.At != last.start || last.start == (sandbox.Checkpoint{}) {
+	if r.At != last.start || last.start == (sandbox.Checkpoint{}) || last.rebuilt {
 		cells := s.rebuildCells(r.At)
 		err := s.replay(ctx, cells)
 		var re *ReplayError
@@ -167,7 +170,11 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 			u.Replayed = len(cells)
 		}
 	}
-	if last.start == (sandbox.Checkpoint{}) && u.Warning == "" {
+	switch {
+	case u.Warning != "":
+	case last.rebuilt:
+		u.Warning = "that question was asked before the sandbox was rebuilt: the files it wrote stay in the output folder"
+	case last.start == (sandbox.Checkpoint{}):
 		u.Warning = "that question was asked before the session was resumed: the files it wrote stay in the output folder"
 	}
 	s.emit(agent.Event{Kind: agent.EventUndo, Text: question})
