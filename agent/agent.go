@@ -88,7 +88,7 @@ type Agent struct {
 	kernel Kernel
 	files  []kernel.Profile
 	dbs    []string       // the database sources' profiles, as text
-	libs    []string // the sandbox image's Python libraries, for the prompt
+	libs   []string       // the sandbox image's Python libraries, for the prompt
 	mask   *secret.Masker // the key and base_url's credentials, for error texts
 	wire   wire           // the model server's protocol
 

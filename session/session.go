@@ -129,7 +129,7 @@ type Session struct {
 	// checkpointing is closed when the running question's checkpoint is
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
-	layout        string // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	layout        string        // the notebook's folder layout, made again after a restart (rerun_layout.go)
 	image         image.Derived // the sandbox's image and its extras (extras.go)
 	watch         chan struct{} // closed by Close: ends the watch for a lost sandbox (lost.go)
 }
