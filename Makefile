@@ -73,9 +73,9 @@ test-podman: image
 	@$(SUDO) env CI=$${CI:-} GO="$$(command -v $(GO))" BIN=$(BIN) scripts/test-podman.sh
 
 # The chat in xterm -ti vt340, kitty and mlterm under Xvfb, checked on
-# screenshots; also part of `make test` (the root package's tests).
+# screenshots; also part of `make test` (the end-to-end tests, e2e/).
 test-terminal: image deps
-	CI=$${CI:-} $(GO) test -count=1 -v -run 'TestTerminalScreenshots' .
+	CI=$${CI:-} $(GO) test -count=1 -v -run '^TestTerminalScreenshots$$' ./e2e
 
 # One package at a time (-p 1): benchmarks in two test binaries at once
 # would time each other. BENCHTIME=1x runs each benchmark once.

@@ -21,8 +21,8 @@ func TestArchitectureImportRules(t *testing.T) {
 		t.Fatal(err)
 	}
 	allowed := map[string][]string{} // package -> may import; nil for "everything"
-	row := regexp.MustCompile("(?m)^\\| `([a-z/]+)` \\|.*\\| ([^|]+) \\|$")
-	names := regexp.MustCompile("`([a-z/]+)`")
+	row := regexp.MustCompile("(?m)^\\| `([a-z0-9/]+)` \\|.*\\| ([^|]+) \\|$")
+	names := regexp.MustCompile("`([a-z0-9/]+)`")
 	for _, m := range row.FindAllStringSubmatch(string(doc), -1) {
 		var may []string
 		if strings.TrimSpace(m[2]) == "everything" {

@@ -94,21 +94,36 @@ func fileList(fs []kernel.File) string {
 func tableText(t *kernel.Table) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "table: %d rows × %d columns\n", t.Rows, t.Cols)
-	cols := make([]string, 0, len(t.Columns)+1)
-	cols = append(cols, t.IndexName)
+	// The columns left out (display.max_columns) stand as one "…" column,
+	// in the middle as Jupyter leaves them out, or at the end.
+	gap, hidden := len(t.Columns), t.Cols-len(t.Columns)
+	if t.ColumnGap > 0 && t.ColumnGap < len(t.Columns) {
+		gap = t.ColumnGap
+	}
+	withGap := func(first string, cells []string, mark string) string {
+		out := append([]string{first}, cells[:min(gap, len(cells))]...)
+		if hidden > 0 {
+			out = append(out, mark)
+		}
+		if gap < len(cells) {
+			out = append(out, cells[gap:]...)
+		}
+		return strings.Join(out, " | ")
+	}
+	cols := make([]string, 0, len(t.Columns))
 	for i, c := range t.Columns {
 		if i < len(t.Dtypes) && t.Dtypes[i] != "" {
 			c += " (" + t.Dtypes[i] + ")"
 		}
 		cols = append(cols, c)
 	}
-	b.WriteString(strings.Join(cols, " | ") + "\n")
+	b.WriteString(withGap(t.IndexName, cols, fmt.Sprintf("… (%d columns not shown)", hidden)) + "\n")
 	for i := range len(t.Head) + len(t.Tail) {
 		if i == len(t.Head) {
 			b.WriteString("… | " + fmt.Sprintf("(%d rows not shown)", max(t.Rows-len(t.Head)-len(t.Tail), 0)) + "\n")
 		}
 		label, cells := t.Exact(i)
-		b.WriteString(label + " | " + strings.Join(cells, " | ") + "\n")
+		b.WriteString(withGap(label, cells, "…") + "\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
@@ -134,3 +149,7 @@ func clip(s string, n int) string {
 	}
 	return string([]rune(s)[:n]) + "…"
 }
+
+// CellView is what a model is told of a cell's outcome (the chat's own
+// cut included), for a client outside that stands where the model does.
+func CellView(r kernel.Result) string { return cellView(r) }

@@ -194,3 +194,7 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, total
 		fmt.Fprintf(b, "\n%s  %s", indent, strings.Join(cells, " | "))
 	}
 }
+
+// ProfileText is an attached file as the system prompt describes it to the
+// model; examples false keeps the file's values out (share = "schema").
+func ProfileText(p kernel.Profile, examples bool) string { return profileText(p, examples) }

@@ -278,3 +278,17 @@ func TestSystemPromptDatabases(t *testing.T) {
 		}
 	}
 }
+
+// A table Jupyter shows with its middle columns left out reaches the model
+// with a "…" column where they were, and how many.
+func TestCellViewSaysWhichColumnsAreLeftOut(t *testing.T) {
+	v := cellView(kernel.Result{Value: &kernel.Value{Table: &kernel.Table{
+		Columns: []string{"a", "b", "y", "z"}, Index: []string{"0"}, Head: [][]string{{"1", "2", "25", "26"}},
+		Rows: 1, Cols: 26, ColumnGap: 2,
+	}}})
+	for _, want := range []string{"table: 1 rows × 26 columns", " | a | b | … (22 columns not shown) | y | z", "0 | 1 | 2 | … | 25 | 26"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("view lacks %q:\n%s", want, v)
+		}
+	}
+}

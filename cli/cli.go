@@ -1,6 +1,6 @@
 // Package cli is quarry's command line on cobra, styled by fang: the root
 // command (the chat, or a headless run with --prompt), its sub-commands
-// (sessions, export, rerun, config, sandbox, doctor, demo, version,
+// (sessions, export, rerun, config, sandbox, doctor, demo, mcp, version,
 // completion, man), the flags they
 // share, the one launch path both front ends take and the exit statuses.
 // Only cli knows exit statuses: the packages below return errors.
@@ -36,6 +36,10 @@ type app struct {
 	build          Build
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// text and notes are stdout and stderr for a command's own words:
+	// wrapped at word boundaries on a terminal (wrap.go). Data (JSON, an
+	// archive, a report to pipe) and the front ends use the streams.
+	text, notes io.Writer
 
 	// Where the root command goes; tests replace them to see the flags.
 	chat     func(ctx context.Context, f *rootFlags) error
@@ -43,12 +47,17 @@ type app struct {
 }
 
 func run(b Build, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	a := &app{build: b, stdin: stdin, stdout: stdout, stderr: stderr}
+	return newApp(b, stdin, stdout, stderr).execute(args)
+}
+
+func newApp(b Build, stdin io.Reader, stdout, stderr io.Writer) *app {
+	a := &app{build: b, stdin: stdin, stdout: stdout, stderr: stderr, text: textWriter(stdout), notes: textWriter(stderr)}
 	a.chat, a.headless = a.runChat, a.runHeadless
-	return a.execute(args)
+	return a
 }
 
 func (a *app) execute(args []string) (code int) {
+	defer a.flushText()
 	// The front ends have their own guard, which also removes the sandbox;
 	// this one keeps a Go trace from the user in every other command.
 	defer func() {
@@ -70,7 +79,7 @@ func (a *app) execute(args []string) (code int) {
 		defer out.flush()
 		root.SetOut(out)
 	}
-	root.SetErr(a.stderr)
+	root.SetErr(a.notes)
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {
 		switch c.Name() {
@@ -80,8 +89,10 @@ func (a *app) execute(args []string) (code int) {
 				return usagef(c, "name the shell: bash, zsh, fish or powershell")
 			}
 			c.SetOut(a.stdout) // scripts go out untouched
+			trimmedHelp(c)
 		case "man":
 			c.SetOut(a.stdout)
+			trimmedHelp(c)
 		}
 	}
 	err := fang.Execute(context.Background(), root,
@@ -94,9 +105,37 @@ func (a *app) execute(args []string) (code int) {
 // rootCommand is `quarry [FILE...]` with every sub-command.
 func (a *app) rootCommand() *cobra.Command {
 	root := a.mainCommand()
-	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.versionCmd(), a.manCmd())
+	root.AddCommand(a.sessionsCmd(), a.exportCmd(), a.rerunCmd(), a.configCmd(), a.sandboxCmd(), a.doctorCmd(), a.demoCmd(), a.mcpCmd(), a.versionCmd(), a.manCmd())
 	root.SetVersionTemplate("quarry {{.Version}}\n")
 	// Sub-commands inherit it: a bad flag anywhere is a usage error.
 	root.SetFlagErrorFunc(flagError)
 	return root
+}
+
+// flushText writes what the wrapped streams still hold.
+func (a *app) flushText() {
+	for _, w := range []io.Writer{a.text, a.notes} {
+		if f, ok := w.(interface{ Flush() }); ok {
+			f.Flush()
+		}
+	}
+}
+
+// trimmedHelp gives c and its commands, whose output is a script or a page
+// that goes out untouched, the help of every other command: piped, without
+// the padding fang leaves at line ends.
+func trimmedHelp(c *cobra.Command) {
+	help := func(cmd *cobra.Command, args []string) {
+		out := cmd.OutOrStdout()
+		if !isTerminal(out) {
+			t := &trimLines{w: out}
+			cmd.SetOut(t)
+			defer func() { t.flush(); cmd.SetOut(out) }()
+		}
+		cmd.Root().HelpFunc()(cmd, args)
+	}
+	c.SetHelpFunc(help)
+	for _, sub := range c.Commands() {
+		sub.SetHelpFunc(help)
+	}
 }

@@ -52,8 +52,9 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	defer l.guard(&err, a.stderr, func() {
 		cancel() // ends session calls still running in the chat's commands
 		closeSandbox(l.sess, a.stderr, closeTimeout)
-		if err == nil {
-			fmt.Fprintf(a.stderr, "quarry: figures and files of this session are in %s\n", l.sess.OutputDir())
+		// A chat left before anything was saved leaves no folder to name.
+		if _, serr := os.Stat(l.sess.OutputDir()); err == nil && serr == nil {
+			fmt.Fprintf(a.notes, "quarry: figures and files of this session are in %s\n", l.sess.OutputDir())
 		}
 	})
 	uopts := ui.Options{

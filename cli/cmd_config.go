@@ -42,7 +42,7 @@ func (a *app) configCmd() *cobra.Command {
 			if err := config.WriteTemplate(path); err != nil {
 				return fmt.Errorf("config init: %w", err)
 			}
-			fmt.Fprintf(a.stdout, "Wrote %s\nEvery setting in it is commented out at its default: remove the \"# \" to change one.\n", path)
+			fmt.Fprintf(a.text, "Wrote %s\nEvery setting in it is commented out, at its default or at an example it says is one: remove the \"# \" to set one.\n", path)
 			return nil
 		},
 	}
@@ -76,9 +76,9 @@ missing and how to set it up and exits 2. Nothing is sent to the model.`,
 			if err != nil {
 				return inputError{maskedErr(mask, err)}
 			}
-			fmt.Fprintf(a.stdout, "model %s at %s (%s)\n", cfg.Model, cfg.Endpoint(), cfg.Source("model"))
+			fmt.Fprintf(a.text, "model %s at %s (%s)\n", cfg.Model, cfg.Endpoint(), cfg.Source("model"))
 			if notice != "" {
-				fmt.Fprintf(a.stdout, "note: %s\n", cfg.Masker().MaskError(notice))
+				fmt.Fprintf(a.text, "note: %s\n", cfg.Masker().MaskError(notice))
 			}
 			return nil
 		},
@@ -116,7 +116,14 @@ Settings (file key, environment, flag):
 			fmt.Fprintln(&b, indent+l)
 		}
 	}
-	b.WriteString("\nAlso: QUARRY_CONFIG (the file), QUARRY_PROFILE, QUARRY_OLLAMA_HOST (where to look for Ollama).")
+	b.WriteString("\nAlso:\n")
+	w := 0
+	for _, e := range otherEnv {
+		w = max(w, len(e.name))
+	}
+	for _, e := range otherEnv {
+		fmt.Fprintf(&b, "  %-*s  %s\n", w, e.name, e.help)
+	}
 	return b.String()
 }
 
@@ -140,10 +147,10 @@ func (a *app) configShow(o config.Overrides, verbose bool) error {
 		}
 	}
 	mask := c.Masker()
-	fmt.Fprintln(a.stdout, "Effective settings (defaults < file < environment < flags); keys are never shown.")
-	printSettings(a.stdout, config.Describe(c), verbose)
+	fmt.Fprintln(a.text, "Effective settings (defaults < file < environment < flags); keys are never shown.")
+	printSettings(a.text, config.Describe(c), verbose)
 	for _, n := range notes {
-		fmt.Fprintf(a.stdout, "\nnote: %s\n", mask.MaskError(n))
+		fmt.Fprintf(a.text, "\nnote: %s\n", mask.MaskError(n))
 	}
 	if status != nil {
 		return maskedErr(mask, status)

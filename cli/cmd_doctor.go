@@ -44,7 +44,7 @@ func (a *app) doctor(o config.Overrides) error {
 	ctx, cancel := context.WithTimeout(sigCtx, doctor.Timeout)
 	defer cancel()
 	tty := isTerminal(a.stdout)
-	p := checkPrinter{w: a.stdout, color: tty && os.Getenv("NO_COLOR") == ""}
+	p := checkPrinter{w: a.text, color: tty && os.Getenv("NO_COLOR") == ""}
 	probe := func() render.Terminal {
 		return doctor.ProbeTerminal(os.Stdin, os.Stdout, os.Getenv, 500*time.Millisecond)
 	}
@@ -56,10 +56,10 @@ func (a *app) doctor(o config.Overrides) error {
 		return err
 	}
 	if p.failed > 0 {
-		fmt.Fprintf(a.stdout, "\n%d check(s) failed.\n", p.failed)
+		fmt.Fprintf(a.text, "\n%d check(s) failed.\n", p.failed)
 		return silent{code: exitFailed}
 	}
-	fmt.Fprintln(a.stdout, "\nAll checks passed.")
+	fmt.Fprintln(a.text, "\nAll checks passed.")
 	return nil
 }
 

@@ -61,7 +61,7 @@ func TestDoctorUnreachableEngine(t *testing.T) {
 		t.Errorf("no fix:\n%s", out)
 	}
 	for _, want := range []string{"– sandbox image: skipped", "– sandbox: skipped", "✓ configuration:", "✓ terminal: output is not a terminal",
-		"✓ what the model sees: share = values (default)"} {
+		"✓ what the model sees: share = values (default)", "! mcp server: a client runs: "} {
 		if lineWith(out, want) == "" {
 			t.Errorf("no line %q:\n%s", want, out)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/quarry-cli/quarry/demo"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/session"
 )
 
 // forceExitAfter bounds the clean-up after an interrupt: a hung engine must
@@ -123,6 +124,10 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 	if err := r.Run(ctx, l.sess, q); err != nil {
 		if ctx.Err() != nil {
 			return interrupted{err.Error()}
+		}
+		var refused *session.RefusedError
+		if errors.As(err, &refused) { // a notebook the kernel's rules refuse: bad input
+			return inputError{errors.New(l.mask.MaskError(err.Error()))}
 		}
 		return errors.New(l.mask.MaskError(err.Error()))
 	}

@@ -20,11 +20,12 @@ import (
 )
 
 type rerunFlags struct {
-	maps      []string
-	jsonOut   bool
-	quiet     bool
-	format    string
-	overrides config.Overrides
+	maps        []string
+	allowErrors bool
+	jsonOut     bool
+	quiet       bool
+	format      string
+	overrides   config.Overrides
 }
 
 // rerunCmd is `quarry rerun ID|NOTEBOOK.ipynb [FILE...]`.
@@ -45,22 +46,25 @@ and compared with the old ones: missing or new columns and changed types are
 reported.
 
 The cells that succeeded in the session run in order (in a notebook, every
-code cell but those tagged raises-exception); the first that fails stops
-the rerun. A notebook's code runs as in Jupyter, in the notebook's folder:
-every file inside it the code names is an input at the same relative path,
-whatever its kind, and what the code writes goes to the rerun's folder. A
-file outside the folder is read only when you name it. IPython lines with a
-plain meaning (%matplotlib, %time, %env, display(), ...) run; shell
-escapes, %pip, %run and the like are refused before anything runs. Each
-cell's outputs are compared with those the notebook holds: same, changed
-(what moved) or new (fails now).
+code cell but those tagged raises-exception or skip-execution); the first
+that fails stops the rerun, unless --allow-errors, which runs them all as
+jupyter nbconvert --execute --allow-errors does. A notebook's code runs as
+in Jupyter, in the notebook's folder: every file inside it the code names
+is an input at the same relative path, whatever its kind, and what the code
+writes goes to the rerun's folder. A file outside the folder is read only
+when you name it. IPython's syntax runs as IPython runs it, shell lines
+(!ls, x = !wc -l f, %%bash) inside the sandbox; what has no meaning there
+(%run, %cd, ...) is refused by the kernel before any cell runs. Each cell's
+outputs are compared with those the notebook holds, by their values: same,
+changed (what moved) or new (fails now).
 
 The rerun is a session of its own: its folder holds the new figures and
 files and a report (--format md, html or ipynb; default md),
 and standard output carries the report in Markdown (or JSON with --json).
 
-Exit status: 0 every cell ran; 1 a cell failed (the report names it and
-shows its traceback); 2 bad input (session, notebook, files, flags); 130
+Exit status: 0 every cell ran (with --allow-errors, also when some failed);
+1 a cell failed (the report names it and shows its traceback); 2 bad input
+(session, notebook, files, flags, IPython syntax that does not run); 130
 interrupted.`,
 		Example: `quarry rerun 20261129-173235-3761b5 q3.csv q4.csv
 quarry rerun latest --map q1.csv=q3.csv --map q2.csv=q4.csv --format html
@@ -82,11 +86,11 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.StringArrayVar(&f.maps, "map", nil, "use file NEW for the input OLD (OLD=NEW, by name; repeatable)")
 	fs.StringVar(&f.overrides.OutputDir, "output-dir", "", "folder for the rerun's figures, files and report (default ./quarry-output/<new session>)")
 	fs.StringVar(&f.format, "format", "md", "the report written into the output folder: md, html or ipynb")
+	fs.BoolVar(&f.allowErrors, "allow-errors", false, "run every cell, also after one fails (as jupyter nbconvert --execute --allow-errors); the report marks each failed cell")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
 	fs.StringVar(&f.overrides.ConfigPath, "config", "", "config file (default $XDG_CONFIG_HOME/quarry/config.toml)")
-	fs.DurationVar(&f.overrides.Timeout, "timeout", 0, "time limit of one cell, e.g. 3s or 2m (default 2m)")
-	fs.Lookup("timeout").DefValue = ""
+	timeoutFlag(fs, &f.overrides.Timeout)
 	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: NAME=postgres://user@host/db (repeatable; [sources.NAME] in the config works too)")
 	fs.StringVar(&f.overrides.Profile, "profile", "", "profile from the config file (its sources among its settings)")
 	return c
@@ -94,11 +98,12 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 
 // rerunPlan is what will run: the cells, and a host file for each input.
 type rerunPlan struct {
-	source string // the session id or the notebook's path
-	turns  []session.Turn
-	inputs []session.RerunInput
-	stored []notebook.StoredOutputs // a notebook's outputs, one per cell in order
-	text   string                   // a notebook's Markdown
+	source  string // the session id or the notebook's path
+	turns   []session.Turn
+	inputs  []session.RerunInput
+	stored  []notebook.StoredOutputs // a notebook's outputs, one per cell in order
+	skipped []notebook.Skipped       // a notebook's code cells left out (skip-execution)
+	text    string                   // a notebook's Markdown
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -129,10 +134,11 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	defer progress.Stop()
 	progress.Note("rerunning " + render.SanitizeLine(plan.source) + " without a model")
 	res, err := session.Rerun(ctx, session.RerunOptions{
-		Options: session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
-		Source:  plan.source,
-		Inputs:  plan.inputs,
-		Turns:   plan.turns,
+		Options:     session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
+		Source:      plan.source,
+		Inputs:      plan.inputs,
+		Turns:       plan.turns,
+		AllowErrors: f.allowErrors,
 		Compared: func(changes []session.InputChange) {
 			for _, ch := range changes {
 				for _, l := range ch.Lines() {
@@ -144,6 +150,10 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	progress.Stop()
 	if ctx.Err() != nil {
 		return interrupted{"interrupted"}
+	}
+	var refused *session.RefusedError
+	if errors.As(err, &refused) {
+		return inputError{errors.New(render.Sanitize(err.Error()))} // the kernel's rules, before any cell ran
 	}
 	if err != nil {
 		return fmt.Errorf("rerun: %s", render.Sanitize(err.Error()))
@@ -159,20 +169,30 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	}
 	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report, compared)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan.skipped)
 	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
-		err = writeComparison(a.stdout, compared)
+		err = writeComparison(a.stdout, compared, plan.skipped)
 	}
 	if err != nil {
 		return fmt.Errorf("writing the report: %v", err)
 	}
-	fmt.Fprintf(a.stderr, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	fmt.Fprintf(a.notes, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
 	if line := comparisonSummary(compared); line != "" {
-		fmt.Fprintln(a.stderr, "quarry: "+line)
+		fmt.Fprintln(a.notes, "quarry: "+line)
 	}
-	if res.Failed != nil {
-		fmt.Fprintf(a.stderr, "quarry: cell %d failed: %s; the cells after it did not run\n", res.Failed.Num,
-			render.SanitizeLine(failureLine(res.Failed)))
+	for _, c := range plan.skipped {
+		fmt.Fprintf(a.notes, "quarry: the notebook's code cell %d was skipped: %s\n", c.Num, c.Why)
+	}
+	switch {
+	case len(res.Failed) > 0 && f.allowErrors:
+		for _, c := range res.Failed {
+			fmt.Fprintf(a.notes, "quarry: cell %d failed: %s\n", c.Num, render.SanitizeLine(failureLine(&c)))
+		}
+		fmt.Fprintf(a.notes, "quarry: every cell ran (--allow-errors); %d failed\n", len(res.Failed))
+	case len(res.Failed) > 0:
+		c := res.Failed[0]
+		fmt.Fprintf(a.notes, "quarry: cell %d failed: %s; the cells after it did not run\n", c.Num,
+			render.SanitizeLine(failureLine(&c)))
 		return silent{code: exitFailed}
 	}
 	return nil
@@ -199,7 +219,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
-		plan.source, plan.turns, plan.stored, plan.text = abs, nb.Turns, nb.Stored, nb.Text
+		plan.source, plan.turns, plan.stored, plan.skipped, plan.text = abs, nb.Turns, nb.Stored, nb.Skipped, nb.Text
 		for _, in := range nb.Inputs {
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {

@@ -29,8 +29,8 @@ type rootFlags struct {
 	notebook     *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
 }
 
-const rootLong = `quarry: ask questions about CSV and Excel files; a model writes pandas code
-that runs in a local, networkless Docker sandbox.
+const rootLong = `quarry: ask questions about your data files and databases; a model writes
+pandas code that runs in a local sandbox with no network (Docker or Podman).
 
 With -p, --prompt, standard output carries only the answer (Markdown, or JSON
 with --json); progress goes to standard error. Exit status: 0 answered; 1 the
@@ -80,7 +80,7 @@ func (a *app) mainCommand() *cobra.Command {
 	f := &rootFlags{}
 	c := &cobra.Command{
 		Use:     "quarry [FILE...]",
-		Short:   "Ask questions about CSV and Excel files",
+		Short:   "Ask questions about your data files and databases",
 		Long:    rootLong,
 		Example: rootExample,
 		Args:    cobra.ArbitraryArgs,

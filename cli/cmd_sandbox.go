@@ -90,7 +90,7 @@ func (a *app) sandboxBuild(via image.BuildPath, force bool) error {
 			return engineFailure("sandbox build", err)
 		}
 		if ok {
-			fmt.Fprintf(a.stderr, "%s is already built (--force rebuilds it)\n", ref)
+			fmt.Fprintf(a.notes, "%s is already built (--force rebuilds it)\n", ref)
 			fmt.Fprintln(a.stdout, ref)
 			return nil
 		}
@@ -123,7 +123,7 @@ func (a *app) sandboxStatus() error {
 	if !ok {
 		state = "missing: run `quarry sandbox build` (as root for the offline build) or `make image`"
 	}
-	fmt.Fprintf(a.stdout, "%s  %s\nengine %s, API %s, at %s\n", ref, state, e.Describe(), e.APIVersion(), secret.URL(e.Host()))
+	fmt.Fprintf(a.text, "%s  %s\nengine %s, API %s, at %s\n", ref, state, e.Describe(), e.APIVersion(), secret.URL(e.Host()))
 	if !ok {
 		return silent{code: exitFailed}
 	}
@@ -131,9 +131,9 @@ func (a *app) sandboxStatus() error {
 	if err != nil {
 		return engineFailure("sandbox status", err)
 	}
-	fmt.Fprintf(a.stdout, "packages (%d in all; the recipe's):\n", len(pkgs))
+	fmt.Fprintf(a.text, "packages (%d in all; the recipe's):\n", len(pkgs))
 	for _, p := range image.RecipePackages(pkgs) {
-		fmt.Fprintf(a.stdout, "  %-28s %s\n", p.Name, p.Version)
+		fmt.Fprintf(a.text, "  %-28s %s\n", p.Name, p.Version)
 	}
 	cur, err := image.CurrentImage(ctx, e)
 	if err != nil {

@@ -42,7 +42,8 @@ func TestCmdSandboxAddStatusRemove(t *testing.T) {
 	}{
 		{[]string{"add"}, exitUsage, "name what to add"},
 		{[]string{"add", "no_such_module"}, exitFailed, "has no package or Python module named no_such_module"},
-		{[]string{"add", "--deb", "quarry_hello"}, exitFailed, "has no package named quarry_hello"},
+		{[]string{"add", "--deb", "quarry_hello"}, exitFailed, `"quarry_hello" is not a Debian package`},
+		{[]string{"add", "--deb", "python3-quarry-nothing"}, exitFailed, "has no package named python3-quarry-nothing"},
 		{[]string{"add", "quarry_native"}, exitFailed, "python3-quarry-native is refused: it needs python3-dev, a compiler toolchain"},
 		{[]string{"remove", "python3-quarry-greet"}, exitFailed, "came with another extra"},
 		{[]string{"remove"}, exitUsage, "name the extras to remove"},

@@ -55,7 +55,7 @@ func (a *app) listSessions(jsonOut bool) error {
 		return err
 	}
 	for _, g := range gone {
-		fmt.Fprintf(a.stderr, "quarry: session %s: %s (quarry sessions rm %s forgets it)\n", g.ID, render.SanitizeLine(g.Err.Error()), g.ID)
+		fmt.Fprintf(a.notes, "quarry: session %s: %s (quarry sessions rm %s forgets it)\n", g.ID, render.SanitizeLine(g.Err.Error()), g.ID)
 	}
 	if jsonOut {
 		for i := range list {
@@ -70,10 +70,10 @@ func (a *app) listSessions(jsonOut bool) error {
 		return enc.Encode(list)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(a.stderr, "quarry: no saved sessions yet: start one with quarry FILE... or quarry -p PROMPT FILE...")
+		fmt.Fprintln(a.notes, "quarry: no saved sessions yet: start one with quarry FILE... or quarry -p PROMPT FILE...")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.text, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTARTED\tCELLS\tMODEL\tFILES\tTITLE")
 	for _, s := range list {
 		names := make([]string, len(s.Files))
@@ -114,12 +114,12 @@ func (a *app) removeSessions(c *cobra.Command, ids []string) error {
 		case err != nil:
 			errs = append(errs, err)
 		case rm.Dir == "":
-			fmt.Fprintf(a.stderr, "quarry: forgot session %s (its folder was gone)\n", id)
+			fmt.Fprintf(a.notes, "quarry: forgot session %s (its folder was gone)\n", id)
 		case len(rm.Kept) > 0:
-			fmt.Fprintf(a.stderr, "quarry: removed session %s; its folder %s stays, with what quarry did not write there: %s\n",
+			fmt.Fprintf(a.notes, "quarry: removed session %s; its folder %s stays, with what quarry did not write there: %s\n",
 				id, render.SanitizeLine(rm.Dir), render.SanitizeLine(shortList(rm.Kept, 120)))
 		default:
-			fmt.Fprintf(a.stderr, "quarry: removed session %s and its folder %s\n", id, render.SanitizeLine(rm.Dir))
+			fmt.Fprintf(a.notes, "quarry: removed session %s and its folder %s\n", id, render.SanitizeLine(rm.Dir))
 		}
 	}
 	return errors.Join(errs...)

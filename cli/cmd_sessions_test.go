@@ -10,7 +10,7 @@ import (
 func runQuarry(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	a := newApp(Build{}, strings.NewReader(""), &out, &errb)
 	a.chat, a.headless = a.runChat, a.runHeadless
 	return a.execute(args), out.String(), errb.String()
 }

@@ -46,7 +46,7 @@ func TestExitCodesAndPromptFlags(t *testing.T) {
 		var mode string
 		var got *rootFlags
 		var out, errb bytes.Buffer
-		a := &app{build: Build{Version: "v1", Commit: "c", Date: "d"}, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+		a := newApp(Build{Version: "v1", Commit: "c", Date: "d"}, strings.NewReader(""), &out, &errb)
 		a.chat = func(_ context.Context, f *rootFlags) error { mode, got = "chat", f; return nil }
 		a.headless = func(_ context.Context, f *rootFlags) error { mode, got = "headless", f; return nil }
 		code := a.execute(c.args)
@@ -86,7 +86,7 @@ func TestOptionalValueFlagKeepsFiles(t *testing.T) {
 	var resume string
 	var files []string
 	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	a := newApp(Build{}, strings.NewReader(""), &out, &errb)
 	a.chat = func(_ context.Context, f *rootFlags) error { resume, files = f.resume, f.files; return nil }
 	for _, c := range []struct {
 		args         []string

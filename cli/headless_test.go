@@ -25,7 +25,7 @@ func headlessApp(t *testing.T, stdin io.Reader) (*app, *bytes.Buffer, *bytes.Buf
 	t.Setenv("QUARRY_MODEL", "m")
 	t.Setenv("OPENAI_API_KEY", "sk-x-0123456789")
 	var stdout, stderr bytes.Buffer
-	return &app{stdin: stdin, stdout: &stdout, stderr: &stderr}, &stdout, &stderr
+	return newApp(Build{}, stdin, &stdout, &stderr), &stdout, &stderr
 }
 
 // A standard input that never closes (ssh without -n, a pipe from a

@@ -3,7 +3,7 @@ package cli
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -32,11 +32,35 @@ func TestCompletionAndManPage(t *testing.T) {
 	}
 }
 
+// man shows the description's paragraphs filled, as written: one line of
+// the help text is no paragraph of its own.
+func TestManPageParagraphs(t *testing.T) {
+	nroff := hosttest.Tool(t, "nroff")
+	_, page, _ := runCmd(t, "man")
+	cmd := exec.Command(nroff, "-man", "-Tutf8")
+	cmd.Stdin = strings.NewReader(page)
+	cmd.Env = append(os.Environ(), "MANWIDTH=100", "COLUMNS=100")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := regexp.MustCompile(`.\x08`).ReplaceAllString(string(out), "") // overstrikes
+	_, desc, _ := strings.Cut(text, "DESCRIPTION\n")
+	first, _, _ := strings.Cut(desc, "With")
+	if !strings.Contains(first, "Podman") || strings.Contains(strings.TrimSpace(first), "\n\n") {
+		t.Errorf("the description's first paragraph is not one paragraph:\n%s", desc)
+	}
+	if !strings.Contains(desc, "interrupted.\n\n") {
+		t.Errorf("the paragraph break is gone:\n%s", desc)
+	}
+}
+
 // Help and mistakes piped into a file or a script carry no escapes and no
 // trailing blanks.
 func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 	isolateConfig(t)
-	for _, args := range [][]string{{"--help"}, {"config", "--help"}, {"sandbox", "build", "--help"}, {"--bogus"}, {"config", "nope"}} {
+	for _, args := range [][]string{{"--help"}, {"config", "--help"}, {"sandbox", "build", "--help"}, {"--bogus"}, {"config", "nope"},
+		{"completion", "--help"}, {"completion", "bash", "--help"}, {"man", "--help"}} {
 		_, out, errOut := runCmd(t, args...)
 		if strings.Contains(out+errOut, "\x1b") {
 			t.Errorf("quarry %q: escapes when piped: %q", args, out+errOut)
@@ -53,10 +77,7 @@ func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 // terminal of known size.
 func TestHelpAndErrorsStyledOnTerminal(t *testing.T) {
 	script := hosttest.Tool(t, "script")
-	bin := filepath.Join(t.TempDir(), "quarry")
-	if out, err := exec.Command("go", "build", "-o", bin, "github.com/quarry-cli/quarry").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := quarryBinary(t)
 	for _, args := range []string{"--help", "--bogus"} {
 		cmd := exec.Command(script, "-qec", "stty cols 100 rows 40; "+bin+" "+args, os.DevNull)
 		cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=", "COLORTERM=truecolor")

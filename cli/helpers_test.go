@@ -16,7 +16,7 @@ func parseFlags(t *testing.T, args ...string) (rootFlags, error) {
 	t.Helper()
 	var got *rootFlags
 	var out, errb bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	a := newApp(Build{}, strings.NewReader(""), &out, &errb)
 	capture := func(_ context.Context, f *rootFlags) error { got = f; return nil }
 	a.chat, a.headless = capture, capture
 	if code := a.execute(args); code != exitOK || got == nil {

@@ -41,7 +41,7 @@ func openNotebook(path string, maps []string) (*session.NotebookRun, error) {
 	nb := &session.NotebookRun{Name: filepath.Base(path), Inputs: plan.inputs, Text: plan.text}
 	for _, t := range plan.turns {
 		for _, c := range t.Cells {
-			nb.Cells = append(nb.Cells, session.Cell{Num: len(nb.Cells) + 1, Code: c.Code})
+			nb.Cells = append(nb.Cells, session.Cell{Num: c.Num, Code: c.Code}) // the notebook's code cell, for the kernel's check
 		}
 	}
 	return nb, nil

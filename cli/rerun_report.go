@@ -15,14 +15,21 @@ import (
 // rerunJSON is the --json document of quarry rerun. Every string from the
 // sandbox is sanitized, as on a terminal: scripts print it.
 type rerunJSON struct {
-	Session    string           `json:"session"`
-	OutputDir  string           `json:"output_dir"`
-	Source     string           `json:"source"`
-	Report     string           `json:"report"`
-	Status     string           `json:"status"` // ok, failed
-	FailedCell *int             `json:"failed_cell"`
-	Inputs     []rerunJSONInput `json:"inputs"`
-	Cells      []rerunJSONCell  `json:"cells"`
+	Session     string             `json:"session"`
+	OutputDir   string             `json:"output_dir"`
+	Source      string             `json:"source"`
+	Report      string             `json:"report"`
+	Status      string             `json:"status"`       // ok, failed
+	FailedCell  *int               `json:"failed_cell"`  // the first that failed
+	FailedCells []int              `json:"failed_cells"` // every one (--allow-errors runs them all)
+	Skipped     []rerunJSONSkipped `json:"skipped"`      // a notebook's code cells left out (skip-execution)
+	Inputs      []rerunJSONInput   `json:"inputs"`
+	Cells       []rerunJSONCell    `json:"cells"`
+}
+
+type rerunJSONSkipped struct {
+	CodeCell int    `json:"code_cell"` // the notebook's code cell, counted from 1
+	Why      string `json:"why"`
 }
 
 type rerunJSONInput struct {
@@ -47,13 +54,19 @@ type rerunJSONCell struct {
 	headless.CellResult
 }
 
-func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison) error {
+func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, skipped []notebook.Skipped) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report,
-		Status: "ok", Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
-	if res.Failed != nil {
-		doc.Status = "failed"
-		n := res.Failed.Num
-		doc.FailedCell = &n
+		Status: "ok", FailedCells: []int{}, Skipped: []rerunJSONSkipped{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
+	for _, c := range skipped {
+		doc.Skipped = append(doc.Skipped, rerunJSONSkipped{CodeCell: c.Num, Why: c.Why})
+	}
+	for i, c := range res.Failed {
+		if i == 0 {
+			doc.Status = "failed"
+			n := c.Num
+			doc.FailedCell = &n
+		}
+		doc.FailedCells = append(doc.FailedCells, c.Num)
 	}
 	line := func(xs []string) []string {
 		out := []string{}
@@ -105,13 +118,16 @@ func compareCells(rec *session.Record, stored []notebook.StoredOutputs) map[int]
 }
 
 // writeComparison adds to the Markdown report what moved since the
-// notebook was saved, a line a cell.
-func writeComparison(w io.Writer, compared map[int]notebook.Comparison) error {
-	if len(compared) == 0 {
+// notebook was saved, a line a cell, and the cells left out.
+func writeComparison(w io.Writer, compared map[int]notebook.Comparison, skipped []notebook.Skipped) error {
+	if len(compared) == 0 && len(skipped) == 0 {
 		return nil
 	}
 	var b strings.Builder
 	b.WriteString("\n## Compared with the notebook's outputs\n\n")
+	for _, c := range skipped {
+		fmt.Fprintf(&b, "- the notebook's code cell %d: skipped, %s\n", c.Num, c.Why)
+	}
 	for _, n := range sortedCells(compared) {
 		c := compared[n]
 		word := map[string]string{"same": "same", "changed": "changed", "new": "fails now (it did not in the notebook)"}[c.Kind]

@@ -142,7 +142,7 @@ func headlessWithKey(t *testing.T, key, baseURL string, hook func(*agent.Config)
 	t.Setenv("OPENAI_BASE_URL", baseURL)
 	out := filepath.Join(t.TempDir(), "out")
 	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	a := newApp(Build{}, strings.NewReader(""), &stdout, &stderr)
 	f := &rootFlags{prompt: "variance?", promptSet: true, jsonOut: true}
 	f.overrides.OutputDir = out
 	err := a.headlessRun(context.Background(), f, hook)
@@ -274,7 +274,7 @@ func TestDatabaseSessionRecordAndJSON(t *testing.T) {
 		openaitest.Text("North 12, South 1."))
 	t.Setenv("QUARRY_TOOL_MODE", "native")
 	var stdout, stderr bytes.Buffer
-	a := &app{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr}
+	a := newApp(Build{}, strings.NewReader(""), &stdout, &stderr)
 	f := &rootFlags{prompt: "totals by region?", promptSet: true, jsonOut: true}
 	out := filepath.Join(t.TempDir(), "out")
 	f.overrides.OutputDir = out

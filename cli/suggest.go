@@ -47,7 +47,7 @@ func flagSuggestion(c *cobra.Command, msg string) string {
 // read as a missing file.
 func commandSuggestion(c *cobra.Command, args []string) error {
 	for _, a := range args {
-		if strings.ContainsRune(a, os.PathSeparator) {
+		if strings.ContainsRune(a, os.PathSeparator) || strings.HasPrefix(a, "-") { // no command starts with "-" (quarry -- -p names a file)
 			continue
 		}
 		if _, err := os.Stat(a); !errors.Is(err, os.ErrNotExist) {
@@ -62,9 +62,10 @@ func commandSuggestion(c *cobra.Command, args []string) error {
 }
 
 // nearCommands are c's commands nearest name, by cobra's distance setting
-// (which cobra itself applies only to commands that take no files).
+// (which cobra itself applies only to commands that take no files); help
+// among them, which cobra leaves out of the available ones.
 func nearCommands(c *cobra.Command, name string) []string {
-	var names []string
+	names := []string{"help"}
 	for _, sub := range c.Commands() {
 		if sub.IsAvailableCommand() {
 			names = append(names, sub.Name())

@@ -16,6 +16,7 @@ func TestDidYouMean(t *testing.T) {
 		want string
 	}{
 		{[]string{"sesions"}, "sesions is no file and no command: did you mean quarry sessions?"},
+		{[]string{"hlep"}, "hlep is no file and no command: did you mean quarry help?"},
 		{[]string{"-p", "x", "exprot"}, "did you mean quarry export?"},
 		{[]string{"--modle", "x"}, "unknown flag: --modle: did you mean --model?"},
 		{[]string{"-p", "x", "--max-step=3"}, "did you mean --max-steps?"},

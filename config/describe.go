@@ -55,14 +55,13 @@ func Describe(c Config) []Line {
 	out = append(out, Line{Key: "prices", Value: fmt.Sprintf("%d models: %s", len(names), strings.Join(names, ", ")),
 		Source: c.Source("prices"), Help: "US dollars per million tokens, per model, in [prices.\"MODEL\"] tables."})
 	if len(c.Sources) > 0 {
-		m := c.Masker()
 		dbs := make([]string, 0, len(c.Sources))
 		for n := range c.Sources {
 			dbs = append(dbs, n)
 		}
 		sort.Strings(dbs)
 		for i, n := range dbs {
-			dbs[i] = n + " = " + m.Mask(c.Sources[n])
+			dbs[i] = n + " = " + secret.DBURL(c.Sources[n])
 		}
 		out = append(out, Line{Key: "sources", Value: strings.Join(dbs, "; "), Source: c.Source("sources"),
 			Help: "Databases sql(query, db=NAME) reaches: [sources.NAME] url = \"postgres://…\" or --db NAME=URL. Passwords are never shown."})
@@ -77,6 +76,8 @@ func keyLine(c Config) Line {
 		l.Value = "set (from " + c.APIKeySource + ")"
 	case c.APIKeyCmd != "":
 		l.Value = "not resolved (api_key_cmd is not run by this command)"
+	case c.Provider == ProviderOllama && !c.configured("api_key_env"):
+		l.Value = "not used: Ollama needs none (set api_key_env to send one)"
 	default:
 		l.Value = "not set (" + displayEnvName(c.APIKeyEnv) + " is empty)"
 	}

@@ -166,3 +166,33 @@ func TestTemplateParsesAndEveryExampleIsValid(t *testing.T) {
 		}
 	}
 }
+
+// What the template says of each setting holds: a value not marked as an
+// example is the default (uncommented alone, it changes nothing), and one
+// marked as an example is not.
+func TestTemplateShowsDefaults(t *testing.T) {
+	lines := strings.Split(Template(), "\n")
+	def := defaults()
+	for _, s := range settings {
+		at := -1
+		for i, l := range lines {
+			if strings.HasPrefix(l, "# "+s.Key+" = ") {
+				at = i
+				break
+			}
+		}
+		if at < 0 {
+			t.Errorf("%s is not in the template", s.Key)
+			continue
+		}
+		example := at > 0 && strings.HasSuffix(lines[at-1], "An example:")
+		c, err := merge(Overrides{ConfigPath: writeFile(t, strings.TrimPrefix(lines[at], "# ")+"\n")}, env())
+		if err != nil {
+			t.Errorf("%s: the template's line does not load: %v", s.Key, err)
+			continue
+		}
+		if same := s.get(c) == s.get(def); same == example && s.defaultText == "" {
+			t.Errorf("%s: marked as an example %v, but the value is the default %v (%q)", s.Key, example, same, lines[at])
+		}
+	}
+}

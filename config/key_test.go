@@ -131,3 +131,19 @@ func TestOpenAIKeyNotSentToOllama(t *testing.T) {
 		t.Fatal("a named key for Ollama was dropped")
 	}
 }
+
+// With Ollama the default key variable is not sent, and config says so
+// rather than calling a set variable empty.
+func TestDescribeKeyWithOllama(t *testing.T) {
+	getenv := env("XDG_CONFIG_HOME", t.TempDir(), "QUARRY_PROVIDER", "ollama", "OPENAI_API_KEY", keySecret)
+	c, err := merge(Overrides{}, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolveKey(context.Background(), &c, getenv)
+	for _, l := range Describe(c) {
+		if l.Key == "api key" && !strings.Contains(l.Value, "not used: Ollama needs none") {
+			t.Errorf("api key: %q", l.Value)
+		}
+	}
+}

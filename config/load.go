@@ -33,8 +33,8 @@ func configPath(o Overrides, getenv func(string) string) (string, string, bool) 
 	if o.ConfigPath != "" {
 		return expandHome(o.ConfigPath), "flag --config", true
 	}
-	if p := getenv("QUARRY_CONFIG"); p != "" {
-		return expandHome(p), "env QUARRY_CONFIG", true
+	if p := getenv(ConfigEnv); p != "" {
+		return expandHome(p), "env " + ConfigEnv, true
 	}
 	return defaultPath(getenv), "default location", false
 }
@@ -168,7 +168,7 @@ func applyFileLayer(c *Config, l fileLayer, where string) {
 func chooseProfile(c *Config, o Overrides, doc *fileDoc, getenv func(string) string) error {
 	name, where, line := o.Profile, "flag --profile", 0
 	if name == "" {
-		name, where = strings.TrimSpace(getenv("QUARRY_PROFILE")), "env QUARRY_PROFILE"
+		name, where = strings.TrimSpace(getenv(ProfileEnv)), "env "+ProfileEnv
 	}
 	if name == "" && doc != nil && doc.profile != "" {
 		name, where, line = doc.profile, "", doc.profileLine

@@ -74,7 +74,7 @@ Set up one of the two:
 const demoHint = "Meanwhile, quarry demo shows quarry at work with a scripted model and the real sandbox."
 
 func ollamaHost() string {
-	h := strings.TrimRight(strings.TrimSpace(os.Getenv("QUARRY_OLLAMA_HOST")), "/")
+	h := strings.TrimRight(strings.TrimSpace(os.Getenv(OllamaHostEnv)), "/")
 	if h == "" {
 		return DefaultOllamaHost
 	}

@@ -33,6 +33,9 @@ type Setting struct {
 	Flag    string   // command-line flag without dashes, "" for none
 	Help    string
 	Example string // a valid TOML value, used in the template and in fixes
+	// defaultText is the default as the template says it, where the
+	// zero value stands for one applied later.
+	defaultText string
 
 	kind     kind
 	choices  []string
@@ -48,6 +51,13 @@ const (
 	ProviderAzure      = "azure"
 	ProviderOllama     = "ollama"
 	ProviderCompatible = "compatible"
+)
+
+// Environment variables of the configuration that are no setting.
+const (
+	ConfigEnv     = "QUARRY_CONFIG"      // the config file
+	ProfileEnv    = "QUARRY_PROFILE"     // the profile
+	OllamaHostEnv = "QUARRY_OLLAMA_HOST" // where to look for Ollama
 )
 
 // Built-in defaults that other packages and the template mention.
@@ -151,7 +161,7 @@ var settings = []Setting{
 	{
 		Key: "azure_api_version", Env: []string{"QUARRY_AZURE_API_VERSION"},
 		Help:    "Azure OpenAI's api-version parameter (default " + DefaultAzureAPIVersion + "); used only with provider azure.",
-		Example: `"` + DefaultAzureAPIVersion + `"`, kind: kindString,
+		Example: `"` + DefaultAzureAPIVersion + `"`, kind: kindString, defaultText: DefaultAzureAPIVersion,
 		set: func(c *Config, v any) { c.AzureAPIVersion = strings.TrimSpace(v.(string)) },
 		get: func(c Config) string { return c.AzureAPIVersion },
 	},

@@ -44,6 +44,10 @@ url = "postgres://analyst@crm/crm"
 	for _, l := range Describe(c) {
 		text += l.Value
 	}
+	// The user name stays, as the chat, doctor and the record name a source.
+	if !strings.Contains(text, "analyst:[hidden]@db/sales") || !strings.Contains(text, "postgres://analyst@crm/crm") {
+		t.Errorf("the sources' user names are hidden too: %s", text)
+	}
 	for _, pw := range []string{"FilePa55", "FlagPa55"} {
 		if strings.Contains(text, pw) {
 			t.Errorf("a password is shown: %s", text)

@@ -8,25 +8,29 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Template is the commented config file `quarry config init` writes: every
-// setting with its help, commented out at its default.
+// setting with its help, commented out, at its default or, for a setting
+// whose default is "unset" or another setting's, at an example said to be one.
 func Template() string {
 	var b strings.Builder
 	b.WriteString(`# quarry configuration, written by "quarry config init".
 # Precedence: built-in defaults < this file < environment (QUARRY_*, OPENAI_API_KEY,
 # OPENAI_BASE_URL) < command-line flags. "quarry config" shows the effective values
-# and where each came from. Remove the "# " in front of a setting to change it.
+# and where each came from. Every setting is commented out, shown at its default
+# or at an example (said so); remove the "# " in front of one to set it.
 #
 # API keys never go in this file: quarry reads the key from the environment
 # variable named by api_key_env, or from the output of api_key_cmd.
 
 # The profile used when neither --profile nor QUARRY_PROFILE chooses one
-# (profiles are at the end of this file).
+# (profiles are at the end of this file). Unset by default; an example:
 # profile = "local"
 
 `)
+	def := defaults()
 	for _, s := range settings {
 		writeComment(&b, s.Help)
 		var env []string
@@ -40,6 +44,9 @@ func Template() string {
 				line = strings.TrimSpace(line + " Flag: --" + s.Flag + ".")
 			}
 			writeComment(&b, line)
+		}
+		if d := s.shownDefault(def); !s.sameValue(d) {
+			writeComment(&b, "Default: "+d+". An example:")
 		}
 		fmt.Fprintf(&b, "# %s = %s\n\n", s.Key, s.Example)
 	}
@@ -122,4 +129,27 @@ func WriteTemplate(path string) error {
 		return fmt.Errorf("config init: %w", err)
 	}
 	return f.Close()
+}
+
+// shownDefault is the setting's default as the template says it.
+func (s Setting) shownDefault(def Config) string {
+	switch d := s.get(def); {
+	case s.defaultText != "":
+		return s.defaultText
+	case d == "":
+		return "unset"
+	default:
+		return d
+	}
+}
+
+// sameValue tells whether the example is the default d (90s is 1m30s).
+func (s Setting) sameValue(d string) bool {
+	ex := strings.Trim(s.Example, `"`)
+	if s.kind == kindDuration {
+		a, errA := time.ParseDuration(ex)
+		b, errB := time.ParseDuration(d)
+		return errA == nil && errB == nil && a == b
+	}
+	return ex == d
 }

@@ -1,9 +1,10 @@
 // Package doctor checks what quarry needs, one check at a time: the
 // configuration, the container engine (Docker or Podman), the sandbox
-// image, a real sandbox (that it starts, runs a cell and has no network) and
-// the limits that hold in it, the model endpoint, each database source and
-// the terminal. It uses the same sandbox engine and configuration code as a
-// session and returns results; the command line prints them. It imports
+// image, a real sandbox (that it starts, runs a cell and has no network)
+// and the limits that hold in it, the model endpoint, each database
+// source, the command an MCP client runs (mcp.go), and the terminal. It
+// uses the same sandbox engine and configuration code as a session and
+// returns results; the command line prints them. It imports
 // sandbox, config, source, render and secret, never cli.
 package doctor
 
@@ -48,6 +49,8 @@ type Options struct {
 	// Probe asks the terminal what it is (ProbeTerminal); nil leaves the
 	// environment alone to tell.
 	Probe func() render.Terminal
+	// Executable is quarry's path, for the MCP line; "" finds it.
+	Executable string
 }
 
 // Timeout bounds a whole run; starting the sandbox is the slow part.
@@ -98,6 +101,7 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 		emit(c)
 	}
 	emit(checkSharing(cfg))
+	emit(checkMCP(o.Executable, sbCheck.State == OK))
 	t := render.Terminal{Getenv: o.Getenv}
 	if o.Terminal && o.Probe != nil {
 		t = o.Probe()

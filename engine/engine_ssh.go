@@ -22,6 +22,10 @@ import (
 // carried by the system's ssh, as the docker CLI does: the user's keys,
 // agent, known_hosts and ~/.ssh/config apply (QUARRY_SSH_COMMAND replaces
 // "ssh", e.g. "ssh -F ~/.ssh/quarry_config").
+// SSHCommandEnv replaces the ssh command (and its options) quarry runs to
+// reach an engine at ssh://.
+const SSHCommandEnv = "QUARRY_SSH_COMMAND"
+
 func newClient(extra ...client.Opt) (*client.Client, string, func(), error) {
 	host := os.Getenv("DOCKER_HOST")
 	opts := append([]client.Opt{client.FromEnv}, extra...)
@@ -57,7 +61,7 @@ func sshDialer(raw string) (dialFunc, func(), error) {
 	if err != nil || u.Hostname() == "" || u.RawQuery != "" || u.Fragment != "" || strings.HasPrefix(u.Hostname(), "-") {
 		return nil, nil, fmt.Errorf("DOCKER_HOST %q: want ssh://[user@]host[:port][/socket/path]", raw)
 	}
-	ssh := strings.Fields(os.Getenv("QUARRY_SSH_COMMAND"))
+	ssh := strings.Fields(os.Getenv(SSHCommandEnv))
 	if len(ssh) == 0 {
 		ssh = []string{"ssh"}
 	}

@@ -29,6 +29,9 @@ const (
 	HTML     Format = "html"
 )
 
+// Formats are the formats Write offers, for a caller that lists them.
+func Formats() []Format { return []Format{Notebook, Markdown, HTML} }
+
 // ParseFormat reads --format.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimPrefix(s, "."))); f {

@@ -83,6 +83,12 @@ func markdownCell(b *strings.Builder, d *doc, c session.Cell, link func(kernel.F
 	}
 }
 
+// MarkdownTable is a table as the Markdown report writes it (the chat's
+// layout, digits grouped when thousands is set), for a client outside.
+func MarkdownTable(t *kernel.Table, thousands bool) string {
+	return markdownTable(t, render.NewGrid(t, 0, thousands))
+}
+
 // markdownTable is a GitHub-style table; numbers are right-aligned.
 func markdownTable(t *kernel.Table, g render.Grid) string {
 	var b strings.Builder

@@ -184,7 +184,7 @@ func tableHTML(t *kernel.Table, g render.Grid) string {
 	var b strings.Builder
 	cell := func(j int, v string) string {
 		switch {
-		case j == 0 && g.Indexed:
+		case j < g.IndexCols:
 			return "<th>" + esc(v) + "</th>"
 		case g.Numeric[j]:
 			return `<td class="num">` + esc(v) + "</td>"
@@ -194,7 +194,7 @@ func tableHTML(t *kernel.Table, g render.Grid) string {
 	gap := func() {
 		b.WriteString(`<tr class="gap">`)
 		for j := range g.Header {
-			if j == 0 && g.Indexed {
+			if j < g.IndexCols {
 				b.WriteString("<th>…</th>")
 			} else {
 				b.WriteString("<td>…</td>")

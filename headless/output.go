@@ -49,14 +49,43 @@ type NumberResult struct {
 
 // CellResult is one executed cell.
 type CellResult struct {
-	Code       string        `json:"code"`
-	Stdout     string        `json:"stdout"`
-	Stderr     string        `json:"stderr"`
-	Value      *string       `json:"value"` // repr of the last expression, null when none
-	Error      *kernel.Error `json:"error"` // null when the cell finished normally
-	Figures    []string      `json:"figures"`
-	Files      []string      `json:"files"`
-	DurationMS int64         `json:"duration_ms"`
+	Code    string        `json:"code"`
+	Stdout  string        `json:"stdout"`
+	Stderr  string        `json:"stderr"`
+	Value   *string       `json:"value"`           // repr of the last expression, null when none
+	Table   *TableResult  `json:"table,omitempty"` // the value as a table, when it is a DataFrame or Series
+	Error   *kernel.Error `json:"error"`           // null when the cell finished normally
+	Figures []string      `json:"figures"`
+	Files   []string      `json:"files"`
+	// Notes are what quarry says of the cell: files it did not harvest
+	// (a cap reached, a link skipped), a kernel restart.
+	Notes      []string `json:"notes"`
+	DurationMS int64    `json:"duration_ms"`
+}
+
+// TableResult is a value's table as Jupyter shows it: the index columns
+// (one a level) and the columns display.max_columns shows ("⋯" where it
+// leaves some out), the rows as displayed, head then tail.
+type TableResult struct {
+	Columns      []string   `json:"columns"`
+	IndexColumns int        `json:"index_columns"`
+	Rows         [][]string `json:"rows"`
+	RowsLeftOut  *int       `json:"rows_left_out_before"` // the row before which rows were left out; null for none
+	RowsTotal    int        `json:"rows_total"`
+	ColumnsTotal int        `json:"columns_total"`
+}
+
+func newTableResult(t *kernel.Table) *TableResult {
+	g := render.NewGrid(t, 0, false)
+	out := &TableResult{Columns: g.Header, IndexColumns: g.IndexCols, Rows: g.Rows, RowsTotal: t.Rows, ColumnsTotal: t.Cols}
+	if g.Gap >= 0 {
+		gap := g.Gap
+		out.RowsLeftOut = &gap
+	}
+	if out.Rows == nil {
+		out.Rows = [][]string{}
+	}
+	return out
 }
 
 // UsageResult is the token usage of the turn; reasoning tokens are part
@@ -124,11 +153,18 @@ func NewCellResult(code string, r *kernel.Result) CellResult {
 		Stderr:     render.Sanitize(r.Stderr),
 		Figures:    []string{},
 		Files:      []string{},
+		Notes:      []string{},
 		DurationMS: r.Duration.Milliseconds(),
+	}
+	for _, n := range r.Notes {
+		cell.Notes = append(cell.Notes, render.SanitizeLine(n))
 	}
 	if r.Value != nil {
 		v := render.Sanitize(r.Value.Repr)
 		cell.Value = &v
+		if r.Value.Table != nil {
+			cell.Table = newTableResult(r.Value.Table)
+		}
 	}
 	if r.Error != nil {
 		e := *r.Error

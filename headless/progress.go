@@ -153,6 +153,11 @@ func (p *progress) Event(e agent.Event) {
 		p.Phase(fmt.Sprintf("cell %d running", e.Cell))
 	case agent.EventCellDone:
 		p.Note(fmt.Sprintf("cell %d %s", e.Cell, render.CellSummary(e.Result)))
+		if e.Result != nil {
+			for _, n := range e.Result.Notes {
+				p.Note(fmt.Sprintf("cell %d: %s", e.Cell, render.SanitizeLine(n)))
+			}
+		}
 		p.Status("waiting for the model")
 	case agent.EventReasoning:
 		if p.verbose {

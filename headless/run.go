@@ -113,11 +113,14 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 	if q.Notebook != nil {
 		err := s.ContinueNotebook(ctx, *q.Notebook)
 		var ne *session.NotebookError
+		var refused *session.RefusedError
 		switch {
 		case ctx.Err() != nil:
 			return interrupted()
 		case errors.As(err, &ne):
 			r.prog.Note("warning: " + render.SanitizeLine(ne.Error()))
+		case errors.As(err, &refused):
+			return fmt.Errorf("running the notebook %s: %w", render.SanitizeLine(q.Notebook.Name), refused) // bad input: the kernel's rules, before any cell ran
 		case err != nil:
 			return fmt.Errorf("running the notebook %s: %s", render.SanitizeLine(q.Notebook.Name), render.Sanitize(err.Error()))
 		}

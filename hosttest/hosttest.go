@@ -1,5 +1,5 @@
-// Package hosttest gives tests the host programs, Python modules and files
-// they drive, from the one table scripts/host.tsv that
+// Package hosttest gives tests the host programs, Python modules, files and
+// npm packages they drive, from the one table scripts/host.tsv that
 // scripts/install-deps.sh installs from and checks. A test asks for what it
 // uses by name; a name the table lacks fails the test (add a row), and a
 // missing one skips it with its Debian package named, or fails it in CI,
@@ -8,6 +8,7 @@ package hosttest
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,9 +21,9 @@ import (
 
 // Row is one line of scripts/host.tsv.
 type Row struct {
-	Kind    string // tool, python or path
+	Kind    string // tool, python, path or npm
 	Name    string
-	Package string // the Debian package that provides it
+	Package string // the Debian package that provides it; for npm, name@version
 	UsedBy  string
 }
 
@@ -83,10 +84,14 @@ func row(t testing.TB, kind, name string) Row {
 
 func missing(t testing.TB, r Row, what string) {
 	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is missing: scripts/install-deps.sh test installs Debian's %s (scripts/host.tsv)", what, r.Package)
+	from := "Debian's " + r.Package
+	if r.Kind == "npm" {
+		from = r.Package + " from the npm registry (scripts/install-npm.sh)"
 	}
-	t.Skipf("%s is missing: install Debian's %s (scripts/install-deps.sh test does)", what, r.Package)
+	if os.Getenv("CI") == "true" {
+		t.Fatalf("%s is missing: scripts/install-deps.sh test installs %s (scripts/host.tsv)", what, from)
+	}
+	t.Skipf("%s is missing: install %s (scripts/install-deps.sh test does)", what, from)
 }
 
 // Tool returns the path of a program in the table.
@@ -132,6 +137,36 @@ func Path(t testing.TB, pattern string) string {
 		return ""
 	}
 	return m[0]
+}
+
+// NPMDir is the folder scripts/install-npm.sh installs the npm rows into:
+// QUARRY_NPM_DIR, else $XDG_CACHE_HOME/quarry/npm, else ~/.cache/quarry/npm.
+func NPMDir() string {
+	if d := os.Getenv("QUARRY_NPM_DIR"); d != "" {
+		return d
+	}
+	cache := os.Getenv("XDG_CACHE_HOME")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache")
+	}
+	return filepath.Join(cache, "quarry", "npm")
+}
+
+// NPM returns the folder of the programs the npm packages of the table
+// install (node_modules/.bin, which also holds the Node the packages run
+// on: put it first on PATH), once the package is there at its pinned
+// version.
+func NPM(t testing.TB, name string) string {
+	t.Helper()
+	r := row(t, "npm", name)
+	want := r.Package[strings.LastIndex(r.Package, "@")+1:]
+	b, err := os.ReadFile(filepath.Join(NPMDir(), "node_modules", name, "package.json"))
+	var pkg struct{ Version string }
+	if err != nil || json.Unmarshal(b, &pkg) != nil || pkg.Version != want {
+		missing(t, r, fmt.Sprintf("npm package %s %s in %s", name, want, NPMDir()))
+	}
+	return filepath.Join(NPMDir(), "node_modules", ".bin")
 }
 
 func executable(p string) bool {

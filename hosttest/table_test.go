@@ -18,8 +18,8 @@ var base = []string{"sh", "bash", "true", "false", "touch", "tar", "env", "chroo
 var (
 	// exec.Command("x", exec.CommandContext(ctx, "x", exec.LookPath("x")
 	execCall = regexp.MustCompile(`exec\.(?:Command\(|CommandContext\([a-zA-Z.()]+, |LookPath\()"([^"/ ]+)"`)
-	// hosttest.Tool(t, "x"), hosttest.Python(t, "a", "b"), hosttest.Path(t, "p")
-	hostCall = regexp.MustCompile(`hosttest\.(Tool|Python|Path)\([a-z]+((?:, "[^"]+")+)\)`)
+	// hosttest.Tool(t, "x"), hosttest.Python(t, "a", "b"), hosttest.Path(t, "p"), hosttest.NPM(t, "n")
+	hostCall = regexp.MustCompile(`hosttest\.(Tool|Python|Path|NPM)\([a-z]+((?:, "[^"]+")+)\)`)
 	quoted   = regexp.MustCompile(`"([^"]+)"`)
 )
 
@@ -32,7 +32,7 @@ func TestTableMatchesTheTests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[string]string{"Tool": "tool", "Python": "python", "Path": "path"}
+	kinds := map[string]string{"Tool": "tool", "Python": "python", "Path": "path", "NPM": "npm"}
 	have := map[string]bool{}
 	for _, r := range rs {
 		if r.Package == "" || r.UsedBy == "" {

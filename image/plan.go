@@ -276,7 +276,7 @@ func (in *Installer) resolve(ctx context.Context, w io.Writer, x *apt, asks []As
 		}
 		pkg := ""
 		switch {
-		case a.Kind == AskPackage || a.Kind == AskAuto && !identifier.MatchString(name):
+		case a.Kind == AskPackage:
 			pkg = name
 		case a.Kind == AskDist:
 			name = distName(name)
@@ -287,13 +287,18 @@ func (in *Installer) resolve(ctx context.Context, w io.Writer, x *apt, asks []As
 			if pkg = ix.dist(name); pkg == "" && identifier.MatchString(name) {
 				pkg = ix.module(name)
 			}
-		default:
+		default: // a module, then a pip name (scikit-learn), then a package's own name
 			ix, err := index()
 			if err != nil {
 				return nil, err
 			}
-			if pkg = ix.module(name); pkg == "" && a.Kind == AskAuto {
-				pkg = name // not a module: a package's name, apt decides
+			if identifier.MatchString(name) {
+				pkg = ix.module(name)
+			}
+			if pkg == "" && a.Kind == AskAuto {
+				if pkg = ix.dist(name); pkg == "" {
+					pkg = name // apt decides
+				}
 			}
 		}
 		if pkg == "" {

@@ -99,6 +99,17 @@ type Table struct {
 	// for the screen. Head and Tail keep the exact values, for the model.
 	Display      [][]string `json:"display,omitempty"`
 	IndexDisplay []string   `json:"index_display,omitempty"`
+	// The columns are those Jupyter shows for display.max_columns: all, or
+	// the first and the last half, ColumnGap of them before the gap (0: no
+	// gap; the ones after Columns are left out, as in older records).
+	ColumnGap int `json:"column_gap,omitempty"`
+	// A MultiIndex: each row's labels level by level (as displayed), the
+	// levels' names; Index holds the labels joined, for one column.
+	IndexLevels [][]string `json:"index_levels,omitempty"`
+	IndexNames  []string   `json:"index_names,omitempty"`
+	// MultiIndex columns: each column's labels level by level; Columns
+	// holds them joined.
+	ColumnLevels [][]string `json:"column_levels,omitempty"`
 }
 
 // Exact is row i (Head then Tail) as the exact values, with its index
@@ -230,4 +241,20 @@ type Sheet struct {
 	Head        [][]string `json:"head,omitempty"`
 	Read        *ReadCall  `json:"read,omitempty"`  // loads this sheet's table
 	Notes       []string   `json:"notes,omitempty"` // e.g. where the table starts, only the first rows were read
+}
+
+// CheckCell is one cell of a notebook, for the kernel to check before any
+// runs: its number (the notebook's code cell) and its code.
+type CheckCell struct {
+	Cell int    `json:"cell"`
+	Code string `json:"code"`
+}
+
+// Refusal is a line of a cell the kernel does not run (its IPython rules,
+// sandbox/pykernel/ipython.py), and why, with what to do.
+type Refusal struct {
+	Cell int    `json:"cell"`
+	Line int    `json:"line"` // 1-based, in the cell
+	Text string `json:"text"` // the line
+	Why  string `json:"why"`
 }

@@ -3,7 +3,6 @@ package notebook
 import (
 	"encoding/json"
 	"fmt"
-	"html"
 	"regexp"
 	"strings"
 
@@ -12,8 +11,8 @@ import (
 
 // What moved between a notebook's stored outputs and a rerun's: for each
 // cell the printed text, the value (a table cell by cell, by row label,
-// so Jupyter's truncated HTML and quarry's head and tail still meet), the
-// number of figures and the error. Timing lines (%time, %timeit) always
+// so Jupyter's truncated HTML and quarry's head and tail still meet:
+// compare_table.go), the number of figures and the error. Timing lines (%time, %timeit) always
 // differ and are left out. quarry prints display()'s objects, so a cell
 // that displayed something may print more than the notebook's stream held.
 
@@ -179,15 +178,15 @@ func compareValue(d *diffLines, was StoredOutputs, now *kernel.Value) {
 		d.add("the table it showed is gone")
 	case was.Value != "" && now == nil:
 		d.add("- " + clip(firstLine(was.Value), 120) + " (its value is gone)")
-	case was.Value != "" && squash(was.Value) != squash(now.Repr):
-		wl, nl := strings.Split(squash(was.Value), "\n"), strings.Split(squash(now.Repr), "\n")
+	case was.Value != "" && !sameText(squash(was.Value), squash(now.Repr)):
+		wl, nl := strings.Split(layout(was.Value), "\n"), strings.Split(layout(now.Repr), "\n")
 		for i := 0; i < len(wl) || i < len(nl); i++ {
 			switch {
 			case i >= len(wl):
 				d.add("+ " + clip(nl[i], 120))
 			case i >= len(nl):
 				d.add("- " + clip(wl[i], 120))
-			case wl[i] != nl[i]:
+			case squash(wl[i]) != squash(nl[i]):
 				d.add("- " + clip(wl[i], 120))
 				d.add("+ " + clip(nl[i], 120))
 			}
@@ -195,154 +194,41 @@ func compareValue(d *diffLines, was StoredOutputs, now *kernel.Value) {
 	}
 }
 
-var spaces = regexp.MustCompile(`[ \t]+`)
+var (
+	spaces  = regexp.MustCompile(`[ \t]+`)
+	reprCut = regexp.MustCompile(`\n?\[\.\.\. [\d,]+ characters cut \.\.\.\]$`)
+)
 
-// squash makes a text's layout irrelevant: a table printed for other
-// column widths is the same table.
+// sameText: the stored text and the rerun's, whose repr the kernel cuts
+// (values.py's cap_text): the same when the part kept is the same.
+func sameText(was, now string) bool {
+	if was == now {
+		return true
+	}
+	if kept := reprCut.ReplaceAllString(now, ""); kept != now {
+		return strings.HasPrefix(was, strings.TrimSpace(kept))
+	}
+	return false
+}
+
+// numpyScalar is numpy 2's repr of a scalar (np.float64(0.5)), which
+// numpy 1 wrote as the number alone: the same value.
+var numpyScalar = regexp.MustCompile(`\bnp\.(?:float|int|uint|complex|longdouble|clongdouble)\d*\(([^()]*)\)|\bnp\.(True|False)_|\bnp\.(?:str_|bytes_)\(('[^']*'|"[^"]*")\)`)
+
+// squash makes a text's layout irrelevant (layout) and a numpy scalar the
+// number it holds.
 func squash(s string) string {
+	return numpyScalar.ReplaceAllString(layout(s), "$1$2$3")
+}
+
+// layout makes a text's layout irrelevant: a table printed for other
+// column widths is the same table.
+func layout(s string) string {
 	var out []string
 	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
 		out = append(out, strings.TrimSpace(spaces.ReplaceAllString(l, " ")))
 	}
 	return strings.Join(out, "\n")
-}
-
-var thousands = regexp.MustCompile(`(\d),(\d{3})`)
-
-// cellValue is a table cell as compared: digit groups and space dropped.
-func cellValue(s string) string {
-	s = strings.TrimSpace(s)
-	for thousands.MatchString(s) {
-		s = thousands.ReplaceAllString(s, "$1$2")
-	}
-	return s
-}
-
-func compareTables(d *diffLines, was *htmlTable, now *kernel.Table) {
-	cols := now.Columns
-	if strings.Join(was.columns, "\x00") != strings.Join(cols, "\x00") && len(was.columns) > 0 {
-		d.add(fmt.Sprintf("columns %s, were %s", clip(strings.Join(cols, ", "), 100), clip(strings.Join(was.columns, ", "), 100)))
-		return
-	}
-	rows := len(now.Head) + len(now.Tail)
-	nowRows := map[string][]string{}
-	for i := 0; i < rows; i++ {
-		label, cells := now.Exact(i)
-		if i < len(now.Display) {
-			cells = now.Display[i]
-		}
-		if i < len(now.IndexDisplay) {
-			label = now.IndexDisplay[i]
-		}
-		nowRows[cellValue(label)] = cells
-	}
-	matched := 0
-	for _, r := range was.rows {
-		cells, ok := nowRows[cellValue(r.label)]
-		if !ok {
-			if now.Rows == rows && !was.truncated {
-				d.add("row " + clip(r.label, 40) + " is gone")
-			}
-			continue
-		}
-		matched++
-		for j, v := range r.cells {
-			if j < len(cells) && cellValue(v) != cellValue(cells[j]) {
-				col := ""
-				if j < len(cols) {
-					col = ", " + cols[j]
-				}
-				d.add(fmt.Sprintf("row %s%s: %s, was %s", clip(r.label, 40), clip(col, 40), clip(cells[j], 40), clip(v, 40)))
-			}
-		}
-	}
-	if !was.truncated && now.Rows == rows && len(was.rows) != now.Rows {
-		d.add(fmt.Sprintf("%d rows, were %d", now.Rows, len(was.rows)))
-	} else if matched == 0 && len(was.rows) > 0 {
-		d.add("no row of the table is where it was")
-	}
-}
-
-// htmlTable is the first table of a result's HTML, as pandas and its
-// Styler write them: header rows, then rows led by their index label(s).
-type htmlTable struct {
-	columns   []string
-	rows      []htmlRow
-	truncated bool // pandas left rows out ("...")
-}
-
-type htmlRow struct {
-	label string
-	cells []string
-}
-
-var (
-	tableRe = regexp.MustCompile(`(?is)<table[^>]*>(.*?)</table>`)
-	theadRe = regexp.MustCompile(`(?is)<thead[^>]*>(.*?)</thead>`)
-	tbodyRe = regexp.MustCompile(`(?is)<tbody[^>]*>(.*?)</tbody>`)
-	trRe    = regexp.MustCompile(`(?is)<tr[^>]*>(.*?)</tr>`)
-	cellRe  = regexp.MustCompile(`(?is)<(th|td)[^>]*>(.*?)</(?:th|td)>`)
-	tagRe   = regexp.MustCompile(`(?s)<[^>]*>`)
-)
-
-func parseHTMLTable(h string) *htmlTable {
-	m := tableRe.FindStringSubmatch(h)
-	if m == nil {
-		return nil
-	}
-	body := m[1]
-	t := &htmlTable{}
-	type cell struct {
-		th   bool
-		text string
-	}
-	rowsOf := func(s string) [][]cell {
-		var out [][]cell
-		for _, tr := range trRe.FindAllStringSubmatch(s, -1) {
-			var r []cell
-			for _, c := range cellRe.FindAllStringSubmatch(tr[1], -1) {
-				text := strings.TrimSpace(strings.ReplaceAll(html.UnescapeString(tagRe.ReplaceAllString(c[2], "")), "\u00a0", " "))
-				r = append(r, cell{th: strings.EqualFold(c[1], "th"), text: text})
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	var head [][]cell
-	if hm := theadRe.FindStringSubmatch(body); hm != nil {
-		head = rowsOf(hm[1])
-	}
-	bodyRows := body
-	if bm := tbodyRe.FindStringSubmatch(body); bm != nil {
-		bodyRows = bm[1]
-	}
-	nIndex := 0
-	for _, r := range rowsOf(bodyRows) {
-		var labels, cells []string
-		for _, c := range r {
-			if c.th && len(cells) == 0 {
-				labels = append(labels, c.text)
-			} else {
-				cells = append(cells, c.text)
-			}
-		}
-		if len(labels) > nIndex {
-			nIndex = len(labels)
-		}
-		if (len(labels) > 0 && labels[0] == "...") || (len(cells) > 0 && cells[0] == "...") {
-			t.truncated = true
-			continue
-		}
-		t.rows = append(t.rows, htmlRow{label: strings.Join(labels, " "), cells: cells})
-	}
-	if len(head) > 0 {
-		for i, c := range head[0] {
-			if i >= nIndex {
-				t.columns = append(t.columns, c.text)
-			}
-		}
-	}
-	return t
 }
 
 func plural(n int) string {

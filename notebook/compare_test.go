@@ -52,3 +52,65 @@ func TestCompareWithStoredOutputs(t *testing.T) {
 		}
 	}
 }
+
+// pandas' HTML of a frame with a two-level index (the first level spans
+// its rows) and one with two-level columns (the upper level spans its
+// columns), as Jupyter stores them.
+const (
+	multiRowsHTML = `<table border="1" class="dataframe"><thead><tr style="text-align: right;"><th></th><th></th><th>temp</th><th>name</th></tr>
+<tr><th>id</th><th>date_time</th><th></th><th></th></tr></thead><tbody>
+<tr><th rowspan="2" valign="top">1</th><th>2012-01-01</th><td>1.50</td><td>aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...</td></tr>
+<tr><th>2012-01-02</th><td>2.25</td><td>b</td></tr>
+<tr><th>2</th><th>2012-01-01</th><td>3.00</td><td>c</td></tr></tbody></table>`
+	multiColsHTML = `<table border="1" class="dataframe"><thead><tr><th>L0</th><th colspan="2" halign="left">a</th><th>b</th></tr>
+<tr><th>L1</th><th>x</th><th>y</th><th>x</th></tr><tr><th>row</th><th></th><th></th><th></th></tr></thead>
+<tbody><tr><th>r1</th><td>1</td><td>2</td><td>3</td></tr><tr><th>r2</th><td>4</td><td>5</td><td>6</td></tr></tbody></table>`
+)
+
+func TestCompareTablesByTheirValues(t *testing.T) {
+	long := strings.Repeat("a", 60)
+	multiRows := func(temp string) *kernel.Value {
+		return &kernel.Value{Table: &kernel.Table{Columns: []string{"temp", "name"}, Dtypes: []string{"float64", "object"}, Rows: 3, Cols: 2,
+			IndexNames: []string{"id", "date_time"}, IndexLevels: [][]string{{"1", "2012-01-01 00:00:00"}, {"1", "2012-01-02"}, {"2", "2012-01-01"}},
+			Index: []string{"1, 2012-01-01", "1, 2012-01-02", "2, 2012-01-01"},
+			Head:  [][]string{{"1.5", long[:39] + "…"}, {temp, "b"}, {"3.0", "c"}}, Display: [][]string{{"1.50", long[:39] + "…"}, {temp, "b"}, {"3.00", "c"}}}}
+	}
+	multiCols := func(v string) *kernel.Value {
+		return &kernel.Value{Table: &kernel.Table{Columns: []string{"a x", "a y", "b x"}, ColumnLevels: [][]string{{"a", "x"}, {"a", "y"}, {"b", "x"}},
+			Dtypes: []string{"int64", "int64", "int64"}, IndexName: "row", Index: []string{"r1", "r2"}, Rows: 2, Cols: 3,
+			Head: [][]string{{"1", "2", "3"}, {"4", v, "6"}}}}
+	}
+	third := &kernel.Value{Table: &kernel.Table{Columns: []string{"share"}, Dtypes: []string{"float64"}, Index: []string{"North"}, Rows: 1, Cols: 1,
+		Head: [][]string{{"0.3333333333333333"}}, Display: [][]string{{"0.3333333333333333"}}}}
+	thirdHTML := `<table><thead><tr><th></th><th>share</th></tr></thead><tbody><tr><th>North</th><td>0.333333</td></tr></tbody></table>`
+	for _, c := range []struct {
+		name string
+		was  string
+		now  *kernel.Value
+		kind string
+		diff string
+	}{
+		{"MultiIndex rows, strings cut at other widths, dates with and without time", multiRowsHTML, multiRows("2.25"), "same", ""},
+		{"MultiIndex rows, one value edited", multiRowsHTML, multiRows("2.75"), "changed", "row 1, 2012-01-02, temp: 2.75, was 2.25"},
+		{"MultiIndex columns", multiColsHTML, multiCols("5"), "same", ""},
+		{"MultiIndex columns, one value edited", multiColsHTML, multiCols("7"), "changed", "row r2, a y: 7, was 5"},
+		{"a float at display precision", thirdHTML, third, "same", ""},
+	} {
+		got := Compare(StoredOutputs{Ran: true, Table: parseHTMLTable(c.was)}, kernel.Result{Value: c.now})
+		if got.Kind != c.kind || strings.Join(got.Diff, "\n") != c.diff {
+			t.Errorf("%s: %s %q, want %s %q", c.name, got.Kind, got.Diff, c.kind, c.diff)
+		}
+	}
+	for _, c := range []struct {
+		was, now string
+		same     bool
+	}{
+		{"0.333333", "0.3333333333333333", true}, {"1.2e+04", "12034.5", true}, {"1.2e+04", "12534.5", false},
+		{"3,300", "3300", true}, {"2012-03-11 01:30:00", "2012-03-11 01:30", true}, {"2012-03-11", "2012-03-12", false},
+		{"libtalloc.so.2.4.2 ...", "libtalloc.so.2…", true}, {"libtalloc.so.3...", "libtalloc.so.2…", false}, {"7620", "7920", false},
+	} {
+		if got := sameValue(c.was, c.now); got != c.same {
+			t.Errorf("sameValue(%q, %q) = %v", c.was, c.now, got)
+		}
+	}
+}

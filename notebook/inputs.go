@@ -58,7 +58,8 @@ func newInputScan(dir string, nb *RerunNotebook) *inputScan {
 // must change rewritten: an absolute path inside the folder becomes the
 // relative one, a file outside becomes /data/<name>.
 func (sc *inputScan) cell(src string) (string, error) {
-	strs, _ := scanPython(src)
+	strs := scanPython(src)
+	sc.pathWords(src, strs) // a shell line's files: !head data/sales.csv (inputs_words.go)
 	var b strings.Builder
 	last := 0
 	for _, s := range strs {

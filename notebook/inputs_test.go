@@ -1,8 +1,10 @@
 package notebook
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -46,5 +48,34 @@ func TestNotebookInputsAsJupyterFindsThem(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("code lacks %s:\n%s", want, got)
 		}
+	}
+}
+
+// A shell line names its files without quotes: the words that are paths to
+// files inside the folder (or patterns matching them) are inputs; words
+// that name nothing there, options, URLs and paths outside are not.
+func TestNotebookInputsOfShellLines(t *testing.T) {
+	dir, other := t.TempDir(), t.TempDir()
+	for _, f := range []string{"data/ex1.csv", "data/ex2.csv", "data/notes.txt", "logs/app.log", "README.md", "big/0.csv"} {
+		os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(dir, f), []byte("a,b\n1,2\n"), 0o644)
+	}
+	for i := 1; i <= maxFolderFiles; i++ {
+		os.WriteFile(filepath.Join(dir, "big", fmt.Sprintf("%d.csv", i)), []byte("x\n"), 0o644)
+	}
+	os.WriteFile(filepath.Join(other, "secret.csv"), []byte("k\n"), 0o644)
+	code := "!cat data/ex1.csv\n!head -n 2 README.md   # see data/notes.txt\nx = !wc -l data/*.csv\n" +
+		"%%bash\nls logs/ big/\n!cat --file=" + filepath.Join(other, "secret.csv") + " ../" + filepath.Base(other) + "/secret.csv\ndf.to_csv('out.csv'); np.nan; http://x/data.csv"
+	nb := &RerunNotebook{Dir: dir}
+	if _, err := newInputScan(dir, nb).cell(code); err != nil {
+		t.Fatal(err)
+	}
+	var rels []string
+	for _, in := range nb.Inputs {
+		rels = append(rels, in.Rel)
+	}
+	sort.Strings(rels)
+	if got, want := strings.Join(rels, " "), "README.md data/ex1.csv data/ex2.csv logs/app.log"; got != want {
+		t.Errorf("inputs %s, want %s", got, want)
 	}
 }

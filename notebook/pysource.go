@@ -6,7 +6,7 @@ import (
 
 // A small scanner of Python source: enough to tell string literals,
 // comments and code apart, so paths inside literals can be rewritten and
-// IPython syntax found, without a Python on the host.
+// the words of shell lines found, without a Python on the host.
 
 // pyString is one string literal in the source.
 type pyString struct {
@@ -20,10 +20,8 @@ type pyString struct {
 func (s pyString) bytes() bool { return strings.ContainsAny(s.prefix, "bB") }
 func (s pyString) fmt() bool   { return strings.ContainsAny(s.prefix, "fF") }
 
-// scanPython finds the string literals of src and the offsets where each
-// logical line starts outside strings (for IPython's line syntax).
-func scanPython(src string) (strs []pyString, lineStarts []int) {
-	lineStarts = []int{0}
+// scanPython finds the string literals of src.
+func scanPython(src string) (strs []pyString) {
 	lastName := ""    // the last identifier, for callee
 	pendingCall := "" // lastName, when followed by "("
 	i := 0
@@ -36,7 +34,6 @@ func scanPython(src string) (strs []pyString, lineStarts []int) {
 			}
 		case c == '\n':
 			i++
-			lineStarts = append(lineStarts, i)
 			lastName, pendingCall = "", ""
 		case c == '\\' && i+1 < len(src) && src[i+1] == '\n':
 			i += 2 // a continued line is not a new line
@@ -72,7 +69,7 @@ func scanPython(src string) (strs []pyString, lineStarts []int) {
 			i++
 		}
 	}
-	return strs, lineStarts
+	return strs
 }
 
 // readString reads the literal whose prefix starts at start and whose
@@ -129,7 +126,7 @@ var sandboxDirs = []struct{ dir, name string }{{"/data", "DATA_DIR"}, {"/output"
 // runs wherever those variables point. A literal inside another (an SQL
 // text naming '/data/x.csv') is not a literal of its own and stays.
 func RelocatePaths(src string) string {
-	strs, _ := scanPython(src)
+	strs := scanPython(src)
 	var b strings.Builder
 	last := 0
 	for k, s := range strs {

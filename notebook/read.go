@@ -18,8 +18,9 @@ import (
 // in Jupyter (its inputs are the files its code names: notebook_inputs.go).
 // Either way only code cells run, in order; a cell Jupyter marks as
 // expected to raise (tag raises-exception, as quarry marks its failed
-// cells) is left out; IPython syntax with a plain meaning is run by the
-// kernel, the rest is refused here, before anything runs (ipython.go).
+// cells) is left out, and one tagged skip-execution (which nbclient skips)
+// is left out and named. IPython's syntax is the kernel's to run or refuse
+// (sandbox/pykernel/ipython.py): a rerun asks it before any cell runs.
 
 // RerunNotebook is what a rerun of a notebook needs.
 type RerunNotebook struct {
@@ -31,7 +32,15 @@ type RerunNotebook struct {
 	// Stored are the outputs the notebook holds, one for each cell of
 	// Turns in order: what a rerun's outputs are compared with.
 	Stored []StoredOutputs
-	Text   string // the Markdown cells, joined (capped): what the notebook says
+	// Skipped are the code cells left out because they are tagged so.
+	Skipped []Skipped
+	Text    string // the Markdown cells, joined (capped): what the notebook says
+}
+
+// Skipped is a code cell a rerun leaves out, and why.
+type Skipped struct {
+	Num int    // the notebook's code cell
+	Why string // "tagged skip-execution"
 }
 
 // maxNotebookText caps RerunNotebook.Text.
@@ -182,8 +191,9 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 		if hasTag(c.Metadata.Tags, "raises-exception") {
 			continue
 		}
-		if r := ipythonRefusal(src); r != nil {
-			return nil, fmt.Errorf("%s: code cell %d, line %d: %s: %s", path, code, r.Line, clip(r.Text, 80), r.Why)
+		if hasTag(c.Metadata.Tags, "skip-execution") {
+			out.Skipped = append(out.Skipped, Skipped{Num: code, Why: "tagged skip-execution"})
+			continue
 		}
 		if !out.Quarry {
 			if src, err = scan.cell(src); err != nil {

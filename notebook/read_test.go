@@ -52,12 +52,8 @@ func TestReadNotebookRefuses(t *testing.T) {
 		os.WriteFile(p, []byte(body), 0o644)
 		return p
 	}
-	magic := strings.Replace(handWritten, `"v = q2.set_index`, `"%matplotlib inline\n%pip install polars\nv = q2.set_index`, 1)
 	url := strings.Replace(handWritten, "q1_sales.csv", "https://example.com/q1.csv", 1)
-	shell := strings.Replace(handWritten, `"import pandas as pd\n", `, `"import pandas as pd\n", "!ls data\n", `, 1)
 	for _, c := range []struct{ path, want string }{
-		{write("magic.ipynb", magic), "code cell 2, line 2: %pip install polars: the sandbox has no network and installs nothing"},
-		{write("shell.ipynb", shell), "code cell 1, line 2: !ls data: shell commands do not run"},
 		{write("url.ipynb", url), "code cell 1: it reads https://example.com/q1.csv from the network"},
 		{write("broken.ipynb", `{"cells": [`), "is not a Jupyter notebook"},
 		{write("v3.ipynb", `{"nbformat": 3, "worksheets": []}`), "is nbformat 3"},
@@ -68,6 +64,27 @@ func TestReadNotebookRefuses(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
 			t.Errorf("%s: %v, want %q", filepath.Base(c.path), err, c.want)
 		}
+	}
+}
+
+// IPython's syntax is the kernel's to refuse (sandbox/ipython_test.go), not
+// the reader's; a cell tagged skip-execution is left out and named, as
+// nbclient skips it.
+func TestReadNotebookLeavesIPythonToTheKernel(t *testing.T) {
+	dir := t.TempDir()
+	src := strings.Replace(handWritten, `"v = q2.set_index`, `"%run other.py\n!ls data\nv = q2.set_index`, 1)
+	src = strings.Replace(src, `{"cell_type": "code", "execution_count": 1, "metadata": {}`, `{"cell_type": "code", "execution_count": 1, "metadata": {"tags": ["skip-execution"]}`, 1)
+	path := filepath.Join(dir, "nb.ipynb")
+	os.WriteFile(path, []byte(src), 0o644)
+	nb, err := ReadNotebook(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nb.Turns) != 1 || len(nb.Turns[0].Cells) != 1 || nb.Turns[0].Cells[0].Num != 2 || !strings.HasPrefix(nb.Turns[0].Cells[0].Code, "%run other.py\n!ls data\n") {
+		t.Errorf("cells %+v, want code cell 2 as written", nb.Turns)
+	}
+	if len(nb.Skipped) != 1 || nb.Skipped[0].Num != 1 || nb.Skipped[0].Why != "tagged skip-execution" || len(nb.Stored) != 1 {
+		t.Errorf("skipped %+v, stored %d", nb.Skipped, len(nb.Stored))
 	}
 }
 

@@ -20,8 +20,8 @@
 //	func SanitizeLine(s string) string // one line (file names, column names, chips): \n \r \t become spaces
 //
 //	// markdown.go, stream.go — glamour; NOT safe for concurrent use (one per goroutine / tea.Model)
-//	type Style string                  // StyleDark, StyleLight, StyleNoTTY (no escapes at all), StyleASCII
-//	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR, TERM=dumb → StyleNoTTY
+//	type Style string                  // StyleDark, StyleLight, StyleNoColor (attributes, no colour), StyleNoTTY (no escapes at all), StyleASCII
+//	func DetectStyle(getenv func(string) string, darkBackground bool) Style // NO_COLOR → StyleNoColor, TERM=dumb → StyleNoTTY
 //	func NewMarkdown() *Markdown       // glamour renderers cached per (width, style); dark and light are
 //	                                   // the chat's own style (markdown_style.go): headings without "##"
 //	func (m *Markdown) Render(text string, width int, style Style) (string, error) // sanitizes text first
@@ -39,7 +39,7 @@
 //	                                   // displays them (kernel.Table.Display), numbers right-aligned and never
 //	                                   // cut, text and labels cut with "…" before a column is dropped,
 //	                                   // "+N columns not shown", "⋯" row before Tail, "1 row × 1 column"
-//	type Grid struct{ Header []string; Rows [][]string; Gap int; Numeric []bool; Hidden int; Indexed bool }
+//	type Grid struct{ Header []string; Rows [][]string; Gap int; Numeric []bool; Hidden int; IndexCols int }
 //	func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid // the cells Table lays out, sanitized;
 //	                                   // the exports lay out the same grid as Markdown and HTML
 //	func TableShape(t *kernel.Table) string // "1,234 rows × 1 column"

@@ -10,17 +10,24 @@ import (
 type Style string
 
 const (
-	StyleDark  Style = "dark"
-	StyleLight Style = "light"
-	StyleNoTTY Style = "notty" // no colour or escapes at all: NO_COLOR, dumb terminals
-	StyleASCII Style = "ascii"
+	StyleDark    Style = "dark"
+	StyleLight   Style = "light"
+	StyleNoColor Style = "nocolor" // NO_COLOR: no colour; emphasis and headings as bold, italic, underline
+	StyleNoTTY   Style = "notty"   // no escapes at all: dumb terminals
+	StyleASCII   Style = "ascii"
 )
 
-// DetectStyle picks the style for a terminal: NO_COLOR (any value) or
-// TERM=dumb means no colour; otherwise the background decides.
+// Colour tells whether the style draws in colour.
+func (s Style) Colour() bool { return s == StyleDark || s == StyleLight }
+
+// DetectStyle picks the style for a terminal: TERM=dumb means no escapes,
+// NO_COLOR (any value) no colour; otherwise the background decides.
 func DetectStyle(getenv func(string) string, darkBackground bool) Style {
-	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+	if getenv("TERM") == "dumb" {
 		return StyleNoTTY
+	}
+	if getenv("NO_COLOR") != "" {
+		return StyleNoColor
 	}
 	if darkBackground {
 		return StyleDark
@@ -67,6 +74,8 @@ func (m *Markdown) renderer(width int, style Style) (*glamour.TermRenderer, erro
 	switch style {
 	case StyleDark, StyleLight:
 		look = glamour.WithStyles(markdownStyle(style == StyleDark))
+	case StyleNoColor:
+		look = glamour.WithStyles(noColorStyle())
 	}
 	r, err := glamour.NewTermRenderer(look, glamour.WithWordWrap(width))
 	if err != nil {
@@ -86,9 +95,9 @@ func (m *Markdown) renderClean(text string, width int, style Style) (string, err
 	if err != nil {
 		return "", err
 	}
-	out, err := r.Render(text)
+	out, err := r.Render(protectMarkdownHyphens(joinItemParagraphs(text)))
 	if err != nil {
 		return "", fmt.Errorf("markdown render: %w", err)
 	}
-	return compactTables(hangListItems(sanitizeRendered(out), max(width, 10))), nil
+	return compactTables(hangListItems(unprotectHyphens(sanitizeRendered(out)), max(width, 10))), nil
 }

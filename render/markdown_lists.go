@@ -50,7 +50,7 @@ func hangListItems(out string, width int) string {
 		for _, l := range item[1:] {
 			text += " " + l
 		}
-		wrapped := strings.Split(ansi.Wrap(text, max(width-hang, 10), ""), "\n")
+		wrapped := strings.Split(Wrap(text, max(width-hang, 10), ""), "\n")
 		res = append(res, head+wrapped[0])
 		for _, l := range wrapped[1:] {
 			res = append(res, strings.Repeat(" ", hang)+l)
@@ -70,3 +70,40 @@ func trimRightCells(s string) string {
 // bullet, or the dot of "12."; escapes may stand between the digits and
 // it), so most lines are not stripped of their escapes at all.
 func maybeItem(l string) bool { return strings.ContainsAny(l, "•.") }
+
+var sourceItem = regexp.MustCompile(`^( *)([-*+]|[0-9]+[.)]) +`)
+
+// joinItemParagraphs keeps a list item's second paragraph apart from its
+// first: glamour glues them together ("budget.The IT saving"), so the blank
+// line between them becomes a hard break, which it draws as a space.
+func joinItemParagraphs(md string) string {
+	if !strings.Contains(md, "\n\n ") {
+		return md
+	}
+	lines := strings.Split(md, "\n")
+	out := make([]string, 0, len(lines))
+	fence, item := false, 0 // item: the column an open list item's text starts at
+	for i, l := range lines {
+		t := strings.TrimLeft(l, " ")
+		switch {
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = !fence
+		case fence:
+		case sourceItem.MatchString(l):
+			item = len(sourceItem.FindString(l))
+		case t == "":
+			if item > 0 && len(out) > 0 && strings.TrimSpace(out[len(out)-1]) != "" && i+1 < len(lines) {
+				next := lines[i+1]
+				nt := strings.TrimLeft(next, " ")
+				if nt != "" && len(next)-len(nt) >= item && !sourceItem.MatchString(next) {
+					out[len(out)-1] = strings.TrimRight(out[len(out)-1], " ") + "  "
+					continue
+				}
+			}
+		case len(l)-len(t) < item:
+			item = 0
+		}
+		out = append(out, l)
+	}
+	return strings.Join(out, "\n")
+}

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ import (
 func TestListItemsHangUnderTheirText(t *testing.T) {
 	md := NewMarkdown()
 	src := "- The first department has a much larger variance than the others, by a wide margin overall.\n- Short\n\n12. A numbered item that is long enough to wrap onto a second line at sixty columns.\n"
-	for _, style := range []Style{StyleDark, StyleNoTTY} {
+	for _, style := range []Style{StyleDark, StyleNoColor, StyleNoTTY} {
 		for _, w := range []int{40, 60, 80} {
 			out, err := md.Render(src, w, style)
 			if err != nil {
@@ -36,6 +37,24 @@ func TestListItemsHangUnderTheirText(t *testing.T) {
 			if !strings.Contains(strings.Join(strings.Fields(ansi.Strip(out)), " "), "by a wide margin overall.") {
 				t.Errorf("%s at %d: text lost:\n%s", style, w, out)
 			}
+		}
+	}
+}
+
+// A list item's second paragraph is not glued to its first.
+func TestListItemParagraphsStayApart(t *testing.T) {
+	doc := "- IT came in under budget.\n\n  The IT saving is a delayed renewal.\n- next\n\n```\n- a\n\n  b\n```\n"
+	for _, style := range []Style{StyleDark, StyleNoColor, StyleNoTTY} {
+		out, err := NewMarkdown().Render(doc, 60, style)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.Strip(out)
+		if strings.Contains(plain, "budget.The") || !strings.Contains(plain, "budget. The IT saving") {
+			t.Errorf("%s: %q", style, plain)
+		}
+		if !regexp.MustCompile(`- a *\n *\n +b`).MatchString(plain) {
+			t.Errorf("%s: the code block changed: %q", style, plain)
 		}
 	}
 }

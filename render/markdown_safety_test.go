@@ -27,7 +27,7 @@ func TestMarkdownEntitiesCannotSmuggleControls(t *testing.T) {
 		"<b>&#27;P+q&#27;\\</b>",
 	}
 	m := NewMarkdown()
-	for _, style := range []Style{StyleDark, StyleNoTTY} {
+	for _, style := range []Style{StyleDark, StyleNoColor, StyleNoTTY} {
 		for _, doc := range docs {
 			out, err := m.Render(doc, 60, style)
 			if err != nil {
@@ -64,7 +64,7 @@ func FuzzMarkdownOnlySGR(f *testing.F) {
 	}
 	m := NewMarkdown()
 	f.Fuzz(func(t *testing.T, doc string) {
-		for _, style := range []Style{StyleDark, StyleNoTTY} {
+		for _, style := range []Style{StyleDark, StyleNoColor, StyleNoTTY} {
 			out, err := m.Render(doc, 40, style)
 			if err != nil {
 				return

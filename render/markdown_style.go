@@ -38,3 +38,22 @@ func markdownStyle(dark bool) ansi.StyleConfig {
 	s.HorizontalRule.Color = str(c.rule)
 	return s
 }
+
+// noColorStyle is the chat's Markdown without colour (NO_COLOR):
+// glamour's own notty style shows bold, italics and headings as their raw
+// markup (**Budget**, ## Revenue); here they are bold, italic and
+// underlined text instead, attributes NO_COLOR leaves alone. Lists, tables
+// and code keep the notty forms.
+func noColorStyle() ansi.StyleConfig {
+	s := styles.NoTTYStyleConfig
+	yes := true
+	s.Heading = ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{BlockSuffix: "\n", Bold: &yes}}
+	s.H1 = ansi.StyleBlock{StylePrimitive: ansi.StylePrimitive{Underline: &yes}}
+	for _, h := range []*ansi.StyleBlock{&s.H2, &s.H3, &s.H4, &s.H5, &s.H6} {
+		*h = ansi.StyleBlock{}
+	}
+	s.Strong = ansi.StylePrimitive{Bold: &yes}
+	s.Emph = ansi.StylePrimitive{Italic: &yes}
+	s.Strikethrough = ansi.StylePrimitive{CrossedOut: &yes}
+	return s
+}

@@ -13,7 +13,7 @@ import (
 func TestMarkdownTablesFitTheirContent(t *testing.T) {
 	md := NewMarkdown()
 	src := "| label | value |\n|---|---:|\n| North | 10,000 |\n| South region total | 5 |\n"
-	for _, style := range []Style{StyleDark, StyleNoTTY} {
+	for _, style := range []Style{StyleDark, StyleNoColor, StyleNoTTY} {
 		var widths []int
 		for _, w := range []int{60, 120, 200} {
 			out, err := md.Render(src, w, style)

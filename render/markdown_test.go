@@ -2,10 +2,12 @@ package render
 
 import (
 	"os"
+	"regexp"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
 	"testing"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/charmbracelet/x/exp/golden"
 )
@@ -24,7 +26,7 @@ func readAnswer(t testing.TB) string {
 // text.
 func TestStreamEqualsFullRender(t *testing.T) {
 	doc := readAnswer(t)
-	for _, style := range []Style{StyleNoTTY, StyleDark, StyleLight} {
+	for _, style := range []Style{StyleNoTTY, StyleNoColor, StyleDark, StyleLight} {
 		t.Run(string(style), func(t *testing.T) {
 			md := NewMarkdown()
 			full := NewMarkdown()
@@ -126,7 +128,7 @@ func TestDetectStyle(t *testing.T) {
 	env := func(m map[string]string) func(string) string {
 		return func(k string) string { return m[k] }
 	}
-	if s := DetectStyle(env(map[string]string{"NO_COLOR": "1"}), true); s != StyleNoTTY {
+	if s := DetectStyle(env(map[string]string{"NO_COLOR": "1"}), true); s != StyleNoColor {
 		t.Errorf("NO_COLOR: got %s", s)
 	}
 	if s := DetectStyle(env(map[string]string{"TERM": "dumb"}), true); s != StyleNoTTY {
@@ -143,7 +145,7 @@ func TestDetectStyle(t *testing.T) {
 func TestMarkdownGolden(t *testing.T) {
 	doc := readAnswer(t)
 	md := NewMarkdown()
-	for _, style := range []Style{StyleDark, StyleLight, StyleNoTTY} {
+	for _, style := range []Style{StyleDark, StyleLight, StyleNoColor, StyleNoTTY} {
 		t.Run(string(style), func(t *testing.T) {
 			out, err := md.Render(doc, 72, style)
 			if err != nil {
@@ -277,5 +279,29 @@ func TestHeadingsWithoutMarkup(t *testing.T) {
 		if !strings.Contains(out, "\x1b[1;") && !strings.Contains(out, ";1m") && !strings.Contains(out, "[1m") {
 			t.Errorf("%s: headings are not bold:\n%q", st, out)
 		}
+	}
+}
+
+// Without colour, bold, italics and headings are shown as emphasis, never
+// as their raw markup, while lists and tables still render.
+func TestNoColorRendersEmphasis(t *testing.T) {
+	doc := "## Regional revenue, Q1 to Q2\n\n**Budget Q2 against Q1** is *up*.\n\n- North\n- South\n\n| region | q2 |\n|---|---|\n| North | 90 |\n"
+	out, err := NewMarkdown().Render(doc, 60, StyleNoColor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := ansi.Strip(out)
+	for _, raw := range []string{"**", "##", "*up*"} {
+		if strings.Contains(plain, raw) {
+			t.Errorf("raw markup %q in:\n%s", raw, plain)
+		}
+	}
+	for _, want := range []string{"Regional revenue, Q1 to Q2", "Budget Q2 against Q1", "• North", "North  | 90", "\x1b[1m"} {
+		if !strings.Contains(out, want) && !strings.Contains(plain, want) {
+			t.Errorf("want %q in:\n%q", want, out)
+		}
+	}
+	if regexp.MustCompile(`\x1b\[[0-9;]*3[0-8][;m]`).MatchString(out) {
+		t.Errorf("a colour in the NO_COLOR rendering:\n%q", out)
 	}
 }

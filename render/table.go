@@ -35,21 +35,42 @@ type Grid struct {
 	Rows    [][]string
 	Gap     int // index in Rows before which rows were left out; -1 for none
 	Numeric []bool
-	Hidden  int  // columns of the frame the kernel did not send
-	Indexed bool // the first column is the index
+	Hidden  int // columns of the frame the kernel did not send
+	// IndexCols are the leading columns that are the index: one, or one a
+	// level of a MultiIndex, as Jupyter shows them.
+	IndexCols int
 }
 
 // NewGrid lays out t: its head rows (at most maxRows; 0 means all), then
-// its tail. thousands groups the digits of numbers (46,624.99).
+// its tail. thousands groups the digits of numbers (46,624.99). A column
+// of "…" stands where Jupyter leaves columns out (display.max_columns).
 func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid {
 	f := Grid{Gap: -1}
-	hasIndex := len(t.Index) > 0
-	if hasIndex {
-		f.Indexed = true
+	levels := len(t.IndexNames)
+	if len(t.IndexLevels) == 0 {
+		levels = 0
+	}
+	switch {
+	case levels > 0:
+		for _, n := range t.IndexNames {
+			f.Header = append(f.Header, SanitizeLine(n))
+			f.Numeric = append(f.Numeric, false)
+		}
+	case len(t.Index) > 0:
+		levels = 1
 		f.Header = append(f.Header, SanitizeLine(t.IndexName))
 		f.Numeric = append(f.Numeric, false)
 	}
+	f.IndexCols = levels
+	gap := -1 // the place of the "…" column among t.Columns
+	if t.ColumnGap > 0 && t.ColumnGap < len(t.Columns) && t.Cols > len(t.Columns) {
+		gap = t.ColumnGap
+	}
 	for i, c := range t.Columns {
+		if i == gap {
+			f.Header = append(f.Header, gapMark)
+			f.Numeric = append(f.Numeric, false)
+		}
 		f.Header = append(f.Header, SanitizeLine(c))
 		dtype := ""
 		if i < len(t.Dtypes) {
@@ -60,10 +81,22 @@ func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid {
 	row := func(i int) []string {
 		label, cells := t.Shown(i)
 		out := make([]string, 0, len(f.Header))
-		if hasIndex {
+		switch {
+		case levels > 0 && len(t.IndexLevels) > 0:
+			for k := range levels {
+				l := ""
+				if i < len(t.IndexLevels) && k < len(t.IndexLevels[i]) {
+					l = t.IndexLevels[i][k]
+				}
+				out = append(out, SanitizeLine(l))
+			}
+		case levels > 0:
 			out = append(out, SanitizeLine(label))
 		}
 		for j := range t.Columns {
+			if j == gap {
+				out = append(out, gapMark)
+			}
 			cell := ""
 			if j < len(cells) {
 				cell = SanitizeLine(cells[j])

@@ -177,3 +177,22 @@ func TestTableNarrowCutsLabelsFirst(t *testing.T) {
 		}
 	}
 }
+
+// A table as Jupyter shows it: a MultiIndex as one column a level, a "⋯"
+// column where display.max_columns leaves columns out.
+func TestGridAsJupyterShowsIt(t *testing.T) {
+	g := NewGrid(&kernel.Table{
+		Columns: []string{"a", "b", "y", "z"}, Dtypes: []string{"int64", "int64", "int64", "int64"}, Rows: 2, Cols: 26, ColumnGap: 2,
+		IndexNames: []string{"id", "day"}, IndexLevels: [][]string{{"1", "2012-01-01"}, {"1", "2012-01-02"}}, Index: []string{"1, 2012-01-01", "1, 2012-01-02"},
+		Head: [][]string{{"1", "2", "25", "26"}, {"3", "4", "27", "28"}},
+	}, 0, false)
+	if got := strings.Join(g.Header, "|"); got != "id|day|a|b|⋯|y|z" || g.IndexCols != 2 || g.Hidden != 22 {
+		t.Fatalf("header %s, %d index columns, %d hidden", got, g.IndexCols, g.Hidden)
+	}
+	if got := strings.Join(g.Rows[1], "|"); got != "1|2012-01-02|3|4|⋯|27|28" {
+		t.Errorf("row %s", got)
+	}
+	if g.Numeric[4] || !g.Numeric[5] || g.Numeric[0] {
+		t.Errorf("numeric %v: the gap and the index are not numbers", g.Numeric)
+	}
+}

@@ -63,23 +63,7 @@ func TestAdversarialNetwork(t *testing.T) {
 	})
 
 	t.Run("HostListenerUnreachable", func(t *testing.T) {
-		tcp, err := net.Listen("tcp", ":0") // every host address, the bridge gateway included
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tcp.Close()
-		port := tcp.Addr().(*net.TCPAddr).Port
-		var accepted atomic.Int32
-		go func() {
-			for {
-				c, err := tcp.Accept()
-				if err != nil {
-					return
-				}
-				accepted.Add(1)
-				c.Close()
-			}
-		}()
+		port, accepted := hostListener(t)
 		udp, err := net.ListenPacket("udp", fmt.Sprintf(":%d", port))
 		if err != nil {
 			t.Fatal(err)
@@ -229,4 +213,27 @@ func pyList(ss []string) string {
 		q[i] = pyStr(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// hostListener listens on TCP at every host address (the bridge gateway
+// included) until the test ends, counting the connections it accepts.
+func hostListener(t *testing.T) (int, *atomic.Int32) {
+	t.Helper()
+	tcp, err := net.Listen("tcp", ":0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tcp.Close() })
+	accepted := new(atomic.Int32)
+	go func() {
+		for {
+			c, err := tcp.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	return tcp.Addr().(*net.TCPAddr).Port, accepted
 }

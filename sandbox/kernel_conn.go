@@ -36,7 +36,7 @@ import (
 var pykernelFS embed.FS
 
 var kernelParts = []string{
-	"output.py", "values.py", "ipython.py", "sql_duckdb.py", "sql.py", "sql_db.py",
+	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "sql_db.py",
 	"checkpoint.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
@@ -113,6 +113,8 @@ type frame struct {
 	DB      string          `json:"db"`       // db: the source's name
 	Query   string          `json:"query"`    // db: the SQL
 	MaxRows int64           `json:"max_rows"` // db: the call's row cap; 0 for the source's
+	// checked: the lines the kernel's IPython rules refuse
+	Refusals []kernel.Refusal `json:"refusals"`
 }
 
 // unsolicited frames come without a request: the kernel is ready, or it

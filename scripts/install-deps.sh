@@ -4,9 +4,10 @@
 #                           debootstrap and an archive keyring for testing
 #   install-deps.sh test    that, and every row of scripts/host.tsv: the
 #                           programs, Python modules and files the tests
-#                           drive, each with its Debian package; then every
-#                           row is checked again, and what is still missing
-#                           is named with its package before any test runs
+#                           drive, each with its Debian package (npm rows
+#                           through install-npm.sh); then every row is
+#                           checked again, and what is still missing is
+#                           named with its package before any test runs
 #   install-deps.sh check   only that last check, installing nothing
 #                           (QUARRY_HOST_TSV names another table)
 # Idempotent and quiet when everything is there.
@@ -32,7 +33,8 @@ host_rows() {
 		tool) command -v "$name" >/dev/null 2>&1 || [[ -x /usr/sbin/$name || -x /sbin/$name ]] && continue ;;
 		python) /usr/bin/python3 -c "import $name" >/dev/null 2>&1 && continue ;;
 		path) compgen -G "$name" >/dev/null && continue ;;
-		*) log "$table: unknown kind $kind (tool, python or path)"; exit 2 ;;
+		npm) [[ -z $("$(dirname "$0")/install-npm.sh" --check "$name") ]] && continue ;;
+		*) log "$table: unknown kind $kind (tool, python, path or npm)"; exit 2 ;;
 		esac
 		printf '%s\t%s\t%s\n' "$pkg" "$kind" "$name"
 	done <"$table"
@@ -44,7 +46,9 @@ check_host() {
 	left=$(host_rows)
 	[[ -z $left ]] && return 0
 	log "the tests need these, which are missing ($table):"
-	while IFS=$'\t' read -r pkg kind name; do log "  $kind $name: Debian package $pkg"; done <<<"$left"
+	while IFS=$'\t' read -r pkg kind name; do
+		if [[ $kind == npm ]]; then log "  npm $name: $pkg from the npm registry (scripts/install-npm.sh)"; else log "  $kind $name: Debian package $pkg"; fi
+	done <<<"$left"
 	exit 1
 }
 
@@ -62,10 +66,12 @@ if [[ -d /usr/share/keyrings ]] && ! ls /usr/share/keyrings/debian-archive-trixi
 	missing+=(debian-archive-keyring)
 fi
 sshd=""
+npm=""
 if [[ $mode == test ]]; then
-	while IFS=$'\t' read -r pkg _ _; do
-		# openssh-server goes through ensure-sshd.sh, which starts no service.
-		if [[ $pkg == openssh-server ]]; then sshd=1; else missing+=("$pkg"); fi
+	while IFS=$'\t' read -r pkg kind _; do
+		# openssh-server goes through ensure-sshd.sh, which starts no service;
+		# npm packages through install-npm.sh, after Debian's.
+		if [[ $kind == npm ]]; then npm=1; elif [[ $pkg == openssh-server ]]; then sshd=1; else missing+=("$pkg"); fi
 	done < <(host_rows)
 fi
 mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sed '/^$/d' | sort -u)
@@ -90,5 +96,6 @@ if [[ -n $sshd ]]; then
 		exit 1
 	fi
 fi
+[[ -n $npm ]] && "$(dirname "$0")/install-npm.sh"
 [[ $mode == test ]] && check_host
 exit 0

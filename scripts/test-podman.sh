@@ -97,13 +97,13 @@ run "Docker to rootful Podman: the image through a sandbox archive" \
 	env QUARRY_TEST_LOAD_HOST="$rootful" "$GO" test -count=1 -timeout 10m -v -run '^TestSaveLoadAcrossEngines$' ./image
 grep -q -- '--- PASS: TestSaveLoadAcrossEngines' "$work/out.txt" || { log "the save/load round trip did not pass"; rc=1; }
 run "rootful Podman: the headless variance report" \
-	env DOCKER_HOST="$rootful" "$GO" test -count=1 -timeout 10m -v -run '^TestVarianceReport' ./headless
+	env DOCKER_HOST="$rootful" "$GO" test -count=1 -timeout 10m -v -run '^TestVarianceReport' ./e2e
 
 # The user runs test binaries built here, with the files they read beside them.
 "$GO" test -c -o "$work/sandbox.test" ./sandbox
 "$GO" test -c -o "$work/image.test" ./image
-"$GO" test -c -o "$work/headless.test" ./headless
-mkdir -p "$work/sandbox" "$work/image" "$work/headless"
+"$GO" test -c -o "$work/e2e.test" ./e2e
+mkdir -p "$work/sandbox" "$work/image" "$work/e2e"
 cp -r sandbox/testdata "$work/sandbox/"
 cp -r image/testdata image/recipe "$work/image/"
 chmod -R a+rX "$work"
@@ -112,7 +112,7 @@ run "rootless Podman as $user: the adversarial suite" \
 run "rootless Podman as $user: the image imported" \
 	as_user sh -c 'cd image && ../image.test -test.count=1 -test.timeout 10m -test.v -test.run "^TestImportRootfs"'
 run "rootless Podman as $user: the headless variance report" \
-	as_user env QUARRY_TEST_BINARY="$work/quarry" sh -c 'cd headless && ../headless.test -test.count=1 -test.timeout 10m -test.v -test.run "^TestVarianceReport"'
+	as_user env QUARRY_TEST_BINARY="$work/quarry" sh -c 'cd e2e && ../e2e.test -test.count=1 -test.timeout 10m -test.v -test.run "^TestVarianceReport"'
 
 if [[ -s $work/skips.txt ]]; then
 	log "skipped:"

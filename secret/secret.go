@@ -292,3 +292,23 @@ func FromDBURL(raw string) []string {
 	}
 	return out
 }
+
+// DBURL shows a database connection string as quarry names a source: the
+// user name kept (the chat, doctor and the record show user@host/db), the
+// password of the user info, password= words and key-like parameters
+// hidden. Anything that does not parse is hidden as URL hides it.
+func DBURL(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.User == nil || !strings.Contains(raw, "://") {
+		return DSN(URL(raw))
+	}
+	info := url.User(u.User.Username()).String()
+	if _, ok := u.User.Password(); ok {
+		info += ":" + Hidden
+	}
+	rest := raw[strings.LastIndex(raw, "@")+1:] // host, path and query
+	if strings.Contains(rest, "=") {
+		rest = keyParamRE.ReplaceAllString(rest, "${1}"+Hidden)
+	}
+	return u.Scheme + "://" + info + "@" + rest
+}

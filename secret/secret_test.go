@@ -147,3 +147,25 @@ func TestDatabasePasswordsMasked(t *testing.T) {
 		t.Errorf("DSN = %q", out)
 	}
 }
+
+// A source's URL keeps its user name, as the chat and doctor show it, and
+// hides its password wherever it is written.
+func TestDBURL(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://analyst:s3cr%40t@db.example/sales":         "postgres://analyst:[hidden]@db.example/sales",
+		"postgres://analyst@db.example/sales":                  "postgres://analyst@db.example/sales",
+		"mysql://ro@db/x?socket=/run/m.sock&password=hunter22": "mysql://ro@db/x?socket=/run/m.sock&password=[hidden]",
+		"host=db user=analyst password='pa ss'":                "host=db user=analyst password=[hidden]",
+		"postgres://db.example/sales":                          "postgres://db.example/sales",
+		"postgres://a:b@c@d/e":                                 "postgres://a:[hidden]@d/e",
+	} {
+		if got := DBURL(in); got != want {
+			t.Errorf("DBURL(%q) = %q, want %q", in, got, want)
+		}
+		for _, p := range []string{"s3cr", "hunter22", "pa ss", ":b@"} {
+			if strings.Contains(DBURL(in), p) {
+				t.Errorf("DBURL(%q) shows %q", in, p)
+			}
+		}
+	}
+}

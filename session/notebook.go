@@ -39,9 +39,10 @@ func (e *NotebookError) Error() string {
 	return fmt.Sprintf("the notebook's cell %d of %d failed: %s; the cells after it did not run", e.Cell, e.Total, errorLine(e.Err))
 }
 
-// ContinueNotebook runs nb in the session and gives it to the model. A
-// cell that fails stops the run with a *NotebookError; the model is told
-// and the chat goes on.
+// ContinueNotebook runs nb in the session and gives it to the model. The
+// kernel checks the cells first: lines it refuses are a *RefusedError and
+// no cell runs. A cell that fails stops the run with a *NotebookError; the
+// model is told and the chat goes on.
 func (s *Session) ContinueNotebook(ctx context.Context, nb NotebookRun) error {
 	if s.ag == nil {
 		return errors.New("continue a notebook: the session has no model")
@@ -56,6 +57,13 @@ func (s *Session) ContinueNotebook(ctx context.Context, nb NotebookRun) error {
 
 func (s *Session) continueNotebook(ctx context.Context, nb NotebookRun) error {
 	s.setState(StateBusy, nil)
+	if err := s.checkCells(ctx, nb.Name, []Turn{{Cells: nb.Cells}}); err != nil {
+		var refused *RefusedError
+		if errors.As(err, &refused) { // nothing ran: the chat goes on without the notebook's cells
+			s.ag.Note(s.mask.Mask("[quarry] The user opened the notebook " + nb.Name + ", but none of its cells ran, since quarry does not run these lines of it:\n" + refused.Error()))
+		}
+		return err
+	}
 	for _, in := range nb.Inputs {
 		s.progress("attaching " + in.Name)
 		if _, err := s.attach(ctx, in.Path, in.Name); err != nil {

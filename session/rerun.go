@@ -39,7 +39,11 @@ type InputChange struct {
 }
 
 // DtypeChange is a column whose type changed.
-type DtypeChange struct{ Column, Was, Now string }
+type DtypeChange struct {
+	Column string `json:"column"`
+	Was    string `json:"was"`
+	Now    string `json:"now"`
+}
 
 // Lines words the change for the user, one line each; none when the
 // columns are the same.
@@ -101,7 +105,10 @@ type RerunOptions struct {
 	Options
 	Source string // what is rerun: a session id or a notebook's path
 	Inputs []RerunInput
-	Turns  []Turn // the questions and the cells to run; only each cell's Code is used
+	Turns  []Turn // the questions and the cells to run; only each cell's Num and Code are used
+	// AllowErrors runs every cell, as jupyter nbconvert --execute
+	// --allow-errors does; else the first cell that fails stops the rerun.
+	AllowErrors bool
 	// Compared, when set, hears the inputs' comparison before any cell runs.
 	Compared func([]InputChange)
 }
@@ -110,17 +117,21 @@ type RerunOptions struct {
 type RerunResult struct {
 	ID, Dir string
 	Changes []InputChange
-	Ran     int   // cells that ran, the failed one included
-	Failed  *Cell // the cell that failed: the ones after it did not run
+	Ran     int // cells that ran, the failed ones included
+	// Failed are the cells that failed: without AllowErrors at most one,
+	// and the cells after it did not run.
+	Failed []Cell
 }
 
 // Rerun runs o's cells on o's inputs in a fresh sandbox and records the
-// outcome as a new session. An error means the rerun could not run (bad
-// input file, engine); a failed cell is RerunResult.Failed.
+// outcome as a new session. The kernel checks every cell first: lines its
+// IPython rules refuse are a *RefusedError, before any cell runs (and the
+// session is not kept). An error means the rerun could not run (bad
+// input file, engine); a failed cell is in RerunResult.Failed.
 func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 	o.Options.Rerun = o.Source
 	s := New(o.Options)
-	defer s.Close()
+	defer s.Close() // a session with no cell run is not kept (Close forgets it)
 	if err := s.Start(ctx); err != nil {
 		return nil, err
 	}
@@ -128,6 +139,9 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 		return nil, err
 	}
 	defer s.release(StateReady, nil)
+	if err := s.checkCells(ctx, o.Source, o.Turns); err != nil {
+		return nil, err // masked there
+	}
 	res := &RerunResult{ID: s.ID(), Dir: s.OutputDir()}
 	for _, in := range o.Inputs {
 		got, err := s.attach(ctx, in.Path, in.Name)
@@ -165,10 +179,15 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 			if err != nil {
 				return nil, s.maskErr(fmt.Errorf("cell %d: %w", n, err))
 			}
+			if r.StateLost {
+				s.remakeLayout(ctx, s.sb, &r)
+			}
 			s.publish(agent.Event{Kind: agent.EventCellDone, Cell: n, Code: c.Code, Result: &r, Time: time.Now()}, sink)
 			if r.Error != nil {
-				res.Failed = &Cell{Num: n, Code: c.Code, Status: statusOf(r), Result: r}
-				return res, nil
+				res.Failed = append(res.Failed, Cell{Num: n, Code: c.Code, Status: statusOf(r), Result: r})
+				if !o.AllowErrors || ctx.Err() != nil {
+					return res, nil
+				}
 			}
 		}
 	}

@@ -85,6 +85,9 @@ type Options struct {
 	// Extras adds packages to the sandbox image and names the image with
 	// them; nil is the host's archive and repository (image.HostInstaller).
 	Extras *image.Installer
+	// Tool makes a session without a model driven by a tool client (an MCP
+	// client, named here): each RunCell is a turn of its own (tool.go).
+	Tool string
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -129,9 +132,11 @@ type Session struct {
 	// checkpointing is closed when the running question's checkpoint is
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
-	layout        string        // the notebook's folder layout, made again after a restart (rerun_layout.go)
-	image         image.Derived // the sandbox's image and its extras (extras.go)
-	watch         chan struct{} // closed by Close: ends the watch for a lost sandbox (lost.go)
+	layout        string          // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	image         image.Derived   // the sandbox's image and its extras (extras.go)
+	watch         chan struct{}   // closed by Close: ends the watch for a lost sandbox (lost.go)
+	toolCells     int             // cells RunCell has numbered (guarded by op)
+	ahead         aheadCheckpoint // the next RunCell's checkpoint, taken after the last (guarded by op)
 }
 
 // New prepares a session without any I/O. A model configuration the agent
@@ -160,7 +165,7 @@ func New(opts Options) *Session {
 	if abs, err := filepath.Abs(s.outDir); err == nil {
 		s.outDir = abs
 	}
-	if opts.Rerun != "" {
+	if opts.Rerun != "" || opts.Tool != "" {
 		return s
 	}
 	cfg := AgentConfig(opts.Config)

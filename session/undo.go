@@ -114,7 +114,7 @@ func (t *turnRecord) note(e agent.Event) {
 // Ask. It publishes an agent.EventUndo with the question taken back, which
 // the record keeps: every reader then leaves the turn out.
 func (s *Session) Undo(ctx context.Context) (Undone, error) {
-	if s.ag == nil {
+	if s.ag == nil && s.opts.Tool == "" {
 		return Undone{}, errors.New("this session has no model: it reruns cells only")
 	}
 	if err := s.acquire(ctx); err != nil {
@@ -154,7 +154,13 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 		}
 	}
 	s.turns = s.turns[:len(s.turns)-1]
-	question, _ := s.ag.Undo()
+	s.ahead = aheadCheckpoint{} // taken after the call undone: not a state to return to
+	question := last.question
+	if s.ag != nil {
+		question, _ = s.ag.Undo()
+	} else if len(last.cells) > 0 {
+		s.toolCells = last.cells[0].num - 1 // RunCell numbers from there again, as the sandbox does
+	}
 	u := Undone{Question: s.mask.Mask(question), Removed: r.Removed, Changed: r.Changed}
 	if r.At != last.start || last.start == (sandbox.Checkpoint{}) || last.rebuilt {
 		cells := s.rebuildCells(r.At)
@@ -163,7 +169,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 		switch {
 		case errors.As(err, &re):
 			u.Replayed, u.Warning = re.Index, s.mask.Mask(re.Error())
-			s.ag.Note(fmt.Sprintf("[quarry] The last question was taken back and the kernel rebuilt by running the earlier cells again, but %s. Variables made from that cell on are missing: compute them again before using them.", re.why()))
+			s.note(fmt.Sprintf("[quarry] The last question was taken back and the kernel rebuilt by running the earlier cells again, but %s. Variables made from that cell on are missing: compute them again before using them.", re.why()))
 		case err != nil:
 			return u, err
 		default:

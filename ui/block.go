@@ -163,7 +163,7 @@ func (b *block) lines(rc renderCtx) []string {
 
 func (b *block) userLines(rc renderCtx) []string {
 	out := []string{rc.th.user.Render("you")}
-	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
+	for _, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), outputBreaks) {
 		out = append(out, truncate("  "+l, rc.width))
 	}
 	return out
@@ -178,7 +178,7 @@ func (b *block) noticeLines(rc renderCtx) []string {
 		st, mark = rc.th.fail, "✗"
 	}
 	var out []string
-	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), "") {
+	for i, l := range wrapText(sanitize(b.text), max(rc.width-2, 1), outputBreaks) {
 		p := "  "
 		if i == 0 {
 			p = mark + " "
@@ -266,13 +266,12 @@ func (b *block) cellBody(rc renderCtx) []string {
 	text = strings.Trim(sanitize(text), "\n")
 	if text != "" {
 		ol := wrapText(text, w, outputBreaks)
-		hidden := 0
 		if !rc.expanded && len(ol) > foldLines {
-			hidden = len(ol) - foldLines
+			hidden := len(ol) - foldLines
 			ol = ol[len(ol)-foldLines:] // the end of output is what matters most
-		}
-		if hidden > 0 {
-			out = append(out, "  "+th.dim.Render("… "+plural(hidden, "earlier line")+" (ctrl+o expands)"))
+			for _, l := range wrapText("… "+foldNote(hidden, c.result)+" (ctrl+o expands)", w, "") {
+				out = append(out, "  "+th.dim.Render(l))
+			}
 		}
 		for _, l := range ol {
 			out = append(out, truncate("  "+l, rc.width))
@@ -330,4 +329,30 @@ func fmtElapsed(d time.Duration) string {
 		return fmt.Sprintf("%ds", int(d.Seconds()))
 	}
 	return render.FormatDuration(d)
+}
+
+// foldNote says what a folded output hides: its earlier lines, and the
+// bytes the output cap dropped before they ever reached the chat (those
+// no Ctrl+O brings back).
+func foldNote(hidden int, r *kernel.Result) string {
+	note := plural(hidden, "earlier line")
+	if r != nil && r.Dropped > 0 {
+		note += "; " + kernel.FormatSize(r.Dropped) + " dropped by the output cap"
+	}
+	return note
+}
+
+// anythingFolded tells whether Ctrl+O would show more: a cell's code or
+// output, or a thought, cut short at the current width.
+func (m *Model) anythingFolded() bool {
+	folded := m.rc()
+	folded.expanded = false
+	open := folded
+	open.expanded = true
+	for _, b := range m.transcript.blocks {
+		if (b.kind == kindCell || b.kind == kindThinking) && len(b.lines(folded)) != len(b.lines(open)) {
+			return true
+		}
+	}
+	return false
 }

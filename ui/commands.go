@@ -23,11 +23,11 @@ func (m *Model) startCmd() tea.Cmd {
 
 // attachCmd checks (when asked) and uploads one file; the session waits for
 // the sandbox if it is still starting.
-func (m *Model) attachCmd(path string, check bool) tea.Cmd {
+func (m *Model) attachCmd(path string, check, announce bool) tea.Cmd {
 	m.chips.adding(path)
 	if !m.started {
 		// The session refuses uploads before Start; they wait here.
-		m.pending = append(m.pending, pendingAttach{path, check})
+		m.pending = append(m.pending, pendingAttach{path, check, announce})
 		return nil
 	}
 	b, ctx, checkFile := m.opts.Backend, m.ctx, m.opts.CheckFile
@@ -38,13 +38,13 @@ func (m *Model) attachCmd(path string, check bool) tea.Cmd {
 			}
 		}
 		p, err := b.Attach(ctx, path)
-		return attachedMsg{path: path, profile: p, err: err}
+		return attachedMsg{path: path, profile: p, err: err, announce: announce}
 	}
 }
 
 type pendingAttach struct {
-	path  string
-	check bool
+	path            string
+	check, announce bool
 }
 
 // flushPending uploads what was attached while the sandbox started.
@@ -53,7 +53,7 @@ func (m *Model) flushPending() tea.Cmd {
 	p := m.pending
 	m.pending = nil
 	for _, a := range p {
-		cmds = append(cmds, m.attachCmd(a.path, a.check))
+		cmds = append(cmds, m.attachCmd(a.path, a.check, a.announce))
 	}
 	return tea.Batch(cmds...)
 }
@@ -67,7 +67,7 @@ func (m *Model) applyPaste(msg pasteMsg) tea.Cmd {
 		var cmds []tea.Cmd
 		for _, p := range msg.paths {
 			m.attaching++
-			cmds = append(cmds, m.attachCmd(p, false))
+			cmds = append(cmds, m.attachCmd(p, false, true))
 		}
 		return tea.Batch(cmds...)
 	}

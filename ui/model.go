@@ -212,7 +212,7 @@ func (m *Model) Init() tea.Cmd {
 	}
 	for _, f := range m.opts.Files {
 		m.attaching++
-		cmds = append(cmds, m.attachCmd(f, false))
+		cmds = append(cmds, m.attachCmd(f, false, false))
 	}
 	return tea.Batch(cmds...)
 }
@@ -305,6 +305,9 @@ func (m *Model) render() (string, *tea.Cursor) {
 	fixed := lipgloss.Height(mid) + lipgloss.Height(bottom) + 1
 	th := max(m.height-fixed, 0)
 	body := m.transcript.Render(rc, th)
+	if len(m.transcript.blocks) == 0 && len(m.chips.items) == 0 && m.opts.Ask == "" && m.resuming == nil && !m.running && m.confirm == nil {
+		body = firstStepsScreen(rc, th)
+	}
 	sep := m.theme.dim.Render(strings.Repeat("─", m.width))
 	if mk := m.transcript.marker(); mk != "" && m.width >= 8 {
 		mk = truncate(" "+mk+" ", m.width-2)
@@ -333,4 +336,21 @@ func (m *Model) transcriptHeight() int {
 		mid += lipgloss.Height(ch)
 	}
 	return max(m.height-mid-3, 1)
+}
+
+// firstSteps is what an empty chat (no file, nothing said yet) shows where
+// the conversation will be, so the first screen is not blank.
+const firstSteps = "No files yet. Drop a file on the terminal, or type /attach PATH (Tab completes): " +
+	"CSV, Excel, Parquet, JSON, Stata, SPSS, SAS, or a SQLite or DuckDB database. " +
+	"Then ask about it in your own words. /help lists the commands."
+
+func firstStepsScreen(rc renderCtx, height int) string {
+	lines := wrapText(firstSteps, max(rc.width-4, 10), "")
+	for i, l := range lines {
+		lines[i] = "  " + rc.th.dim.Render(l)
+	}
+	for len(lines) < height {
+		lines = append([]string{""}, lines...)
+	}
+	return strings.Join(lines[len(lines)-height:], "\n")
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -288,17 +289,21 @@ func TestBackgroundQuerySetsTheme(t *testing.T) {
 	}
 }
 
-func TestNoColorMarkdownHasNoEscapes(t *testing.T) {
+func TestNoColorMarkdownHasNoColour(t *testing.T) {
 	env := map[string]string{"NO_COLOR": "1", "TERM": "xterm-256color"}
 	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: func(k string) string { return env[k] }})
 	m.Update(tea.WindowSizeMsg{Width: 60, Height: 20})
-	b := m.transcript.add(&block{kind: kindAssistant, text: "Some **bold** and `code`."})
+	b := m.transcript.add(&block{kind: kindAssistant, text: "## Regional revenue\n\nSome **bold** and `code`."})
 	// The "quarry" header is quarry's own style (the renderer drops its
-	// colour under NO_COLOR); the Markdown below must carry none at all.
-	for _, l := range b.lines(m.rc())[1:] {
-		if strings.Contains(l, "\x1b[") {
-			t.Fatalf("NO_COLOR: glamour emitted escapes: %q", l)
-		}
+	// colour under NO_COLOR); the Markdown below carries no colour, and
+	// shows emphasis as bold rather than as its markup.
+	colour := regexp.MustCompile(`\x1b\[[0-9;]*(3[0-9]|4[0-9]|9[0-7]|10[0-7])[;m]`)
+	text := strings.Join(b.lines(m.rc())[1:], "\n")
+	if colour.MatchString(text) {
+		t.Fatalf("NO_COLOR: a colour in %q", text)
+	}
+	if strings.Contains(text, "**") || strings.Contains(text, "##") || !strings.Contains(text, "\x1b[1mbold") {
+		t.Fatalf("NO_COLOR: emphasis as markup, or none: %q", text)
 	}
 }
 
@@ -449,5 +454,31 @@ func TestCtrlCTwiceQuitsOnceTheTurnsErrorIsShown(t *testing.T) {
 	}
 	if _, ok := cmd().(tea.QuitMsg); !ok {
 		t.Fatal("second ctrl+c did not return tea.Quit")
+	}
+}
+
+// A folded flood says what the chat hides and what the output cap dropped;
+// Ctrl+O with nothing folded says so instead of doing nothing.
+func TestFoldSaysWhatWasDropped(t *testing.T) {
+	m, _ := newTestModel(t, 80, 24, true)
+	_, cmd := m.Update(press("ctrl+o"))
+	drain(t, m, cmd)
+	if m.expanded || !strings.Contains(plain(m), "Nothing is folded") {
+		t.Fatalf("ctrl+o with nothing folded:\n%s", plain(m))
+	}
+	var out strings.Builder
+	for i := range 2000 {
+		fmt.Fprintf(&out, "line %d\n", i)
+	}
+	m.transcript.add(&block{kind: kindCell, cell: &cellState{num: 1, code: "for i in range(200001): print(i)",
+		result: &kernel.Result{Stdout: out.String(), Dropped: 18 << 20}}})
+	s := plain(m)
+	if !strings.Contains(s, "1,994 earlier lines; 18 MiB dropped by the output cap") {
+		t.Fatalf("fold line:\n%s", s)
+	}
+	_, cmd = m.Update(press("ctrl+o"))
+	drain(t, m, cmd)
+	if !m.expanded {
+		t.Fatal("ctrl+o with a fold did not expand")
 	}
 }

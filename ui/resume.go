@@ -107,7 +107,7 @@ func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return render.GroupInt(n) + " " + what + "s"
 }
 
 // afterStart asks about the next changed input, or starts the restore

@@ -128,7 +128,7 @@ func (m *Model) attachCommand(arg string) tea.Cmd {
 		path = p
 	}
 	m.attaching++
-	return m.attachCmd(path, true)
+	return m.attachCmd(path, true, true)
 }
 
 func (m *Model) resetCommand(string) tea.Cmd {

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +39,23 @@ func TestSlashTableIsTheOneList(t *testing.T) {
 		if want := "did you mean " + c.name + "?"; !strings.Contains(plain(m), want) {
 			t.Errorf("%s: want %q in\n%s", typo, want, plain(m))
 		}
+	}
+}
+
+// A file attached in the chat gets a line in the transcript, not only a
+// chip; the files given at launch show as chips only.
+func TestAttachSaysSoInTheTranscript(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sales.csv")
+	os.WriteFile(p, []byte("a,b\n1,2\n"), 0o600)
+	m, _ := newTestModel(t, 100, 30, true)
+	if !strings.Contains(plain(m), "No files yet. Drop a file") {
+		t.Fatalf("an empty chat says nothing about attaching:\n%s", plain(m))
+	}
+	typeText(m, "/attach "+p)
+	_, cmd := m.Update(press("enter"))
+	drain(t, m, cmd)
+	s := plain(m)
+	if !strings.Contains(s, "Attached sales.csv 12.1 KiB · 1,200 × 7") || strings.Contains(s, "No files yet") {
+		t.Fatalf("after /attach:\n%s", s)
 	}
 }

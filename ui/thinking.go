@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
+	"github.com/quarry-cli/quarry/render"
 )
 
 // The model's thinking (reasoning models): shown dimmed while it streams,
@@ -68,7 +68,7 @@ func (b *block) thinkingLines(rc renderCtx) []string {
 		}
 	}
 	out := []string{truncate(dim.Render(head), rc.width)}
-	lines := strings.Split(ansi.Wrap(text, w, ""), "\n")
+	lines := strings.Split(render.Wrap(text, w, ""), "\n")
 	if b.streaming && !rc.expanded && len(lines) > thinkingTail {
 		lines = lines[len(lines)-thinkingTail:]
 	}

@@ -49,7 +49,7 @@ func trimPadding(s string) string {
 // (highlight.go), hard-wrapped to width.
 func (rc renderCtx) codeBlock(code string, width int) []string {
 	code = strings.TrimRight(sanitize(strings.ReplaceAll(code, "\t", "    ")), "\n")
-	if rc.style != render.StyleNoTTY && rc.style != render.StyleASCII {
+	if rc.style.Colour() {
 		code = highlightPython(code, rc.th.dark)
 	}
 	if code == "" {
@@ -63,7 +63,7 @@ func (rc renderCtx) codeBlock(code string, width int) []string {
 }
 
 func (rc renderCtx) table(t *kernel.Table, width int) string {
-	return render.Table(t, render.TableOptions{Width: width, MaxRows: 10, Color: rc.style != render.StyleNoTTY, Dark: rc.th.dark, Thousands: rc.thousands})
+	return render.Table(t, render.TableOptions{Width: width, MaxRows: 10, Color: rc.style.Colour(), Dark: rc.th.dark, Thousands: rc.thousands})
 }
 
 // trimBlank drops the blank lines glamour puts around a document.

@@ -17,6 +17,9 @@ type (
 		path    string
 		profile kernel.Profile
 		err     error
+		// announce: attached in the chat (/attach, a drop), so the
+		// transcript says so; launch files show as chips only.
+		announce bool
 	}
 	resetMsg    struct{ err error }
 	modelSetMsg struct {
@@ -90,8 +93,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case attachedMsg:
 		m.attaching, m.status.progress = m.attaching-1, ""
 		m.chips.done(msg.path, msg.profile, msg.err)
-		if msg.err != nil {
+		switch {
+		case msg.err != nil:
 			m.notice(levelError, msg.err.Error())
+		case msg.announce:
+			m.notice(levelInfo, "Attached "+chip{path: msg.path, profile: &msg.profile}.label()+": ask about it.")
 		}
 		return m, m.askOpening()
 	case resetMsg:
@@ -258,6 +264,10 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.transcript.toTop()
 		return nil
 	case "ctrl+o":
+		if !m.expanded && !m.anythingFolded() {
+			m.status.hint = "Nothing is folded: every cell's code and output are shown whole."
+			return nil
+		}
 		m.expanded = !m.expanded
 		return nil
 	case "ctrl+t":

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -31,5 +32,22 @@ func TestWrapCode(t *testing.T) {
 	want := []string{"    top = v.sort_values(", "    ↪ ascending=False)"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("wrapCode:\n got %q\nwant %q", got, want)
+	}
+}
+
+// A path in a notice, a question or an answer breaks after a "/" or not at
+// all, at every width of the chat; never at one of its hyphens.
+func TestPathsWrapAtSlashes(t *testing.T) {
+	const path = "quarry-output/20261203-112054-3052ef/figures/fig1.png"
+	for _, width := range []int{40, 60, 80, 120, 200} {
+		m, _ := newTestModel(t, width, 30, true)
+		m.notice(levelInfo, "figures and files of this session are in "+path)
+		m.transcript.add(&block{kind: kindUser, text: "open " + path + " please"})
+		m.transcript.add(&block{kind: kindAssistant, text: "The figure is at " + path + ", a change of -2,000."})
+		for _, l := range strings.Split(plain(m), "\n") {
+			if strings.HasSuffix(strings.TrimRight(l, " "), "-") {
+				t.Errorf("width %d: a line ends at a hyphen: %q", width, l)
+			}
+		}
 	}
 }

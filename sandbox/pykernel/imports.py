@@ -51,6 +51,7 @@ def import_libraries():
     try:
         import numpy as np
         import pandas as pd
+        pandas_as_jupyter(pd)  # values.py
         im.names.update(np=np, pd=pd)
         im.versions.update(pandas=pd.__version__, numpy=np.__version__)
     except BaseException as e:

@@ -317,6 +317,8 @@ def main():
                 run_restore(msg)
             elif op == 'drop':
                 drop_checkpoints(msg)
+            elif op == 'check':  # ipython.py: what a rerun would refuse, before any cell runs
+                send({'t': 'checked', 'id': msg.get('id'), 'refusals': check_cells(msg.get('cells') or [])})
         except KeyboardInterrupt:
             # A late interrupt hit kernel code between cells: the host gets a
             # result anyway so it never waits on a lost reply.

@@ -31,6 +31,53 @@ def shown(values):
         return [cell_str(v) for v in values]
 
 
+# At most this many columns when display.max_columns says all (None or 0).
+TABLE_MAX_COLS = 200
+
+
+def pandas_as_jupyter(pd):
+    """pandas' display options as in Jupyter: it takes the kernel for a
+    terminal (no IPython) and would fit every frame to 80 columns, hiding
+    the middle ones; Jupyter shows up to display.max_columns, 20 by
+    default. The default itself changes, so reset_option gives 20 too."""
+    try:
+        cfg = pd._config.config
+        key = 'display.max_columns'
+        opt = cfg._registered_options.get(key)
+        if opt is not None and opt.defval == 0:
+            cfg._registered_options[key] = opt._replace(defval=20)
+            if pd.get_option(key) == 0:
+                pd.set_option(key, 20)
+    except Exception:
+        pass
+
+
+def columns_shown(pd, n):
+    """The positions of the columns Jupyter shows of n for the notebook's
+    display.max_columns: all, or the first and the last half; and how many
+    come before the gap (0: no gap)."""
+    try:
+        k = pd.get_option('display.max_columns')
+    except Exception:
+        k = 20
+    if not k:
+        k = TABLE_MAX_COLS
+    if n <= k:
+        return list(range(n)), 0
+    half = max(1, k // 2)
+    return list(range(half)) + list(range(n - half, n)), half
+
+
+def levels_shown(idx, positions):
+    """A MultiIndex's labels at positions, level by level as pandas
+    displays each (dates without a midnight time), one list a label."""
+    out = []
+    for i in range(idx.nlevels):
+        vals = idx.get_level_values(i)[positions]
+        out.append(shown(vals._values))
+    return [list(r) for r in zip(*out)]
+
+
 def table_of(value):
     pd = sys.modules.get('pandas')
     if pd is None:
@@ -42,35 +89,50 @@ def table_of(value):
     else:
         return None
     rows, cols = df.shape
-    sub = df.iloc[:, :50]
+    picked, gap = columns_shown(pd, cols)
+    sub = df.iloc[:, picked]
 
     def rows_of(part):
         return [[cell_str(v) for v in r] for r in part.itertuples(index=False, name=None)]
 
     if rows <= TABLE_ALL:
         head, tail = sub, sub.iloc[0:0]
+        at = list(range(rows))
     else:
         head, tail = sub.iloc[:TABLE_HEAD], sub.iloc[rows - TABLE_TAIL:]
-    index = [cell_str(i) for i in list(head.index) + list(tail.index)]
+        at = list(range(TABLE_HEAD)) + list(range(rows - TABLE_TAIL, rows))
     both = pd.concat([head, tail]) if len(tail) else head
     cols_shown = [shown(both.iloc[:, j]._values) for j in range(both.shape[1])]
     display = [list(r) for r in zip(*cols_shown)] if cols_shown else [[] for _ in range(len(both))]
-    try:
-        index_shown = shown(both.index._values) if both.index.nlevels == 1 else index
-    except Exception:
-        index_shown = index
-    return {
+    out = {
         'columns': [str(c) for c in sub.columns],
         'dtypes': [str(t) for t in sub.dtypes],
         'index_name': '' if df.index.name is None else str(df.index.name),
-        'index': index,
-        'head': rows_of(head),
-        'tail': rows_of(tail),
         'rows': int(rows),
         'cols': int(cols),
+        'head': rows_of(head),
+        'tail': rows_of(tail),
         'display': display,
-        'index_display': index_shown,
     }
+    if gap:
+        out['column_gap'] = gap
+    if df.columns.nlevels > 1:
+        levels = levels_shown(df.columns, picked)
+        out['column_levels'] = levels
+        out['columns'] = [' '.join(x for x in c if x) for c in levels]
+    if df.index.nlevels > 1:
+        levels = levels_shown(df.index, at)
+        out['index_levels'] = levels
+        out['index_names'] = ['' if n is None else str(n) for n in df.index.names]
+        out['index_name'] = ', '.join(n for n in out['index_names'] if n)
+        out['index'] = out['index_display'] = [', '.join(l) for l in levels]
+        return out
+    out['index'] = [cell_str(i) for i in list(head.index) + list(tail.index)]
+    try:
+        out['index_display'] = shown(both.index._values)
+    except Exception:
+        out['index_display'] = out['index']
+    return out
 
 
 def value_of(value):

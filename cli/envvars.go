@@ -1,0 +1,24 @@
+package cli
+
+import (
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
+	"github.com/quarry-cli/quarry/sandbox"
+)
+
+// envVar is an environment variable quarry reads that is no setting's (the
+// settings' own are in config.Settings): `quarry config --help` lists
+// them, and docs/configuration.md's table is checked against both.
+type envVar struct {
+	name, help string
+}
+
+var otherEnv = []envVar{
+	{config.ConfigEnv, "the config file (as --config)"},
+	{config.ProfileEnv, "the profile (as --profile)"},
+	{config.OllamaHostEnv, "where to look for Ollama (default http://127.0.0.1:11434)"},
+	{engine.SSHCommandEnv, "the ssh command and options for an engine at ssh://"},
+	{image.MirrorEnv, "the Debian mirror the offline image build uses"},
+	{sandbox.ImportsEnv, "eager: the kernel imports pandas and the rest before it says ready"},
+}

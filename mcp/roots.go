@@ -1,0 +1,112 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Roots are the folders a client may attach files from (--root). A path
+// is refused when it names anything outside them, goes up with "..",
+// leads outside through a symbolic link, or is a file with other names
+// (hard links), one of which may be outside: the client is as untrusted
+// as a model, and a file's name inside a root is no proof that its
+// content belongs there.
+type Roots struct {
+	dirs []string // absolute, symbolic links resolved
+}
+
+// NewRoots checks each folder; none means the working directory.
+func NewRoots(dirs []string) (*Roots, error) {
+	if len(dirs) == 0 {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("the working directory: %w", err)
+		}
+		dirs = []string{wd}
+	}
+	r := &Roots{}
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("--root %s: %w: name a folder that exists", d, unwrapPath(err))
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("--root %s: is not a folder: name the folder whose files a client may attach", d)
+		}
+		r.dirs = append(r.dirs, abs)
+	}
+	return r, nil
+}
+
+// Dirs are the roots, absolute.
+func (r *Roots) Dirs() []string { return append([]string(nil), r.dirs...) }
+
+// Resolve turns a client's path (absolute, or relative to the first root)
+// into the host file it names, or says why it may not be attached. The
+// reasons name the path as the client gave it, never where a link leads.
+func (r *Roots) Resolve(p string) (string, error) {
+	switch {
+	case strings.TrimSpace(p) == "":
+		return "", errors.New("give the path of a file inside " + r.list())
+	case strings.ContainsRune(p, 0):
+		return "", fmt.Errorf("%q: a path cannot hold a NUL character", p)
+	}
+	for _, part := range strings.Split(filepath.ToSlash(p), "/") {
+		if part == ".." {
+			return "", fmt.Errorf("%s: the path goes up with \"..\", which is refused: name the file by its path inside %s", p, r.list())
+		}
+	}
+	full := p
+	if !filepath.IsAbs(full) {
+		full = filepath.Join(r.dirs[0], full)
+	}
+	full = filepath.Clean(full)
+	if r.holder(full) == "" {
+		return "", fmt.Errorf("%s: is outside the folders quarry mcp serves (%s): only files inside them can be attached; start quarry mcp with --root for another folder", p, r.list())
+	}
+	real, err := filepath.EvalSymlinks(full)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s: no such file in %s: check the name (relative paths start at %s)", p, r.list(), r.dirs[0])
+	case err != nil:
+		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
+	case r.holder(real) == "":
+		return "", fmt.Errorf("%s: is a symbolic link (or inside one) that leads outside the folders quarry mcp serves (%s), which is refused: copy the file into one of them", p, r.list())
+	}
+	info, err := os.Lstat(real)
+	if err != nil {
+		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
+	}
+	if n := links(info); info.Mode().IsRegular() && n > 1 {
+		return "", fmt.Errorf("%s: the file has %d names (hard links), and another may be outside the folders quarry mcp serves, which is refused: attach a copy of it instead", p, n)
+	}
+	return real, nil
+}
+
+// holder is the root path lies in, or "".
+func (r *Roots) holder(path string) string {
+	for _, d := range r.dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return d
+		}
+	}
+	return ""
+}
+
+func (r *Roots) list() string { return strings.Join(r.dirs, ", ") }
+
+// unwrapPath keeps an *fs.PathError's cause, without its host path.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,75 @@
+package render
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+// Paths break after a "/" or not at all, and a minus sign stays with its
+// number, at every width.
+func TestWrapNeverBreaksAtAHyphen(t *testing.T) {
+	texts := []string{
+		"figures and files of this session are in quarry-output/20261203-112054-3052ef/figures/fig1.png",
+		"the change was -2,000 in North and -1,500 in South, year-over-year",
+		"run quarry --resume 20261203-112054-3052ef to go on",
+	}
+	for _, text := range texts {
+		longest := 0
+		for _, w := range strings.Fields(text) {
+			longest = max(longest, len(w))
+		}
+		for width := longest; width <= 60; width++ {
+			out := Wrap(text, width, "/")
+			if strings.Join(strings.Fields(out), "") != strings.Join(strings.Fields(text), "") {
+				t.Fatalf("width %d: text changed: %q", width, out)
+			}
+			for _, l := range strings.Split(out, "\n") {
+				l = strings.TrimRight(l, " ")
+				if strings.HasSuffix(l, "-") {
+					t.Errorf("width %d: a line ends at a hyphen: %q in\n%s", width, l, out)
+				}
+				if w := ansi.StringWidth(l); w > width && !strings.Contains(strings.Trim(l, " "), " ") {
+					continue // one word longer than the line is cut, or left
+				} else if w > width {
+					t.Errorf("width %d: %q is %d wide", width, l, w)
+				}
+			}
+		}
+	}
+}
+
+// In an answer too: glamour's wrap breaks after a hyphen, the chat's not.
+func TestMarkdownKeepsPathsWhole(t *testing.T) {
+	md := "Saved to `x` and quarry-output/20261203-112054-3052ef/figures/fig1.png, a change of -2,000.\n\n- item one\n\n| a | b |\n|---|---|\n| -1 | 2 |\n"
+	for width := 20; width <= 80; width += 3 {
+		out := ansi.Strip(mustRender(t, md, width))
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasSuffix(strings.TrimRight(l, " "), "-") {
+				t.Errorf("width %d: %q ends at a hyphen", width, l)
+			}
+		}
+		if !strings.Contains(out, "• item one") || !strings.Contains(out, "-1") || strings.ContainsRune(out, nbHyphen) {
+			t.Errorf("width %d: Markdown changed:\n%s", width, out)
+		}
+	}
+}
+
+func mustRender(t *testing.T, md string, width int) string {
+	t.Helper()
+	out, err := NewMarkdown().Render(md, width, StyleDark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A path longer than the line breaks after one of its "/".
+func TestWrapBreaksALongPathAfterASlash(t *testing.T) {
+	out := Wrap("in quarry-output/20261203-112054-3052ef/figures/fig1.png now", 30, "/")
+	want := "in quarry-output/\n20261203-112054-3052ef/\nfigures/fig1.png now"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
