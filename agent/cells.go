@@ -79,7 +79,7 @@ func (t *turn) afterCells(broken error) error {
 	}
 	if broken != nil {
 		return &Error{Kind: KindSandbox, Message: fmt.Sprintf(
-			"the Python sandbox stopped working (%s); the conversation is kept, and the next question's first cell starts a new sandbox and replays the cells that made its state", clip(broken.Error(), 300))}
+			"the Python sandbox stopped working (%s); the conversation is kept", clip(broken.Error(), 300))}
 	}
 	return nil
 }

@@ -331,16 +331,24 @@ func RemoveRepo(e *engine.Engine, repo string) {
 	}
 }
 
-// Setenv points quarry at this archive and at an image repository of the
-// test's own through the environment (as a user with a mirror of their own
-// would), for a test that runs quarry's commands; it returns the repository.
+// Env points quarry at this archive and at an image repository of the
+// test's own (as a user with a mirror of their own would), for a run of the
+// binary: the variables, and the repository.
+func (r *Repo) Env(e *engine.Engine) ([]string, string) {
+	r.t.Helper()
+	in := r.Installer(e)
+	return []string{image.MirrorEnv + "=" + r.URL, image.SuiteEnv + "=" + Suite, image.KeyringEnv + "=" + r.Keyring,
+		image.RepoEnv + "=" + in.Repo, "XDG_CACHE_HOME=" + in.Cache}, in.Repo
+}
+
+// Setenv sets Env in the test's own environment, for a test that runs
+// quarry's commands in process; it returns the repository.
 func (r *Repo) Setenv(t *testing.T, e *engine.Engine) string {
 	t.Helper()
-	in := r.Installer(e)
-	t.Setenv(image.MirrorEnv, r.URL)
-	t.Setenv(image.SuiteEnv, Suite)
-	t.Setenv(image.KeyringEnv, r.Keyring)
-	t.Setenv(image.RepoEnv, in.Repo)
-	t.Setenv("XDG_CACHE_HOME", in.Cache)
-	return in.Repo
+	env, repo := r.Env(e)
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		t.Setenv(k, v)
+	}
+	return repo
 }
