@@ -121,27 +121,9 @@ func asksOf(n *kernel.Needs) []image.Ask {
 // the user is asked, and on yes the package is added, the session moves to
 // the image with it and the cell runs again, whose result is returned.
 func (s *Session) offerPackages(ctx context.Context, code string, onChunk func(kernel.Chunk), r kernel.Result) (kernel.Result, error) {
-	asks := asksOf(r.Error.Needs)
-	if len(asks) == 0 || s.opts.Config.Image != "" {
-		return r, nil // a custom image is the user's to extend
-	}
-	in, err := s.installer()
-	if err != nil {
-		r.Notes = append(r.Notes, "packages cannot be added to this sandbox: "+err.Error())
+	in, p, ok := s.lookupNeeds(ctx, &r)
+	if !ok {
 		return r, nil
-	}
-	s.progress("looking up " + asks[0].Name + " in Debian's archive")
-	p, err := in.Plan(ctx, &progressLines{s: s}, asks)
-	var nd *image.NotInDebianError
-	switch {
-	case errors.As(err, &nd):
-		r.Notes = append(r.Notes, nd.Error()+": it cannot be added to the sandbox; use what the sandbox has")
-		return r, nil
-	case err != nil:
-		r.Notes = append(r.Notes, "the package could not be looked up: "+err.Error())
-		return r, nil
-	case p.Empty():
-		return r, nil // the package is there: the module is not part of it
 	}
 	cmd := "quarry sandbox add " + strings.Join(p.Commands(), " ")
 	if s.opts.Install == nil {
@@ -164,12 +146,76 @@ func (s *Session) offerPackages(ctx context.Context, code string, onChunk func(k
 	return s.moveAndRerun(ctx, code, onChunk, r, d, p)
 }
 
-func pronoun(p image.Plan) string {
-	if len(p.Commands()) > 1 {
-		return "them"
+// lookupNeeds finds the packages that provide what a failed cell lacked;
+// false when there is nothing to offer, the cell's notes then say why
+// when it matters (no package has the module).
+func (s *Session) lookupNeeds(ctx context.Context, r *kernel.Result) (*image.Installer, image.Plan, bool) {
+	asks := asksOf(r.Error.Needs)
+	if len(asks) == 0 || s.opts.Config.Image != "" {
+		return nil, image.Plan{}, false // a custom image is the user's to extend
 	}
-	return "it"
+	in, err := s.installer()
+	if err != nil {
+		r.Notes = append(r.Notes, "packages cannot be added to this sandbox: "+err.Error())
+		return nil, image.Plan{}, false
+	}
+	s.progress("looking up " + asks[0].Name + " in Debian's archive")
+	p, err := in.Plan(ctx, &progressLines{s: s}, asks)
+	var nd *image.NotInDebianError
+	switch {
+	case errors.As(err, &nd):
+		r.Notes = append(r.Notes, nd.Error()+": it cannot be added to the sandbox; use what the sandbox has")
+	case err != nil:
+		r.Notes = append(r.Notes, "the package could not be looked up: "+err.Error())
+	case !p.Empty():
+		return in, p, true
+	}
+	return nil, p, false // or the package is there: the module is not part of it
 }
+
+// explainNeeds names the command that adds what a failed cell lacked, for
+// a run that asks no one and adds nothing (rerun).
+func (s *Session) explainNeeds(ctx context.Context, r *kernel.Result) {
+	if r.Error == nil || r.Error.Needs == nil {
+		return
+	}
+	if _, p, ok := s.lookupNeeds(ctx, r); ok {
+		r.Notes = append(r.Notes, fmt.Sprintf("%s: add it with `quarry sandbox add %s`, then rerun", p.Offer(), strings.Join(p.Commands(), " ")))
+	}
+}
+
+// warnExtras says which packages a recorded session had added that this
+// sandbox lacks (or has at another version), for a rerun.
+func (s *Session) warnExtras(recorded []RecordedExtra) {
+	var want []image.Package
+	for _, x := range recorded {
+		want = append(want, image.Package{Name: x.Name, Version: x.Version})
+	}
+	s.mu.Lock()
+	have := s.image.Extras
+	s.mu.Unlock()
+	missing, changed := image.MissingExtras(want, have)
+	if len(missing) > 0 {
+		var names, words []string
+		for _, p := range missing {
+			names, words = append(names, p.Name), append(words, p.Name+" "+p.Version)
+		}
+		s.emit(agent.Event{Kind: agent.EventWarning, Text: fmt.Sprintf("the session had %s added to its sandbox, which this one lacks: add %s with `quarry sandbox add %s`, then rerun",
+			strings.Join(words, ", "), pluralIt(len(names)), strings.Join(names, " "))})
+	}
+	if len(changed) > 0 {
+		s.emit(agent.Event{Kind: agent.EventWarning, Text: "the sandbox's extras are at other versions than the session's: " + strings.Join(changed, "; ")})
+	}
+}
+
+func pluralIt(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+func pronoun(p image.Plan) string { return pluralIt(len(p.Commands())) }
 
 // moveAndRerun moves the session to image d and runs the cell again.
 func (s *Session) moveAndRerun(ctx context.Context, code string, onChunk func(kernel.Chunk), r kernel.Result, d image.Derived, p image.Plan) (kernel.Result, error) {

@@ -122,3 +122,31 @@ func TestImportWithoutInstall(t *testing.T) {
 		}
 	})
 }
+
+// A rerun of a session that had packages added, on a sandbox without
+// them, says which to add before any cell runs, and its failing import
+// names the command.
+func TestRerunSaysWhichExtrasToAdd(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	repo := apttest.New(t, apttest.Hello, apttest.Greet)
+	in := repo.Installer(e)
+	log := &eventLog{}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	res, err := Rerun(ctx, RerunOptions{
+		Options: Options{Config: testConfig("", t.TempDir()), Engine: e, Extras: in, Events: log.event},
+		Source:  "20260101-000000-abcdef",
+		Turns:   []Turn{{Question: "hello", Cells: []Cell{{Num: 1, Code: "import quarry_hello"}}}},
+		Extras:  []RecordedExtra{{Name: "python3-quarry-hello", Version: "1.2-1"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	warned := strings.Join(log.texts(agent.EventWarning), "\n")
+	if !strings.Contains(warned, "the session had python3-quarry-hello 1.2-1 added to its sandbox, which this one lacks: add it with `quarry sandbox add python3-quarry-hello`") {
+		t.Fatalf("warnings:\n%s", warned)
+	}
+	if len(res.Failed) != 1 || !strings.Contains(strings.Join(res.Failed[0].Result.Notes, "\n"), "add it with `quarry sandbox add python3-quarry-hello`, then rerun") {
+		t.Fatalf("failed %+v", res.Failed)
+	}
+}
