@@ -150,3 +150,23 @@ func TestRerunSaysWhichExtrasToAdd(t *testing.T) {
 		t.Fatalf("failed %+v", res.Failed)
 	}
 }
+
+// The model is told the image's Python libraries, read from its manifest.
+func TestPromptListsTheImagesLibraries(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	pkgs, err := image.Packages(ctx, e, image.Ref())
+	if err != nil {
+		t.Fatal(err)
+	}
+	libs := strings.Join(pythonLibraries(pkgs), ", ")
+	for _, want := range []string{"pandas 2.3", "numpy 2.", "matplotlib 3.", "sklearn 1."} {
+		if !strings.Contains(libs, want) {
+			t.Errorf("libraries %s lack %s", libs, want)
+		}
+	}
+	if strings.Contains(libs, "-lib ") || strings.Contains(libs, "minimal") {
+		t.Errorf("build parts listed: %s", libs)
+	}
+}
