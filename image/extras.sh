@@ -50,10 +50,12 @@ rm -rf /usr/share/man/* /usr/share/info/* /usr/share/lintian/* /var/log/*.log \
 find /usr/share/doc -mindepth 1 ! -name copyright ! -type d -delete 2>/dev/null || true
 find /usr/share/doc -mindepth 1 -type d -empty -delete 2>/dev/null || true
 
-# Byte-compiled once (the root is read-only in the sandbox), only what is
-# new costs time.
-pyver=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-python3 -m compileall -q -j 0 /usr/lib/python3/dist-packages "/usr/lib/python$pyver" >/dev/null || true
+# Byte-compiled once (the root is read-only in the sandbox): the Python
+# files of what was added.
+cut -f1 extras.tsv | while read -r pkg; do dpkg -L "$pkg" 2>/dev/null; done | grep '\.py$' >pyfiles || true
+if [ -s pyfiles ]; then
+	tr '\n' '\0' <pyfiles | xargs -0 python3 -m compileall -q >/dev/null || true
+fi
 
 # A new font: matplotlib's prebuilt font cache again.
 if [ -n "$(find /usr/share/fonts -newer steps -type f 2>/dev/null | head -n 1)" ] && [ -d /etc/quarry/mpl ]; then
