@@ -30,7 +30,7 @@ import (
 
 // Archive is the Debian archive extras come from.
 type Archive struct {
-	URL        string   // the mirror, e.g. http://deb.debian.org/debian
+	URL        string   // the mirror, as the host's apt sources name it
 	Suite      string   // the suite the base image was built from (forky)
 	Components []string // main
 	Keyring    string   // the keyring the Release file must be signed with

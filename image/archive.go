@@ -63,15 +63,6 @@ type ArchiveExtra struct {
 	Kind    ExtraKind `json:"kind"`
 }
 
-// Extras are the header's extras as the image lists them.
-func (x *ArchiveExtras) extras() []Extra {
-	var out []Extra
-	for _, p := range x.Packages {
-		out = append(out, Extra{Package: Package{Name: p.Name, Version: p.Version}, Kind: p.Kind})
-	}
-	return out
-}
-
 // loadTarget is one image an archive puts into the engine, and what it
 // must carry once loaded.
 type loadTarget struct {

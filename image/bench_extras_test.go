@@ -51,6 +51,9 @@ func BenchmarkAddPackage(b *testing.B) {
 
 type benchWriter struct{ b *testing.B }
 
-func (w benchWriter) Write(p []byte) (int, error) { w.b.Logf("%s %s", time.Now().Format("05.000"), p); return len(p), nil }
+func (w benchWriter) Write(p []byte) (int, error) {
+	w.b.Logf("%s %s", time.Now().Format("05.000"), p)
+	return len(p), nil
+}
 
 func benchLog(b *testing.B) benchWriter { return benchWriter{b} }

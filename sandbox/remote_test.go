@@ -57,17 +57,6 @@ func remoteRoundTrip(t *testing.T, e *engine.Engine) {
 	}
 }
 
-func localSocket(t *testing.T) string {
-	sock := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		p, ok := strings.CutPrefix(h, "unix://")
-		if !ok {
-			t.Skip("DOCKER_HOST is already not a Unix socket")
-		}
-		sock = p
-	}
-	return sock
-}
 
 // TestEngineGoneMidCell cuts the connection to the engine while a cell
 // runs: Exec returns an error that says so (engine.ErrUnreachable), nothing hangs or

@@ -128,6 +128,9 @@ func (s *Session) offerPackages(ctx context.Context, code string, onChunk func(k
 	cmd := "quarry sandbox add " + strings.Join(p.Commands(), " ")
 	if s.opts.Install == nil {
 		r.Notes = append(r.Notes, fmt.Sprintf("%s; it was not added: add it with `%s`, or run with --allow-install", p.Offer(), cmd))
+		if s.ag == nil {
+			return r, nil // a tool client's call: the cell says it, the client decides
+		}
 		return r, &agent.Halt{Message: fmt.Sprintf("the code needs %s, which the sandbox lacks: %s: add it with `%s`, or run with --allow-install", strings.Join(p.Commands(), ", "), p.Offer(), cmd)}
 	}
 	yes, err := s.opts.Install(ctx, p.Offer()+": add "+pronoun(p)+" to the sandbox? [y/N]")

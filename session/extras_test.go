@@ -67,6 +67,14 @@ func TestImportAsksAddsReplaysAndRunsAgain(t *testing.T) {
 	if ex := s.Extras(); len(ex) != 1 || ex[0].Name != "python3-quarry-hello" {
 		t.Fatalf("extras %+v", ex)
 	}
+	// Undo after the move: the checkpoints were the old sandbox's, so the
+	// state is replayed, on the image with the extra.
+	if u := undo(t, s); u.Replayed != 1 || !strings.Contains(u.Warning, "before the sandbox was rebuilt") {
+		t.Fatalf("undo after the move: %+v", u)
+	}
+	if got := askCode(t, s, srv, "after undo", "import quarry_hello\nprint(quarry_hello.hello('undo'), a)"); !strings.Contains(got, "hello, undo 40") {
+		t.Fatalf("after the undo:\n%s", got)
+	}
 	// The next session starts on the image with it.
 	s2 := New(Options{Config: testConfig(srv.URL, t.TempDir()), Engine: in.Engine, Extras: in})
 	defer s2.Close()

@@ -54,7 +54,7 @@ func (s *Session) rebuild(ctx context.Context, ref string, rerun bool) (*sandbox
 			return old, "", err
 		}
 	}
-	problems = append(problems, s.restoreState(ctx, sb, t0, true))
+	problems = append(problems, s.restoreState(ctx, sb, t0, true, sb != old))
 	line := strings.Join(problems, "; ")
 	s.emit(agent.Event{Kind: agent.EventWarning, Text: line})
 	return sb, line, nil
@@ -128,11 +128,15 @@ func (s *Session) replayAll(ctx context.Context, sb *sandbox.Session, withLayout
 	return len(cells), failed
 }
 
-// restoreState replays the state cells into sb and says so in one line;
-// every question's checkpoint was the old kernel's, so undo replays too.
-func (s *Session) restoreState(ctx context.Context, sb *sandbox.Session, t0 time.Time, withLayout bool) string {
-	for i := range s.turns {
-		s.turns[i].start, s.turns[i].rebuilt = sandbox.Checkpoint{}, true
+// restoreState replays the state cells into sb and says so in one line.
+// In a new sandbox (moved) every question's checkpoint was the old one's,
+// so undo replays; the same sandbox restarted tells its lost checkpoints
+// apart by itself (Rewound.At).
+func (s *Session) restoreState(ctx context.Context, sb *sandbox.Session, t0 time.Time, withLayout, moved bool) string {
+	if moved {
+		for i := range s.turns {
+			s.turns[i].start, s.turns[i].rebuilt = sandbox.Checkpoint{}, true
+		}
 	}
 	n, failed := s.replayAll(ctx, sb, withLayout)
 	line := fmt.Sprintf("the sandbox was rebuilt: %d cell%s replayed in %s", n, plural(n), time.Since(t0).Round(100*time.Millisecond))
@@ -149,7 +153,7 @@ func (s *Session) afterLoss(ctx context.Context, sb *sandbox.Session, r *kernel.
 	if s.ag == nil || !r.StateLost || !sb.Alive() {
 		return
 	}
-	line := s.restoreState(ctx, sb, time.Now(), false) // remakeLayout linked the files
+	line := s.restoreState(ctx, sb, time.Now(), false, false) // remakeLayout linked the files
 	r.StateLost = false                                // the earlier cells' state is back; this cell's is not
 	if r.Error != nil {
 		r.Error.Message = strings.Replace(r.Error.Message, "the variables are lost", "the earlier cells were replayed", 1)

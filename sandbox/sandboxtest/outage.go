@@ -29,18 +29,24 @@ type EngineProxy struct {
 // registered later (which may still need the engine).
 func NewEngineProxy(t testing.TB) *EngineProxy {
 	t.Helper()
-	sock := "/var/run/docker.sock"
+	p := &EngineProxy{t: t, sock: EngineSocket(t), addr: "127.0.0.1:0"}
+	p.listen()
+	t.Cleanup(p.Cut)
+	return p
+}
+
+// EngineSocket is the real engine's Unix socket: DOCKER_HOST's, or
+// Docker's default; a DOCKER_HOST that is no socket skips the test.
+func EngineSocket(t testing.TB) string {
+	t.Helper()
 	if h := os.Getenv("DOCKER_HOST"); h != "" {
 		p, ok := strings.CutPrefix(h, "unix://")
 		if !ok {
 			t.Skip("DOCKER_HOST is not a Unix socket")
 		}
-		sock = p
+		return p
 	}
-	p := &EngineProxy{t: t, sock: sock, addr: "127.0.0.1:0"}
-	p.listen()
-	t.Cleanup(p.Cut)
-	return p
+	return "/var/run/docker.sock"
 }
 
 // Host is tcp://127.0.0.1:PORT.
