@@ -57,7 +57,6 @@ func remoteRoundTrip(t *testing.T, e *engine.Engine) {
 	}
 }
 
-
 // TestEngineGoneMidCell cuts the connection to the engine while a cell
 // runs: Exec returns an error that says so (engine.ErrUnreachable), nothing hangs or
 // panics, and Close is safe.

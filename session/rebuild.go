@@ -154,7 +154,7 @@ func (s *Session) afterLoss(ctx context.Context, sb *sandbox.Session, r *kernel.
 		return
 	}
 	line := s.restoreState(ctx, sb, time.Now(), false, false) // remakeLayout linked the files
-	r.StateLost = false                                // the earlier cells' state is back; this cell's is not
+	r.StateLost = false                                       // the earlier cells' state is back; this cell's is not
 	if r.Error != nil {
 		r.Error.Message = strings.Replace(r.Error.Message, "the variables are lost", "the earlier cells were replayed", 1)
 	}
