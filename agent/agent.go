@@ -88,6 +88,7 @@ type Agent struct {
 	kernel Kernel
 	files  []kernel.Profile
 	dbs    []string       // the database sources' profiles, as text
+	libs   []string       // the sandbox image's Python libraries, for the prompt
 	mask   *secret.Masker // the key and base_url's credentials, for error texts
 	wire   wire           // the model server's protocol
 
@@ -152,6 +153,10 @@ func (a *Agent) SetFiles(files []kernel.Profile) { a.files = files }
 // SetSources replaces the databases the model is told about: each one's
 // profile as text (package source renders it, by share).
 func (a *Agent) SetSources(profiles []string) { a.dbs = profiles }
+
+// SetLibraries replaces the sandbox image's Python libraries the model is
+// told about, each "name version" (pandas 2.3.3).
+func (a *Agent) SetLibraries(libs []string) { a.libs = libs }
 
 // Run runs one turn: the prompt, as many cells as the model needs, the final
 // answer. Every event goes to emit, in order, from the calling goroutine.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -55,6 +56,8 @@ func (t *turn) notRun(broken error) string {
 	switch {
 	case t.ctx.Err() != nil, t.confirmErr != nil:
 		return "Cancelled by the user: not run."
+	case halted(broken) != nil:
+		return "Not run: " + halted(broken).Message
 	case broken != nil:
 		return "Not run: the sandbox failed (see the previous result)."
 	case t.steps >= t.a.maxSteps():
@@ -71,9 +74,21 @@ func (t *turn) afterCells(broken error) error {
 		return &Error{Kind: KindConfirm, Message: fmt.Sprintf(
 			"stopped: the cell could not be shown for confirmation (%s); the conversation is kept", clip(t.confirmErr.Error(), 200))}
 	}
+	if h := halted(broken); h != nil {
+		return &Error{Kind: KindHalted, Message: h.Message}
+	}
 	if broken != nil {
 		return &Error{Kind: KindSandbox, Message: fmt.Sprintf(
-			"the Python sandbox stopped working (%s); the conversation is kept: restart the session to get a new sandbox", clip(broken.Error(), 300))}
+			"the Python sandbox stopped working (%s); the conversation is kept", clip(broken.Error(), 300))}
+	}
+	return nil
+}
+
+// halted is the Halt an Exec returned, or nil.
+func halted(err error) *Halt {
+	var h *Halt
+	if errors.As(err, &h) {
+		return h
 	}
 	return nil
 }
@@ -109,6 +124,8 @@ func (t *turn) runCell(code string) (string, error) {
 	}
 	res, err := t.exec(code)
 	switch {
+	case halted(err) != nil:
+		return cellView(res), err
 	case err != nil && t.ctx.Err() != nil:
 		return "Cancelled by the user: the cell was interrupted.", nil
 	case err != nil:

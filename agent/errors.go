@@ -25,6 +25,7 @@ const (
 	KindSandbox    ErrorKind = "sandbox"     // the kernel broke
 	KindStepLimit  ErrorKind = "step_limit"  // the model kept calling tools
 	KindConfirm    ErrorKind = "confirm"     // the --confirm prompt failed (the front end went away)
+	KindHalted     ErrorKind = "halted"      // the kernel ended the turn (Halt): the message says what to do
 )
 
 // Error is a failed turn, in words a person can act on. It never contains

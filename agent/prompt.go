@@ -25,7 +25,9 @@ func (a *Agent) systemPrompt() string {
 		Markdown  bool
 		Schema    bool
 		Verify    bool
-	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs}
+		Libraries string
+	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs,
+		Libraries: strings.Join(a.libs, ", ")}
 	for _, p := range a.files {
 		data.Files = append(data.Files, profileText(p, !data.Schema))
 	}

@@ -308,3 +308,20 @@ func TestCellViewSaysWhichColumnsAreLeftOut(t *testing.T) {
 		}
 	}
 }
+
+// The prompt lists the image's libraries at their versions, and says how to
+// ask for one it lacks instead of running pip.
+func TestSystemPromptLibraries(t *testing.T) {
+	a := newAgent(t, Config{Model: "m"}, echoKernel())
+	if p := a.systemPrompt(); strings.Contains(p, "at these versions") || !strings.Contains(p, "just import it") {
+		t.Fatalf("without a list:\n%s", p)
+	}
+	a.SetLibraries([]string{"pandas 2.3.3", "xgboost 3.3.0"})
+	p := a.systemPrompt()
+	for _, want := range []string{"openpyxl. The sandbox's Python libraries, at these versions: pandas 2.3.3, xgboost 3.3.0.",
+		"no pip", "just import it; the user is offered the Debian package", "Do not try to install anything yourself"} {
+		if !strings.Contains(p, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, p)
+		}
+	}
+}

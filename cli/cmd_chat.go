@@ -37,7 +37,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inbox := ui.NewInbox()
-	opts := launchOptions{events: inbox.Event, askChanged: true, build: a.build.Version}
+	opts := launchOptions{events: inbox.Event, askChanged: true, build: a.build.Version, install: inbox.ConfirmInstall}
 	if f.overrides.Confirm {
 		// Each cell waits for the user's y, n or e in the chat.
 		opts.agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }

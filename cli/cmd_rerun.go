@@ -114,6 +114,7 @@ type rerunPlan struct {
 	stored  []notebook.StoredOutputs // a notebook's outputs, one per cell in order
 	skipped []notebook.Skipped       // a notebook's code cells left out (skip-execution)
 	text    string                   // a notebook's Markdown
+	extras  []session.RecordedExtra  // the packages the session had added to its sandbox
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
@@ -149,6 +150,7 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 		Inputs:      plan.inputs,
 		Turns:       plan.turns,
 		AllowErrors: f.allowErrors,
+		Extras:      plan.extras,
 		Compared: func(changes []session.InputChange) {
 			for _, ch := range changes {
 				for _, l := range ch.Lines() {
@@ -249,6 +251,7 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 			return nil, err
 		}
 		plan.source, plan.turns, originals = rec.ID, rec.RerunTurns(), rec.Inputs()
+		plan.extras = rec.Extras()
 	}
 	if len(files) > len(originals) {
 		return nil, fmt.Errorf("%d files given for %d inputs (%s): give at most one file per input", len(files), len(originals), inputNames(originals))

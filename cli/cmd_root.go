@@ -19,14 +19,17 @@ type rootFlags struct {
 	jsonOut   bool
 	quiet     bool
 	verbose   bool
-	overrides config.Overrides
-	files     []string             // positional arguments: after "--" even ones that start with a dash
-	resume    string               // --resume: a session id, or session.Latest
-	maps      []string             // --map OLD=NEW, for a resumed session's inputs
-	demo      *demoRun             // quarry demo: a scripted model on the shipped files
-	notebook  *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
-	report    string               // --report: the formats, as given
-	reports   []export.Format      // --report, read (cli/report.go); the demo's own
+	// allowInstall adds the Debian packages a cell lacks without asking
+	// (-p has no one to ask: without it the run stops naming the command).
+	allowInstall bool
+	overrides    config.Overrides
+	files        []string             // positional arguments: after "--" even ones that start with a dash
+	resume       string               // --resume: a session id, or session.Latest
+	maps         []string             // --map OLD=NEW, for a resumed session's inputs
+	demo         *demoRun             // quarry demo: a scripted model on the shipped files
+	notebook     *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
+	report       string               // --report: the formats, as given
+	reports      []export.Format      // --report, read (cli/report.go); the demo's own
 }
 
 const rootLong = `quarry: ask questions about your data files and databases; a model writes
@@ -112,6 +115,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.BoolVar(&f.jsonOut, "json", false, "headless: print one JSON document instead of Markdown")
 	fs.BoolVar(&f.quiet, "quiet", false, "headless: no progress on standard error")
 	fs.BoolVar(&f.verbose, "verbose", false, "headless: also show the model's thinking (reasoning models) on standard error")
+	fs.BoolVar(&f.allowInstall, "allow-install", false, "add the Debian package a cell lacks (import xgboost) without asking, from the signed archive as quarry sandbox add does")
 	fs.StringVar(&f.resume, "resume", "", "continue a saved session: its id, or the latest without one (quarry sessions lists them)")
 	fs.Lookup("resume").NoOptDefVal = session.Latest
 	fs.StringArrayVar(&f.maps, "map", nil, "with --resume or a notebook: use file NEW for the input OLD (OLD=NEW, repeatable)")

@@ -15,15 +15,18 @@ import (
 	"github.com/quarry-cli/quarry/secret"
 )
 
-// sandboxCmd is `quarry sandbox build|status|ref|save|load`.
+// sandboxCmd is `quarry sandbox build|status|ref|add|remove|save|load`.
 func (a *app) sandboxCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",
-		Short: "Build the sandbox image, or tell its state or tag",
+		Short: "Build the sandbox image, add Debian packages to it, or tell its state or tag",
 		Example: `# build the image for this recipe (progress on stderr, the tag on stdout)
 quarry sandbox build [--via auto|dockerfile|debootstrap] [--force]
-# print the image tag for this recipe and whether it is built
+# print the image tag for this recipe, whether it is built, and its extras
 quarry sandbox status
+# add a Python module's Debian package (or a package by name), from the signed archive
+quarry sandbox add xgboost
+quarry sandbox remove python3-xgboost
 # print the image tag for this recipe
 quarry sandbox ref
 # carry the image to a machine with no registry or Debian mirror
@@ -31,12 +34,12 @@ quarry sandbox save sandbox.tar.gz    # here
 quarry sandbox load sandbox.tar.gz    # there`,
 		Args: unknownCommand,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return usagef(c, "say what to do: quarry sandbox build|status|ref|save|load")
+			return usagef(c, "say what to do: quarry sandbox build|status|ref|add|remove|save|load")
 		},
 	}
-	c.AddCommand(a.sandboxBuildCmd(), a.sandboxSaveCmd(), a.sandboxLoadCmd(), &cobra.Command{
+	c.AddCommand(a.sandboxBuildCmd(), a.sandboxAddCmd(), a.sandboxRemoveCmd(), a.sandboxSaveCmd(), a.sandboxLoadCmd(), &cobra.Command{
 		Use:   "status",
-		Short: "Print the image tag for this recipe and whether it is built",
+		Short: "Print the image tag for this recipe, whether it is built, and the packages added to it",
 		Args:  noArgs,
 		RunE:  func(*cobra.Command, []string) error { return a.sandboxStatus() },
 	}, &cobra.Command{
@@ -132,5 +135,14 @@ func (a *app) sandboxStatus() error {
 	for _, p := range image.RecipePackages(pkgs) {
 		fmt.Fprintf(a.text, "  %-28s %s\n", p.Name, p.Version)
 	}
+	cur, err := image.CurrentImage(ctx, e)
+	if err != nil {
+		return engineFailure("sandbox status", err)
+	}
+	base := ""
+	if info, err := e.Client().ImageInspect(ctx, ref); err == nil {
+		base = info.ID
+	}
+	printExtras(a.stdout, cur, base)
 	return nil
 }

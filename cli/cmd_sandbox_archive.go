@@ -70,7 +70,7 @@ func (a *app) sandboxSave(name string, compress bool) error {
 		}
 		return engineFailure("sandbox save", err)
 	}
-	fmt.Fprintf(a.stderr, "saved %s (recipe %s): %s in %s\n", name, info.Recipe, kernel.FormatSize(size), time.Since(start).Round(100*time.Millisecond))
+	fmt.Fprintf(a.stderr, "saved %s (recipe %s%s): %s in %s\n", name, info.Recipe, archiveExtras(info), kernel.FormatSize(size), time.Since(start).Round(100*time.Millisecond))
 	return nil
 }
 
@@ -150,8 +150,29 @@ func (a *app) sandboxLoad(name string) error {
 		fmt.Fprintf(a.stderr, "loaded %s into %s in %s (saved from %s on %s)\n", image.Ref(), e.Describe(),
 			time.Since(start).Round(100*time.Millisecond), info.Engine, info.Saved)
 	}
+	if info.Extras != nil {
+		if cur, err := image.CurrentImage(ctx, e); err == nil && cur.Ref != image.Ref() {
+			fmt.Fprintf(a.stderr, "sessions use %s%s\n", cur.Ref, archiveExtras(info))
+			fmt.Fprintln(a.stdout, cur.Ref)
+			return nil
+		}
+	}
 	fmt.Fprintln(a.stdout, image.Ref())
 	return nil
+}
+
+// archiveExtras names an archive's extras: ", extras python3-xgboost 3.3.0-1".
+func archiveExtras(info image.ArchiveInfo) string {
+	if info.Extras == nil {
+		return ""
+	}
+	var names []string
+	for _, p := range info.Extras.Packages {
+		if p.Kind == image.ExtraRequested {
+			names = append(names, p.Name+" "+p.Version)
+		}
+	}
+	return ", extras " + strings.Join(names, ", ")
 }
 
 // checkArchive reads a file's archive header and checks its recipe.

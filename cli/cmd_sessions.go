@@ -73,8 +73,7 @@ func (a *app) listSessions(jsonOut bool) error {
 		fmt.Fprintln(a.notes, "quarry: no saved sessions yet: start one with quarry FILE... or quarry -p PROMPT FILE...")
 		return nil
 	}
-	tw := tabwriter.NewWriter(a.text, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTARTED\tCELLS\tMODEL\tFILES\tTITLE")
+	rows := [][]string{{"ID", "STARTED", "CELLS", "MODEL", "FILES", "TITLE"}}
 	for _, s := range list {
 		names := make([]string, len(s.Files))
 		for i, f := range s.Files {
@@ -84,10 +83,65 @@ func (a *app) listSessions(jsonOut bool) error {
 		if s.Source != "" {
 			title = "rerun of " + s.Source
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\n", s.ID, s.Started.Local().Format("2006-01-02 15:04"), s.Cells,
-			render.SanitizeLine(s.Model), render.SanitizeLine(shortList(names, 40)), render.SanitizeLine(title))
+		rows = append(rows, []string{s.ID, s.Started.Local().Format("2006-01-02 15:04"), fmt.Sprint(s.Cells),
+			render.SanitizeLine(s.Model), render.SanitizeLine(shortList(names, 40)), render.SanitizeLine(title)})
+	}
+	if !fitColumns(rows, termWidth(a.stdout), 4, 5) {
+		// Too narrow for the table: a block per session.
+		for _, r := range rows[1:] {
+			fmt.Fprintf(a.text, "%s  %s · %s cells · %s\n  %s\n  files: %s\n", r[0], r[1], r[2], r[3], r[5], r[4])
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(a.text, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
 	}
 	return tw.Flush()
+}
+
+// fitColumns cuts the columns cut (files, title) of a table, the widest
+// first, until its rows fit width columns (0: no terminal, rows stay
+// whole): a table read on a terminal is easier with its names cut than
+// with each row wrapped. It says false, cutting nothing, when no cut
+// leaves the table narrow enough.
+func fitColumns(rows [][]string, width int, cut ...int) bool {
+	if width <= 0 || len(rows) == 0 {
+		return true
+	}
+	widths := make([]int, len(rows[0]))
+	for _, r := range rows {
+		for c, cell := range r {
+			widths[c] = max(widths[c], len([]rune(cell)))
+		}
+	}
+	total := func() int {
+		n := -2
+		for _, w := range widths {
+			n += w + 2
+		}
+		return n
+	}
+	for total() >= width {
+		widest := -1
+		for _, c := range cut {
+			if widths[c] > 10 && (widest < 0 || widths[c] > widths[widest]) {
+				widest = c
+			}
+		}
+		if widest < 0 {
+			return false
+		}
+		widths[widest]--
+	}
+	for _, r := range rows {
+		for _, c := range cut {
+			if rs := []rune(r[c]); len(rs) > widths[c] {
+				r[c] = string(rs[:widths[c]-1]) + "…"
+			}
+		}
+	}
+	return true
 }
 
 // shortList joins names, cut to about n characters.

@@ -49,3 +49,34 @@ func TestSessionCommandsWithoutSessions(t *testing.T) {
 		}
 	}
 }
+
+// On a terminal the session table cuts its names to fit, or, too narrow
+// for any table, becomes a block per session; piped it stays whole.
+func TestSessionTableFitsTheTerminal(t *testing.T) {
+	rows := func() [][]string {
+		return [][]string{{"ID", "STARTED", "CELLS", "MODEL", "FILES", "TITLE"},
+			{"20261203-180450-bc9bcf", "2026-12-03 18:04", "2", "scripted-demo", "budget_q2.csv, budget_q1.csv", "Variance report: budget Q2 against Q1 by department"}}
+	}
+	r := rows()
+	if !fitColumns(r, 0, 4, 5) || r[1][5] != rows()[1][5] {
+		t.Errorf("piped, the table changed: %q", r[1])
+	}
+	r = rows()
+	if !fitColumns(r, 120, 4, 5) {
+		t.Fatal("120 columns: no table")
+	}
+	width := -2
+	for c := range r[0] {
+		w := 0
+		for _, row := range r {
+			w = max(w, len([]rune(row[c])))
+		}
+		width += w + 2
+	}
+	if width >= 120 || !strings.HasSuffix(r[1][5], "…") {
+		t.Errorf("120 columns: %d wide, %q", width, r[1])
+	}
+	if fitColumns(rows(), 80, 4, 5) {
+		t.Error("80 columns: a table that cannot fit")
+	}
+}

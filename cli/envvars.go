@@ -19,6 +19,10 @@ var otherEnv = []envVar{
 	{config.ProfileEnv, "the profile (as --profile)"},
 	{config.OllamaHostEnv, "where to look for Ollama (default http://127.0.0.1:11434)"},
 	{engine.SSHCommandEnv, "the ssh command and options for an engine at ssh://"},
-	{image.MirrorEnv, "the Debian mirror the offline image build uses"},
+	{image.MirrorEnv, "the Debian mirror the offline image build and quarry sandbox add use"},
+	{image.SuiteEnv, "quarry sandbox add: the suite, when not the recipe's"},
+	{image.KeyringEnv, "quarry sandbox add: the keyring the archive's Release file is signed with"},
+	{image.AllowExpiredEnv, "1: quarry sandbox add accepts an expired Release file (a snapshot mirror)"},
+	{image.RepoEnv, "the image repository of the images with extras (default quarry-sandbox)"},
 	{sandbox.ImportsEnv, "eager: the kernel imports pandas and the rest before it says ready; wait: every cell waits for all of them"},
 }

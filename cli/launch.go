@@ -37,6 +37,9 @@ type launchOptions struct {
 	events func(agent.Event)
 	// agent adjusts the agent configuration (the chat's confirm hook).
 	agent func(*agent.Config)
+	// install asks whether to add the packages a cell lacks (the chat's
+	// prompt); --allow-install answers yes without asking.
+	install func(ctx context.Context, question string) (bool, error)
 	// askChanged lets the front end ask about a resumed session's inputs
 	// that changed or vanished (the chat); without it they are bad input
 	// unless --map names their files.
@@ -134,6 +137,10 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		Events:    o.events,
 		Agent:     o.agent,
 		Build:     o.build,
+		Install:   o.install,
+	}
+	if f.allowInstall {
+		so.Install = func(context.Context, string) (bool, error) { return true, nil }
 	}
 	l := &launched{cfg: cfg, notice: notice, files: files, mask: mask}
 	if rs != nil {

@@ -66,3 +66,16 @@ func (w *wrapWriter) Flush() {
 		w.buf = nil
 	}
 }
+
+// termWidth is the width of the terminal w is, or 0.
+func termWidth(w io.Writer) int {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil {
+		return 0
+	}
+	return width
+}

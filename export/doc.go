@@ -25,6 +25,7 @@ type doc struct {
 	inputs    []session.Input
 	turns     []session.Turn
 	sources   []session.RecordedSource
+	extras    []session.RecordedExtra // Debian packages the session's sandbox had added
 }
 
 func newDoc(rec *session.Record) *doc {
@@ -34,6 +35,9 @@ func newDoc(rec *session.Record) *doc {
 	}
 	for _, src := range rec.Settings.Sources {
 		d.sources = append(d.sources, session.RecordedSource{Name: clean1(src.Name), Where: clean1(src.Where), Kind: src.Kind})
+	}
+	for _, x := range rec.Extras() {
+		d.extras = append(d.extras, session.RecordedExtra{Name: clean1(x.Name), Version: clean1(x.Version)})
 	}
 	for _, in := range rec.Inputs() {
 		in.Name, in.Path = clean1(in.Name), clean1(in.Path)
@@ -64,6 +68,16 @@ func newDoc(rec *session.Record) *doc {
 		d.turns = append(d.turns, t)
 	}
 	return d
+}
+
+// extrasWords names the extras: "python3-xgboost 3.3.0-1+b1, …"; their
+// names alone are what quarry sandbox add takes.
+func (d *doc) extrasWords() (words, names string) {
+	var w, n []string
+	for _, x := range d.extras {
+		w, n = append(w, x.Name+" "+x.Version), append(n, x.Name)
+	}
+	return strings.Join(w, ", "), strings.Join(n, " ")
 }
 
 func clean(s string) string  { return render.Sanitize(s) }

@@ -142,6 +142,9 @@ func sessionLine(d *doc) string {
 	if d.model != "" {
 		parts = append(parts, "model "+escapeMarkdown(d.model))
 	}
+	if words, names := d.extrasWords(); words != "" {
+		parts = append(parts, "Debian packages added to the sandbox: "+escapeMarkdown(words)+" (`quarry sandbox add "+names+"`)")
+	}
 	return strings.Join(parts, " · ")
 }
 

@@ -106,7 +106,11 @@ func notebookMeta(d *doc) map[string]any {
 		}
 		inputs = append(inputs, m)
 	}
-	return map[string]any{"session": d.id, "model": d.model, "inputs": inputs}
+	meta := map[string]any{"session": d.id, "model": d.model, "inputs": inputs}
+	if len(d.extras) > 0 {
+		meta["extras"] = d.extras
+	}
+	return meta
 }
 
 func setupSource(d *doc) string {
@@ -118,17 +122,23 @@ func setupSource(d *doc) string {
 	if len(names) > 0 {
 		what = strings.Join(names, ", ")
 	}
-	return strings.Join(append([]string{
+	head := []string{
 		"# Set up by quarry. In the session the code read " + pyComment(what) + " from /data",
 		"# and saved its files in /output; here both are this notebook's folder.",
 		"# Point DATA_DIR at the folder that holds the files if it is another one.",
+	}
+	if words, names := d.extrasWords(); words != "" {
+		head = append(head, "# The sandbox had Debian packages added: "+pyComment(words)+";",
+			"# in quarry: quarry sandbox add "+pyComment(names)+"; elsewhere Debian's apt install them.")
+	}
+	return strings.Join(append(append(head,
 		"import numpy as np",
 		"import pandas as pd",
 		"import matplotlib",
 		"import matplotlib.pyplot as plt",
 		"DATA_DIR = './'",
 		"OUTPUT_DIR = './'",
-	}, d.sourcesSetup()...), "\n")
+	), d.sourcesSetup()...), "\n")
 }
 
 // pyComment keeps text on one comment line.

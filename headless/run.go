@@ -213,7 +213,7 @@ func runFailure(err error, endpoint string) string {
 			hint = "Check the key and what it may use: quarry config shows where the key comes from."
 		case agent.KindModel:
 			hint = "Choose another model with --model; quarry doctor lists the names the server offers."
-		case agent.KindContext, agent.KindRateLimit, agent.KindStepLimit, agent.KindSandbox, agent.KindConfirm:
+		case agent.KindContext, agent.KindRateLimit, agent.KindStepLimit, agent.KindSandbox, agent.KindConfirm, agent.KindHalted:
 			hint = "" // the message says what to do
 		}
 	}

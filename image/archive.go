@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -23,9 +24,11 @@ import (
 // A sandbox image archive carries the image from one machine to another with
 // no registry and no Debian mirror: the engine's own image tar (`docker
 // save`, which Docker and Podman both load) with a quarry-sandbox.json entry
-// first that names the recipe. Loading checks the recipe before sending a
+// first that names the recipe. When the sandbox has extras, the derived
+// image goes with the base (its layers are the base's and one more), and
+// the header lists the extras. Loading checks the recipe before sending a
 // byte to the engine, lets the archive name no image but this recipe's, and
-// checks the loaded image's id and recipe label against the header.
+// checks the loaded images' layers and labels against the header.
 
 const (
 	archiveHeaderName = "quarry-sandbox.json"
@@ -42,12 +45,37 @@ type ArchiveInfo struct {
 	Layers  []string `json:"layers"` // the layers' content digests, the same in every engine
 	Engine  string   `json:"engine"` // the engine it was saved from, e.g. "Docker 20.10.24"
 	Saved   string   `json:"saved"`  // RFC 3339
+	// Extras is the derived image saved with the base; nil without extras.
+	Extras *ArchiveExtras `json:"extras,omitempty"`
+}
+
+// ArchiveExtras is the derived image of an archive.
+type ArchiveExtras struct {
+	Hash     string         `json:"hash"` // the extras hash of its tag
+	Layers   []string       `json:"layers"`
+	Packages []ArchiveExtra `json:"packages"`
+}
+
+// ArchiveExtra is one extra as the header lists it.
+type ArchiveExtra struct {
+	Name    string    `json:"name"`
+	Version string    `json:"version"`
+	Kind    ExtraKind `json:"kind"`
+}
+
+// loadTarget is one image an archive puts into the engine, and what it
+// must carry once loaded.
+type loadTarget struct {
+	ref          string
+	layers       []string
+	label, value string
 }
 
 // ErrArchiveRecipe says an archive holds another recipe's image.
 var ErrArchiveRecipe = errors.New("the archive holds another recipe's image")
 
 // SaveImage writes the current recipe's image to w as a sandbox archive,
+// with the derived image of its extras when there are some,
 // gzip-compressed when compress is set.
 func Save(ctx context.Context, e *engine.Engine, w io.Writer, compress bool) (ArchiveInfo, error) {
 	ref := Ref()
@@ -66,7 +94,27 @@ func Save(ctx context.Context, e *engine.Engine, w io.Writer, compress bool) (Ar
 	if img.RootFS.Layers != nil {
 		info.Layers = img.RootFS.Layers
 	}
-	rc, err := e.Client().ImageSave(ctx, []string{ref})
+	refs := []string{ref}
+	cur, err := CurrentImage(ctx, e)
+	if err != nil {
+		return info, fmt.Errorf("image save: %w", err)
+	}
+	if len(cur.Extras) > 0 {
+		if cur.Base != img.ID {
+			return info, fmt.Errorf("image save: the extras (%s) were built on an earlier build of %s: add them again (quarry sandbox add) or remove them before saving", cur.Ref, ref)
+		}
+		d, err := e.Client().ImageInspect(ctx, cur.Ref)
+		if err != nil {
+			return info, fmt.Errorf("image save: %w", err)
+		}
+		x := &ArchiveExtras{Hash: cur.Hash, Layers: d.RootFS.Layers}
+		for _, p := range cur.Extras {
+			x.Packages = append(x.Packages, ArchiveExtra{Name: p.Name, Version: p.Version, Kind: p.Kind})
+		}
+		info.Extras = x
+		refs = append(refs, cur.Ref)
+	}
+	rc, err := e.Client().ImageSave(ctx, refs)
 	if err != nil {
 		return info, fmt.Errorf("image save: %w", err)
 	}
@@ -82,7 +130,7 @@ func Save(ctx context.Context, e *engine.Engine, w io.Writer, compress bool) (Ar
 	if err := writeTarFile(tw, archiveHeaderName, hdr); err != nil {
 		return info, fmt.Errorf("image save: %w", err)
 	}
-	if err := copyImageTar(tar.NewReader(rc), tw, ref); err != nil {
+	if err := copyImageTar(tar.NewReader(rc), tw, refs); err != nil {
 		return info, fmt.Errorf("image save: %w", err)
 	}
 	if err := tw.Close(); err != nil {
@@ -132,9 +180,10 @@ func (info ArchiveInfo) CheckRecipe() error {
 		ErrArchiveRecipe, info.Recipe, info.Engine, info.Saved, RecipeHash())
 }
 
-// LoadImage loads a sandbox archive into the engine as Ref(). It
-// refuses an archive of another recipe (ErrArchiveRecipe) before loading,
-// and reports loaded=false when the engine already has that very image.
+// LoadImage loads a sandbox archive into the engine as Ref(), and its
+// extras' derived image, when it has one, as the current one. It refuses
+// an archive of another recipe (ErrArchiveRecipe) before loading, and
+// reports loaded=false when the engine already has those very images.
 func Load(ctx context.Context, e *engine.Engine, r io.Reader, progress io.Writer) (info ArchiveInfo, loaded bool, err error) {
 	return load(ctx, e, r, progress, Ref())
 }
@@ -150,20 +199,57 @@ func load(ctx context.Context, e *engine.Engine, r io.Reader, progress io.Writer
 	if err := info.CheckRecipe(); err != nil {
 		return info, false, err
 	}
-	prev, err := e.Client().ImageInspect(ctx, ref)
-	if err == nil && len(info.Layers) > 0 && slices.Equal(prev.RootFS.Layers, info.Layers) && prev.Config.Labels[recipeLabel] == info.Recipe {
-		return info, false, nil
+	targets := []loadTarget{{ref: ref, layers: info.Layers, label: recipeLabel, value: info.Recipe}}
+	if x := info.Extras; x != nil {
+		if !validHash.MatchString(x.Hash) {
+			return info, false, fmt.Errorf("archive: %s names extras %q, not an extras hash", archiveHeaderName, x.Hash)
+		}
+		repo := derivedRepo(ref)
+		if ref == Ref() {
+			repo = ExtrasRepo()
+		}
+		targets = append(targets, loadTarget{ref: repo + ":" + RecipeHash() + "-" + x.Hash, layers: x.Layers, label: labelExtras, value: x.Hash})
 	}
-	return info, true, loadTar(ctx, e, tr, info, ref, prev.ID, progress)
+	prevs := make([]string, len(targets))
+	present := true
+	for i, t := range targets {
+		prev, err := e.Client().ImageInspect(ctx, t.ref)
+		if err == nil {
+			prevs[i] = prev.ID
+		}
+		if err != nil || len(t.layers) == 0 || !slices.Equal(prev.RootFS.Layers, t.layers) || prev.Config.Labels[t.label] != t.value {
+			present = false
+		}
+	}
+	if !present {
+		if err := loadTar(ctx, e, tr, targets, prevs, progress); err != nil {
+			return info, true, err
+		}
+	}
+	if len(targets) > 1 {
+		derived := targets[1].ref
+		if _, err := e.Client().ImageTag(ctx, client.ImageTagOptions{Source: derived, Target: currentRef(derivedRepo(derived))}); err != nil {
+			return info, !present, fmt.Errorf("image tag: %w", err)
+		}
+		(&Installer{Engine: e, Repo: derivedRepo(derived)}).removeOthers(ctx, progress, derived)
+	}
+	return info, !present, nil
 }
 
+var validHash = regexp.MustCompile(`^[0-9a-f]{12}$`)
+
 // loadImageTar streams the rest of an archive into the engine and checks
-// what arrived; a mismatch puts the previous image (if any) back under the tag.
-func loadTar(ctx context.Context, e *engine.Engine, tr *tar.Reader, info ArchiveInfo, ref, prevID string, progress io.Writer) error {
+// what arrived; a mismatch puts the previous images (if any) back under
+// their tags.
+func loadTar(ctx context.Context, e *engine.Engine, tr *tar.Reader, targets []loadTarget, prevs []string, progress io.Writer) error {
+	refs := make([]string, len(targets))
+	for i, t := range targets {
+		refs[i] = t.ref
+	}
 	pr, pw := io.Pipe()
 	go func() {
 		tw := tar.NewWriter(pw)
-		err := copyImageTar(tr, tw, ref)
+		err := copyImageTar(tr, tw, refs)
 		if err == nil {
 			err = tw.Close()
 		}
@@ -180,28 +266,33 @@ func loadTar(ctx context.Context, e *engine.Engine, tr *tar.Reader, info Archive
 	if streamErr != nil {
 		return fmt.Errorf("image load: %w", streamErr)
 	}
-	img, err := e.Client().ImageInspect(ctx, ref)
-	if err != nil {
-		return fmt.Errorf("image load: %s missing after the load: %w", ref, err)
-	}
-	if !slices.Equal(img.RootFS.Layers, info.Layers) || len(info.Layers) == 0 || img.Config.Labels[recipeLabel] != info.Recipe {
-		// The archive's content is not what its header says: take the tag back.
-		if prevID != "" {
-			_, _ = e.Client().ImageTag(ctx, client.ImageTagOptions{Source: prevID, Target: ref})
-		} else {
-			_, _ = e.Client().ImageRemove(ctx, ref, client.ImageRemoveOptions{})
+	for _, t := range targets {
+		img, err := e.Client().ImageInspect(ctx, t.ref)
+		if err != nil {
+			return fmt.Errorf("image load: %s missing after the load: %w", t.ref, err)
 		}
-		return fmt.Errorf("image load: the image in the archive (recipe label %q, %d layers) is not the one its header names (recipe %s): the archive is damaged or was altered",
-			img.Config.Labels[recipeLabel], len(img.RootFS.Layers), info.Recipe)
+		if !slices.Equal(img.RootFS.Layers, t.layers) || len(t.layers) == 0 || img.Config.Labels[t.label] != t.value {
+			// The archive's content is not what its header says: take the tags back.
+			for i, u := range targets {
+				if prevs[i] != "" {
+					_, _ = e.Client().ImageTag(ctx, client.ImageTagOptions{Source: prevs[i], Target: u.ref})
+				} else {
+					_, _ = e.Client().ImageRemove(ctx, u.ref, client.ImageRemoveOptions{})
+				}
+			}
+			return fmt.Errorf("image load: the image in the archive for %s (%s %q, %d layers) is not the one its header names (%s): the archive is damaged or was altered",
+				t.ref, t.label, img.Config.Labels[t.label], len(img.RootFS.Layers), t.value)
+		}
 	}
 	return nil
 }
 
 // copyImageTar copies an engine image tar, letting its manifest name only
-// ref: whatever tags an archive lists, a load cannot retag any other image
-// in the engine. Podman saves the name as localhost/...; Docker reads that
-// as a registry, so the name is written the one way both load.
-func copyImageTar(tr *tar.Reader, tw *tar.Writer, ref string) error {
+// refs (the base, then the derived image): whatever tags an archive lists,
+// a load cannot retag any other image in the engine. Podman saves the name
+// as localhost/...; Docker reads that as a registry, so the name is written
+// the one way both load.
+func copyImageTar(tr *tar.Reader, tw *tar.Writer, refs []string) error {
 	sawManifest := false
 	for {
 		h, err := tr.Next()
@@ -228,7 +319,7 @@ func copyImageTar(tr *tar.Reader, tw *tar.Writer, ref string) error {
 			if err != nil {
 				return fmt.Errorf("manifest.json: %w", err)
 			}
-			if b, err = retagManifest(b, ref); err != nil {
+			if b, err = retagManifest(b, refs); err != nil {
 				return err
 			}
 			if err := writeTarFile(tw, "manifest.json", b); err != nil {
@@ -250,17 +341,22 @@ func copyImageTar(tr *tar.Reader, tw *tar.Writer, ref string) error {
 	return nil
 }
 
-// retagManifest keeps the one image of a docker-archive manifest and names
-// it ref.
-func retagManifest(b []byte, ref string) ([]byte, error) {
+// retagManifest names the images of a docker-archive manifest refs: the
+// base, which has the fewest layers, first; the derived image's are the
+// base's and one more.
+func retagManifest(b []byte, refs []string) ([]byte, error) {
 	var m []map[string]any
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("manifest.json: %w", err)
 	}
-	if len(m) != 1 {
-		return nil, fmt.Errorf("manifest.json lists %d images, want the sandbox image alone", len(m))
+	if len(m) != len(refs) {
+		return nil, fmt.Errorf("manifest.json lists %d images, want %d (the sandbox image and the extras its header names)", len(m), len(refs))
 	}
-	m[0]["RepoTags"] = []string{ref}
+	layers := func(e map[string]any) int { l, _ := e["Layers"].([]any); return len(l) }
+	slices.SortStableFunc(m, func(a, b map[string]any) int { return layers(a) - layers(b) })
+	for i := range m {
+		m[i]["RepoTags"] = []string{refs[i]}
+	}
 	return json.Marshal(m)
 }
 

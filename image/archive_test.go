@@ -80,7 +80,7 @@ func TestCopyImageTarNamesOnlyTheSandboxImage(t *testing.T) {
 		tarEntry{"repositories", `{"debian":{"12":"x"}}`}, tarEntry{"manifest.json", manifest})
 	var out bytes.Buffer
 	tw := tar.NewWriter(&out)
-	if err := copyImageTar(tar.NewReader(bytes.NewReader(in)), tw, "quarry-sandbox:abc"); err != nil {
+	if err := copyImageTar(tar.NewReader(bytes.NewReader(in)), tw, []string{"quarry-sandbox:abc"}); err != nil {
 		t.Fatal(err)
 	}
 	tw.Close()
@@ -115,9 +115,31 @@ func TestCopyImageTarNamesOnlyTheSandboxImage(t *testing.T) {
 		"broken manifest": {{"manifest.json", "{"}},
 	}
 	for name, entries := range refused {
-		err := copyImageTar(tar.NewReader(bytes.NewReader(makeTar(t, entries...))), tar.NewWriter(io.Discard), "quarry-sandbox:abc")
+		err := copyImageTar(tar.NewReader(bytes.NewReader(makeTar(t, entries...))), tar.NewWriter(io.Discard), []string{"quarry-sandbox:abc"})
 		if err == nil {
 			t.Errorf("%s: copied", name)
 		}
+	}
+}
+
+// An archive with extras holds two images: the base (fewer layers) is named
+// the sandbox tag and the derived image its own, whatever order the engine
+// saved them in.
+func TestRetagManifestNamesBaseAndDerived(t *testing.T) {
+	manifest := `[{"Config":"d.json","RepoTags":["x:1"],"Layers":["a.tar","b.tar"]},{"Config":"b.json","RepoTags":["y:2"],"Layers":["a.tar"]}]`
+	b, err := retagManifest([]byte(manifest), []string{"quarry-sandbox:r", "quarry-sandbox:r-h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m []struct {
+		Config   string
+		RepoTags []string
+	}
+	json.Unmarshal(b, &m)
+	if len(m) != 2 || m[0].Config != "b.json" || m[0].RepoTags[0] != "quarry-sandbox:r" || m[1].RepoTags[0] != "quarry-sandbox:r-h" {
+		t.Fatalf("retagged %s", b)
+	}
+	if _, err := retagManifest([]byte(manifest), []string{"quarry-sandbox:r"}); err == nil {
+		t.Fatal("a second image the header does not name was let through")
 	}
 }

@@ -124,19 +124,6 @@ func debootstrapScript() string {
 	return dir + "sid"
 }
 
-// archiveKeyring is the host keyring that verifies the archive. bookworm's
-// debian-archive-keyring already carries the keys that sign testing; an
-// older host without them makes debootstrap fail with a signature error,
-// which is the right outcome (never --no-check-gpg).
-func archiveKeyring() string {
-	for _, k := range []string{"/usr/share/keyrings/debian-archive-keyring.gpg"} {
-		if _, err := os.Stat(k); err == nil {
-			return k
-		}
-	}
-	return ""
-}
-
 // importRootfs streams `tar` of rootfs into the engine's image import.
 func importRootfs(ctx context.Context, e *engine.Engine, w io.Writer, rootfs, ref string, changes []string) error {
 	tarCmd := exec.CommandContext(ctx, "tar", "--numeric-owner", "--xattrs", "-C", rootfs,

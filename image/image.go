@@ -108,7 +108,8 @@ func Ensure(ctx context.Context, e *engine.Engine, w io.Writer) error {
 	return Build(ctx, e, w)
 }
 
-// OlderImages lists up to three quarry-sandbox tags of other recipes, which
+// OlderImages lists up to three quarry-sandbox tags of other recipes (this
+// recipe's derived images are not older ones), which
 // tell "the recipe changed" apart from "never built", without the prefixes
 // Podman adds (localhost/ for a load, docker.io/library/ for an import).
 func Older(ctx context.Context, e *engine.Engine) ([]string, error) {
@@ -120,7 +121,7 @@ func Older(ctx context.Context, e *engine.Engine) ([]string, error) {
 	for _, img := range res.Items {
 		for _, t := range img.RepoTags {
 			t = strings.TrimPrefix(strings.TrimPrefix(t, "localhost/"), "docker.io/library/")
-			if strings.HasPrefix(t, imageRepo+":") && t != Ref() && len(out) < 3 && !slices.Contains(out, t) {
+			if strings.HasPrefix(t, imageRepo+":") && t != Ref() && !strings.HasPrefix(t, Ref()+"-") && len(out) < 3 && !slices.Contains(out, t) {
 				out = append(out, t)
 			}
 		}

@@ -178,6 +178,19 @@ func (s aptSource) debianMainURI() string {
 	return ""
 }
 
+// archiveKeyring is the host keyring that verifies the archive. bookworm's
+// debian-archive-keyring already carries the keys that sign testing; an
+// older host without them makes debootstrap fail with a signature error,
+// which is the right outcome (never --no-check-gpg).
+func archiveKeyring() string {
+	for _, k := range []string{"/usr/share/keyrings/debian-archive-keyring.gpg"} {
+		if _, err := os.Stat(k); err == nil {
+			return k
+		}
+	}
+	return ""
+}
+
 func contains(list []string, s string) bool {
 	for _, v := range list {
 		if v == s {

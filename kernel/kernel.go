@@ -41,6 +41,18 @@ type Error struct {
 	Type      string    `json:"type,omitempty"` // Python exception class, e.g. KeyError
 	Message   string    `json:"message"`
 	Traceback string    `json:"traceback,omitempty"` // trimmed to the user's own code
+	// Needs is what the cell lacked that a package may provide; nil for
+	// any other failure.
+	Needs *Needs `json:"needs,omitempty"`
+}
+
+// Needs is what a failed cell lacked: the top-level modules an import did
+// not find (in the cell or in a library it called), or the names a %pip,
+// %conda or !apt line asked for. The names come from the sandbox: untrusted.
+type Needs struct {
+	Modules  []string `json:"modules,omitempty"`
+	Packages []string `json:"packages,omitempty"` // as typed
+	Via      string   `json:"via,omitempty"`      // pip, conda or apt: what the line asked
 }
 
 // Result is the outcome of one cell.

@@ -80,9 +80,10 @@ func unprotectHyphens(s string) string {
 	return strings.ReplaceAll(s, string(nbHyphen), "-")
 }
 
-// protectMarkdownHyphens is protectHyphens outside code: a fenced block or
-// an inline code span is not wrapped by glamour, and its lexer must see
-// real minus signs.
+// protectMarkdownHyphens is protectHyphens outside code blocks: glamour
+// does not wrap a fenced or indented block, and its lexer must see real
+// minus signs there. Inline code is wrapped with the text, so a path or a
+// command in backticks is protected too.
 func protectMarkdownHyphens(md string) string {
 	if !strings.Contains(md, "-") {
 		return md
@@ -97,11 +98,7 @@ func protectMarkdownHyphens(md string) string {
 		if fence || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
 			continue
 		}
-		parts := strings.Split(l, "`") // odd parts are inline code
-		for j := 0; j < len(parts); j += 2 {
-			parts[j] = protectHyphens(parts[j])
-		}
-		lines[i] = strings.Join(parts, "`")
+		lines[i] = protectHyphens(l)
 	}
 	return strings.Join(lines, "\n")
 }

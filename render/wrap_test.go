@@ -42,7 +42,7 @@ func TestWrapNeverBreaksAtAHyphen(t *testing.T) {
 
 // In an answer too: glamour's wrap breaks after a hyphen, the chat's not.
 func TestMarkdownKeepsPathsWhole(t *testing.T) {
-	md := "Saved to `x` and quarry-output/20261203-112054-3052ef/figures/fig1.png, a change of -2,000.\n\n- item one\n\n| a | b |\n|---|---|\n| -1 | 2 |\n"
+	md := "Saved to `x` and quarry-output/20261203-112054-3052ef/figures/fig1.png, a change of -2,000; run `quarry quarry-output/20261203-180031-216887/data/budget_q1.csv`.\n\n- item one\n\n| a | b |\n|---|---|\n| -1 | 2 |\n"
 	for width := 20; width <= 80; width += 3 {
 		out := ansi.Strip(mustRender(t, md, width))
 		for _, l := range strings.Split(out, "\n") {

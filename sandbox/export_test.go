@@ -84,11 +84,6 @@ func SessionObjects(ctx context.Context, e *engine.Engine, sessionID string) (co
 // ImportSeconds is how long the kernel took to import its libraries.
 func (s *Session) ImportSeconds() float64 { return s.info.Imports }
 
-// RemoveSession removes a session's container and volumes by its id.
-func RemoveSession(ctx context.Context, e *engine.Engine, sessionID string) error {
-	return removeSessionObjects(ctx, e, "quarry-"+sessionID, sessionID)
-}
-
 // LastKernelTime is how long the last cell's code ran inside the kernel.
 func (s *Session) LastKernelTime() time.Duration { return s.lastKernelTime }
 

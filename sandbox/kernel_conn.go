@@ -133,9 +133,10 @@ type frame struct {
 func unsolicited(t string) bool { return t == "ready" || t == "died" || t == "revived" }
 
 type pyError struct {
-	Type      string `json:"type"`
-	Message   string `json:"message"`
-	Traceback string `json:"traceback"`
+	Type      string        `json:"type"`
+	Message   string        `json:"message"`
+	Traceback string        `json:"traceback"`
+	Needs     *kernel.Needs `json:"needs"`
 }
 
 // kconn is one live kernel process: the attached stream of one container

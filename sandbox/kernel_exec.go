@@ -127,7 +127,7 @@ func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind
 	res.Notes = append(res.Notes, f.Notes...)
 	res.Report = f.Report
 	if f.Error != nil {
-		e := &kernel.Error{Kind: kernel.ErrException, Type: f.Error.Type, Message: f.Error.Message, Traceback: f.Error.Traceback}
+		e := &kernel.Error{Kind: kernel.ErrException, Type: f.Error.Type, Message: f.Error.Message, Traceback: f.Error.Traceback, Needs: f.Error.Needs}
 		if f.Error.Type == "KeyboardInterrupt" && why != "" {
 			e.Kind = why
 			e.Traceback = ""

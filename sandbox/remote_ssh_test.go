@@ -23,7 +23,7 @@ import (
 // openssh-server; scripts/ensure-sshd.sh installs it without a service).
 func TestRemoteEngineOverSSH(t *testing.T) {
 	sandboxtest.Engine(t) // skip/fail rules and the image check
-	sock := localSocket(t)
+	sock := sandboxtest.EngineSocket(t)
 	d := startSSHD(t)
 	t.Setenv("QUARRY_SSH_COMMAND", "ssh -F "+d.config)
 

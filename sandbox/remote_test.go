@@ -3,12 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"errors"
-	"io"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,9 +19,8 @@ import (
 // bind-mounted: files must go in and come out over the API.
 func TestRemoteEngineOverTCP(t *testing.T) {
 	sandboxtest.Engine(t) // skip/fail rules and the image check
-	sock := localSocket(t)
-	p := startProxy(t, sock)
-	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
+	p := sandboxtest.NewEngineProxy(t)
+	t.Setenv("DOCKER_HOST", p.Host())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := engine.Connect(ctx)
@@ -61,72 +57,13 @@ func remoteRoundTrip(t *testing.T, e *engine.Engine) {
 	}
 }
 
-func localSocket(t *testing.T) string {
-	sock := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		p, ok := strings.CutPrefix(h, "unix://")
-		if !ok {
-			t.Skip("DOCKER_HOST is already not a Unix socket")
-		}
-		sock = p
-	}
-	return sock
-}
-
-// proxy forwards a loopback TCP port to the engine's Unix socket; cut
-// drops every connection and stops listening, as if the engine went away.
-type proxy struct {
-	ln    net.Listener
-	mu    sync.Mutex
-	conns []net.Conn
-}
-
-func startProxy(t *testing.T, sock string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := &proxy{ln: ln}
-	t.Cleanup(p.cut) // after the session's cleanup, which needs the proxy
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			u, err := net.Dial("unix", sock)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			p.mu.Lock()
-			p.conns = append(p.conns, c, u)
-			p.mu.Unlock()
-			go func() { io.Copy(u, c); u.(*net.UnixConn).CloseWrite() }()
-			go func() { io.Copy(c, u); c.Close() }()
-		}
-	}()
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) cut() {
-	p.ln.Close()
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range p.conns {
-		c.Close()
-	}
-}
-
 // TestEngineGoneMidCell cuts the connection to the engine while a cell
 // runs: Exec returns an error that says so (engine.ErrUnreachable), nothing hangs or
 // panics, and Close is safe.
 func TestEngineGoneMidCell(t *testing.T) {
 	local := sandboxtest.Engine(t)
-	p := startProxy(t, localSocket(t))
-	t.Setenv("DOCKER_HOST", "tcp://"+p.addr())
+	p := sandboxtest.NewEngineProxy(t)
+	t.Setenv("DOCKER_HOST", p.Host())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	e, err := engine.Connect(ctx)
@@ -139,7 +76,7 @@ func TestEngineGoneMidCell(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer sandbox.RemoveSession(context.Background(), local, s.ID()) // the engine is back for the test's own engine
-	time.AfterFunc(time.Second, p.cut)
+	time.AfterFunc(time.Second, p.Cut)
 	res, err := s.Exec(ctx, "import time\ntime.sleep(30)", nil)
 	if !errors.Is(err, engine.ErrUnreachable) || !strings.Contains(err.Error(), "went away") {
 		t.Fatalf("exec: %v (result %+v)", err, res)

@@ -177,6 +177,12 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 	sb := s.sb
 	s.mu.Unlock()
 	s.setState(StateBusy, nil)
+	if !sb.Alive() { // lost since the last operation: rebuilt first (rebuild.go)
+		var err error
+		if sb, _, err = s.rebuild(ctx, "", false); err != nil {
+			return Input{}, fmt.Errorf("attach %s: %w", path, err)
+		}
+	}
 	// The hash is read beside the upload: the file is read twice, but the
 	// second read mostly comes from the page cache.
 	sum := make(chan string, 1)

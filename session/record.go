@@ -43,6 +43,7 @@ const (
 	EntryModel    EntryKind = "model"    // Model: switched for the following turns
 	EntryReset    EntryKind = "reset"    // a fresh kernel; the conversation starts over
 	EntryUndo     EntryKind = "undo"     // Text: the question of the turn taken back
+	EntryExtras   EntryKind = "extras"   // Extras: the sandbox moved to an image with these extras (packages added mid-session)
 )
 
 // Entry is one line of the record.
@@ -61,6 +62,8 @@ type Entry struct {
 	ToolMode string        `json:"tool_mode,omitempty"`
 	// Numbers are an answer's numbers, checked against the cells' outputs.
 	Numbers []ground.Claim `json:"numbers,omitempty"`
+	// Extras are the Debian packages added to the sandbox's image.
+	Extras []RecordedExtra `json:"extras,omitempty"`
 }
 
 // Settings are the settings a session ran with that matter to rerun or
@@ -80,6 +83,16 @@ type Settings struct {
 	// Sources are the databases sql(db=NAME) reached, as NAME and
 	// user@host/db: never a credential. Exports write them as placeholders.
 	Sources []RecordedSource `json:"sources,omitempty"`
+	// Extras are the Debian packages added to the sandbox image (quarry
+	// sandbox add), as asked for: a rerun elsewhere needs them too.
+	Extras []RecordedExtra `json:"extras,omitempty"`
+}
+
+// RecordedExtra is a package added to the sandbox image, at the version
+// the session used.
+type RecordedExtra struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
 }
 
 // RecordedSource is a connected database as the record keeps it.

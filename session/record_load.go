@@ -272,6 +272,22 @@ func (rec *Record) earlier() *sandbox.Earlier {
 	return ef
 }
 
+// Extras are the packages the session's sandbox had added to its image,
+// as it last ran: the latest extras entry (a move mid-session), or the
+// settings of the latest start or resume.
+func (rec *Record) Extras() []RecordedExtra {
+	var out []RecordedExtra
+	for _, e := range rec.Entries {
+		switch {
+		case e.Kind == EntryExtras:
+			out = e.Extras
+		case (e.Kind == EntrySession || e.Kind == EntryResume) && e.Settings != nil:
+			out = e.Settings.Extras
+		}
+	}
+	return out
+}
+
 // markdownMode tells that the latest answer came through fenced code
 // blocks (the server took no tool calls).
 func (rec *Record) markdownMode() bool {

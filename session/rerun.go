@@ -111,6 +111,9 @@ type RerunOptions struct {
 	AllowErrors bool
 	// Compared, when set, hears the inputs' comparison before any cell runs.
 	Compared func([]InputChange)
+	// Extras are the packages the session had added to its sandbox: a
+	// sandbox without them says which to add.
+	Extras []RecordedExtra
 }
 
 // RerunResult is how a rerun went.
@@ -142,6 +145,7 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 	if err := s.checkCells(ctx, o.Source, o.Turns); err != nil {
 		return nil, err // masked there
 	}
+	s.warnExtras(o.Extras)
 	res := &RerunResult{ID: s.ID(), Dir: s.OutputDir()}
 	for _, in := range o.Inputs {
 		got, err := s.attach(ctx, in.Path, in.Name)
@@ -182,6 +186,7 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 			if r.StateLost {
 				s.remakeLayout(ctx, s.sb, &r)
 			}
+			s.explainNeeds(ctx, &r)
 			s.publish(agent.Event{Kind: agent.EventCellDone, Cell: n, Code: c.Code, Result: &r, Time: time.Now()}, sink)
 			if r.Error != nil {
 				res.Failed = append(res.Failed, Cell{Num: n, Code: c.Code, Status: statusOf(r), Result: r})

@@ -39,6 +39,7 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
@@ -75,6 +76,15 @@ type Options struct {
 	// Sources are the live databases sql(query, db=NAME) reaches, opened
 	// and checked by the caller; the session closes them.
 	Sources *source.Set
+	// Install, when set, asks the user whether to add the Debian packages
+	// a failed cell lacked ("xgboost is in Debian (python3-xgboost 3.3.0,
+	// 3 packages, 12.9 MiB): add it to the sandbox? [y/N]"), and blocks
+	// until they answer or ctx ends. Nil means no one may be asked (-p
+	// without --allow-install): the turn ends naming the command.
+	Install func(ctx context.Context, question string) (bool, error)
+	// Extras adds packages to the sandbox image and names the image with
+	// them; nil is the host's archive and repository (image.HostInstaller).
+	Extras *image.Installer
 	// Tool makes a session without a model driven by a tool client (an MCP
 	// client, named here): each RunCell is a turn of its own (tool.go).
 	Tool string
@@ -124,6 +134,8 @@ type Session struct {
 	// taken; its cells wait for it. Nil between questions.
 	checkpointing chan struct{}
 	layout        string          // the notebook's folder layout, made again after a restart (rerun_layout.go)
+	image         image.Derived   // the sandbox's image and its extras (extras.go)
+	watch         chan struct{}   // closed by Close: ends the watch for a lost sandbox (lost.go)
 	toolCells     int             // cells RunCell has numbered (guarded by op)
 	ahead         aheadCheckpoint // the next RunCell's checkpoint, taken after the last (guarded by op)
 }
@@ -137,6 +149,7 @@ func New(opts Options) *Session {
 		state: StateNew,
 		ready: make(chan struct{}),
 		op:    make(chan struct{}, 1),
+		watch: make(chan struct{}),
 		mask:  secret.New(append(opts.Config.Secrets(), opts.Sources.Secrets()...)...),
 	}
 	s.outDir = opts.OutputDir
@@ -267,6 +280,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.watch)
 	started, cancel := s.started, s.cancel
 	if !started { // release anyone waiting for a Start that will not come
 		s.started, s.startErr = true, errClosed
@@ -324,9 +338,23 @@ func (s *Session) exec(ctx context.Context, code string, onChunk func(kernel.Chu
 		return kernel.Result{}, errors.New("sandbox not running")
 	}
 	s.checkpointed()
+	var rebuilt string
+	if !sb.Alive() { // the container or the engine went away since the last cell
+		var err error
+		if sb, rebuilt, err = s.rebuild(ctx, "", false); err != nil {
+			return kernel.Result{}, err
+		}
+	}
 	r, err := sb.Exec(ctx, code, onChunk)
 	if err == nil && r.StateLost {
 		s.remakeLayout(ctx, sb, &r)
+		s.afterLoss(ctx, sb, &r)
+	}
+	if err == nil && r.Error != nil && r.Error.Needs != nil {
+		r, err = s.offerPackages(ctx, code, onChunk, r)
+	}
+	if rebuilt != "" {
+		r.Notes = append([]string{rebuilt}, r.Notes...)
 	}
 	return r, err
 }

@@ -89,21 +89,11 @@ func (s *Session) start(ctx context.Context) error {
 		return fmt.Errorf("output folder: %w", err)
 	}
 	s.progress("starting the sandbox")
-	c := s.opts.Config
-	opts := sandbox.Options{
-		Image:     c.Image,
-		OutputDir: s.outDir,
-		Timeout:   c.Timeout,
-		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
-		SessionID: s.id,
-	}
-	// Without sources too: the set's answer to an unknown name says which
-	// kinds of database --db connects.
-	opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
+	var earlier *sandbox.Earlier
 	if s.opts.Resume != nil {
-		opts.Earlier = s.opts.Resume.earlier()
+		earlier = s.opts.Resume.earlier()
 	}
-	sb, err := sandbox.Start(ctx, s.engine, opts)
+	sb, err := sandbox.Start(ctx, s.engine, s.sandboxOptions(s.chooseImage(ctx), earlier))
 	if err != nil {
 		if ctx.Err() != nil {
 			return err
@@ -121,6 +111,8 @@ func (s *Session) start(ctx context.Context) error {
 		return err
 	}
 	s.profileSources(ctx)
+	s.tellLibraries(ctx)
+	go s.watchSandbox()
 	if note := sb.RuntimeNote(); note != "" {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox: " + note})
 	}
@@ -128,6 +120,24 @@ func (s *Session) start(ctx context.Context) error {
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "sandbox limits: " + w})
 	}
 	return nil
+}
+
+// sandboxOptions are the options of the session's sandbox on image ref,
+// continuing what earlier harvested (nil: a new folder).
+func (s *Session) sandboxOptions(ref string, earlier *sandbox.Earlier) sandbox.Options {
+	c := s.opts.Config
+	opts := sandbox.Options{
+		Image:     ref,
+		OutputDir: s.outDir,
+		Timeout:   c.Timeout,
+		Limits:    sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs},
+		SessionID: s.id,
+		Earlier:   earlier,
+	}
+	// Without sources too: the set's answer to an unknown name says which
+	// kinds of database --db connects.
+	opts.DB = sourceDB{set: s.opts.Sources, maxRows: c.DBMaxRows, maxBytes: c.DBMaxBytes}
+	return opts
 }
 
 // openRecord starts the session's record, or continues a resumed one, and
@@ -201,7 +211,8 @@ func (s *Session) index() string {
 // settings are the record's copy of the settings that shape a run.
 func (s *Session) settings() Settings {
 	c := s.opts.Config
-	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build, Thousands: c.Thousands}
+	st := Settings{ToolMode: c.ToolMode, MaxSteps: c.MaxSteps, Timeout: c.Timeout, Memory: c.Memory, CPUs: c.CPUs, Image: c.Image, Build: s.opts.Build, Thousands: c.Thousands,
+		Extras: recordedExtras(s.image)}
 	if c.BaseURL != "" {
 		st.Endpoint = c.Endpoint()
 	}

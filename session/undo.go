@@ -19,6 +19,9 @@ type turnRecord struct {
 	start    sandbox.Checkpoint
 	cells    []cellRecord
 	sources  []ground.Source // what its cells showed, for checking answers' numbers
+	// rebuilt: asked before the sandbox was rebuilt or moved (rebuild.go);
+	// start belongs to the sandbox before, so undoing it replays.
+	rebuilt bool
 }
 
 type cellRecord struct {
@@ -138,7 +141,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 	s.mu.Unlock()
 	last := s.turns[len(s.turns)-1]
 	var r sandbox.Rewound
-	if last.start == (sandbox.Checkpoint{}) {
+	if last.start == (sandbox.Checkpoint{}) || last.rebuilt {
 		// Asked before the session was resumed: no checkpoint of it exists.
 		// Its files stay in the folder; the record no longer lists them.
 		if err := sb.Restart(ctx); err != nil {
@@ -159,7 +162,7 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 		s.toolCells = last.cells[0].num - 1 // RunCell numbers from there again, as the sandbox does
 	}
 	u := Undone{Question: s.mask.Mask(question), Removed: r.Removed, Changed: r.Changed}
-	if r.At != last.start || last.start == (sandbox.Checkpoint{}) {
+	if r.At != last.start || last.start == (sandbox.Checkpoint{}) || last.rebuilt {
 		cells := s.rebuildCells(r.At)
 		err := s.replay(ctx, cells)
 		var re *ReplayError
@@ -173,7 +176,11 @@ func (s *Session) undo(ctx context.Context) (Undone, error) {
 			u.Replayed = len(cells)
 		}
 	}
-	if last.start == (sandbox.Checkpoint{}) && u.Warning == "" {
+	switch {
+	case u.Warning != "":
+	case last.rebuilt:
+		u.Warning = "that question was asked before the sandbox was rebuilt: the files it wrote stay in the output folder"
+	case last.start == (sandbox.Checkpoint{}):
 		u.Warning = "that question was asked before the session was resumed: the files it wrote stay in the output folder"
 	}
 	s.emit(agent.Event{Kind: agent.EventUndo, Text: question})

@@ -58,6 +58,14 @@ func (c *confirmPrompt) Render(rc renderCtx) string {
 
 func (c *confirmPrompt) render(rc renderCtx) string {
 	th := rc.th
+	if q := c.req.install; q != "" {
+		lines := wrapText(sanitizeLine(q), max(rc.width-2, 8), "")
+		out := make([]string, 0, len(lines)+1)
+		for _, l := range lines {
+			out = append(out, th.accent.Render(l))
+		}
+		return strings.Join(append(out, th.help.Render(truncate("y add it from Debian's signed archive · n or enter no (the model is told) · ctrl+c cancel the answer", rc.width))), "\n")
+	}
 	w := max(rc.width-2, 8)
 	code := rc.codeBlock(c.req.code, w)
 	more := 0
@@ -83,6 +91,15 @@ func (c *confirmPrompt) render(rc renderCtx) string {
 func (m *Model) confirmKey(k string) tea.Cmd {
 	c := m.confirm
 	if c.editing {
+		return nil
+	}
+	if c.req.install != "" { // [y/N]: anything but y is no
+		if k == "ctrl+c" {
+			m.cancelRun()
+			return nil
+		}
+		c.answer(confirmReply{run: k == "y" || k == "Y"})
+		m.confirm = nil
 		return nil
 	}
 	switch k {

@@ -97,11 +97,13 @@ func (ib *Inbox) Event(e agent.Event) {
 	ib.send(sessionMsg(e))
 }
 
-// confirmRequest asks the user whether to run a cell.
+// confirmRequest asks the user whether to run a cell, or, with install
+// set, whether to add packages to the sandbox (the question in words).
 type confirmRequest struct {
-	cell  int
-	code  string
-	reply chan confirmReply
+	cell    int
+	code    string
+	install string
+	reply   chan confirmReply
 }
 
 type confirmReply struct {
@@ -133,5 +135,29 @@ func (ib *Inbox) Confirm(ctx context.Context, cell int, code string) (string, bo
 		return "", false, ctx.Err()
 	case <-ib.done:
 		return "", false, context.Canceled
+	}
+}
+
+// ConfirmInstall is the session's hook before it adds packages to the
+// sandbox (session.Options.Install): an install, not a cell, so it is
+// asked whether or not --confirm is on. It shows the question ("xgboost
+// is in Debian (...): add it to the sandbox? [y/N]") and blocks until the
+// user answers y (yes) or anything else (no), or ctx ends.
+func (ib *Inbox) ConfirmInstall(ctx context.Context, question string) (bool, error) {
+	req := confirmRequest{install: question, reply: make(chan confirmReply, 1)}
+	select {
+	case ib.ch <- req:
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-ib.done:
+		return false, context.Canceled
+	}
+	select {
+	case r := <-req.reply:
+		return r.run && ctx.Err() == nil, ctx.Err()
+	case <-ctx.Done():
+		return false, ctx.Err()
+	case <-ib.done:
+		return false, context.Canceled
 	}
 }

@@ -40,6 +40,9 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 		parts = append([]string{th.statusKey.Render(" " + sanitizeLine(s.label))}, seg(sanitizeLine(s.model)))
 	}
 	sb := "sandbox " + s.sandbox
+	if s.sandbox == "lost" { // the container or the engine went away; the session rebuilds it
+		sb += " (the next cell rebuilds it)"
+	}
 	if (s.sandbox == "starting" || s.sandbox == "busy") && s.progress != "" {
 		sb += ": " + sanitizeLine(s.progress)
 	}

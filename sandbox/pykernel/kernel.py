@@ -107,7 +107,28 @@ def error_of(exc):
     msg = str(exc)
     if isinstance(exc, SyntaxError):
         msg = ''.join(traceback.format_exception_only(type(exc), exc)).strip()
-    return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text}
+    return {'type': type(exc).__name__, 'message': msg[:4000], 'traceback': text, 'needs': needs_of(exc)}
+
+
+def needs_of(exc):
+    """What a failed cell lacked that a package may provide, for the host
+    to offer it: the top-level module an import did not find, here or in a
+    library the cell called (pandas raises ImportError from the
+    ModuleNotFoundError), or the names a %pip, %conda or !apt line asked
+    for (ipython.py raises PackageRequest, an ImportError with packages and
+    via)."""
+    e, depth = exc, 0
+    while e is not None and depth < 8:
+        if type(e).__name__ == 'PackageRequest' and isinstance(e, ImportError):
+            names = [str(p)[:200] for p in list(getattr(e, 'packages', None) or [])[:20]]
+            return {'packages': names, 'via': str(getattr(e, 'via', '') or '')[:10]}
+        if isinstance(e, ModuleNotFoundError) and isinstance(e.name, str) and e.name:
+            return {'modules': [e.name.split('.')[0][:200]]}
+        # A cause always; what was being handled only for an ImportError,
+        # so a later, unrelated error does not inherit a handled import.
+        e = e.__cause__ if e.__cause__ is not None else (e.__context__ if isinstance(e, ImportError) else None)
+        depth += 1
+    return None
 
 
 def imports_for_cell(cid, code):

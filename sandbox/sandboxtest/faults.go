@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,14 +26,7 @@ type Refuse func(r *http.Request) (status int, message string, refuse bool)
 // address to use as DOCKER_HOST.
 func FaultProxy(t testing.TB, refuse Refuse, edit func(info map[string]any)) string {
 	t.Helper()
-	sock := "/var/run/docker.sock"
-	if h := os.Getenv("DOCKER_HOST"); h != "" {
-		p, ok := strings.CutPrefix(h, "unix://")
-		if !ok {
-			t.Skip("DOCKER_HOST is not a Unix socket")
-		}
-		sock = p
-	}
+	sock := EngineSocket(t)
 	target, _ := url.Parse("http://engine")
 	rp := httputil.NewSingleHostReverseProxy(target)
 	rp.Transport = &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
