@@ -77,6 +77,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		uopts.Notices = append(uopts.Notices, l.notice)
 	}
 	uopts.Export = func(_ context.Context, path string) ([]string, error) { return exportChat(l.sess.OutputDir(), path) }
+	uopts.Report = chatReport(l.sess)
 	if l.resumed != nil {
 		uopts.Resume = chatResume(l)
 	}
@@ -86,7 +87,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	if f.demo != nil {
 		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}
 		uopts.Files = f.demo.opened(l.sess)
-		uopts.Label, uopts.Ask = demo.Label, demo.Question
+		uopts.Label, uopts.Ask, uopts.ReportAfterAsk = demo.Label, demo.Question, true
 		uopts.Notices = append(uopts.Notices, demoNotice)
 	}
 	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox

@@ -14,7 +14,7 @@ import (
 	"github.com/quarry-cli/quarry/ui"
 )
 
-// demoCmd is `quarry demo [-p]`: the variance report on the budget files
+// demoCmd is `quarry demo [-p]`: the variance report on the files
 // shipped in the binary, in the real chat (or headless) and the real
 // sandbox, with the model's side scripted.
 func (a *app) demoCmd() *cobra.Command {
@@ -23,13 +23,15 @@ func (a *app) demoCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "demo",
 		Short: "See quarry work without a model: a scripted variance report in the real sandbox",
-		Long: `Runs a variance report on two small budget files shipped in quarry
-(budget_q1.csv and budget_q2.csv, by department and category), in the chat
-and the real sandbox, before any model is set up. The model's side is a
-script, and says so on screen: it needs no key and no network, but the
-pandas and matplotlib code it writes runs for real in the networkless
-sandbox, and its answer is made of what the cells returned. It ends with how
-to connect a real model.
+		Long: `Runs a variance report on two small files shipped in quarry, Q2's
+actuals and budget (actuals_q2.csv and budget_q2.csv, ten accounts by
+month), in the chat and the real sandbox, before any model is set up. The
+model's side is a script, and says so on screen: it needs no key and no
+network, but the code it writes (variance() and bridge()) runs for real in
+the networkless sandbox, and its answer is made of what the cells printed.
+It ends with the report written, a formatted workbook and a PDF in the
+session's folder (report.xlsx, report.pdf), and with how to connect a real
+model.
 
 The files are written into the session's folder (data/) and attached as any
 file is. The session is saved like every other, under the model name
@@ -37,7 +39,8 @@ scripted-demo, so quarry sessions shows it for what it is; export and rerun
 work on it, and --resume continues it with your configured model.
 
 With -p the same report runs headless: progress on standard error, the
-answer (with its table) on standard output, exit status 0 when it ran.`,
+answer on standard output, the workbook and the PDF written (--json lists
+them under report), exit status 0 when it ran.`,
 		Example: `quarry demo
 quarry demo -p > demo.md
 quarry demo -p --json | jq -r .answer`,
@@ -47,6 +50,7 @@ quarry demo -p --json | jq -r .answer`,
 				return usagef(c, "--json and --quiet go with -p")
 			}
 			f.demo = &demoRun{script: &demo.Script{}}
+			f.reports = defaultReport // the demo ends with the report written
 			if headless {
 				f.prompt, f.promptSet = demo.Question, true
 				return a.headless(c.Context(), f)

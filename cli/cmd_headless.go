@@ -13,6 +13,7 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/demo"
+	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/headless"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
@@ -111,6 +112,11 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 	})
 	q := headless.Question{Prompt: prompt, Files: l.files, Theme: l.cfg.Theme, Resume: l.resumed != nil, Inputs: l.inputs,
 		Strict: l.cfg.Verify == config.VerifyStrict, Notebook: f.notebook}
+	if len(f.reports) > 0 {
+		q.Report = func(ctx context.Context) ([]string, error) {
+			return writeReport(ctx, l.sess.OutputDir(), l.sess.Builder(), export.ReportOptions{Formats: f.reports})
+		}
+	}
 	if f.demo != nil {
 		q.Files = f.demo.opened(l.sess)
 		// Started here so the files are in the folder before Run attaches

@@ -26,6 +26,7 @@ type rerunFlags struct {
 	jsonOut     bool
 	quiet       bool
 	format      string
+	report      string // --report: the variance report's formats (cli/report.go)
 	overrides   config.Overrides
 }
 
@@ -60,7 +61,9 @@ outputs are compared with those the notebook holds, by their values: same,
 changed (what moved) or new (fails now).
 
 The rerun is a session of its own: its folder holds the new figures and
-files and a report (--format md, html or ipynb; default md),
+files and a report (--format md, html or ipynb; default md), and with
+--report xlsx,pdf the variance report from the new files (the workbook and
+the PDF, built in a sandbox of their own; html too),
 and standard output carries the report in Markdown (or JSON with --json).
 
 Exit status: 0 every cell ran (with --allow-errors, also when some failed);
@@ -77,8 +80,13 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			if _, err := export.ParseFormat(f.format); err != nil {
-				return usagef(c, "--format %s: use md, html or ipynb", f.format)
+			if ff, err := export.ParseFormat(f.format); err != nil || ff.Built() {
+				return usagef(c, "--format %s: use md, html or ipynb (the workbook and the PDF: --report xlsx,pdf)", f.format)
+			}
+			if c.Flags().Changed("report") {
+				if _, err := parseReport(f.report); err != nil {
+					return usagef(c, "%v", err)
+				}
 			}
 			return a.rerun(c, args[0], args[1:], f)
 		},
@@ -87,6 +95,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.StringArrayVar(&f.maps, "map", nil, "use file NEW for the input OLD (OLD=NEW, by name; repeatable)")
 	fs.StringVar(&f.overrides.OutputDir, "output-dir", "", "folder for the rerun's figures, files and report (default ./quarry-output/<new session>)")
 	fs.StringVar(&f.format, "format", "md", "the report written into the output folder: md, html or ipynb")
+	fs.StringVar(&f.report, "report", "", "also write the variance report from the new files: xlsx, pdf, html, comma-separated")
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "run every cell, also after one fails (as jupyter nbconvert --execute --allow-errors); the report marks each failed cell")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
@@ -170,9 +179,10 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if _, err := export.Write(rec, format, report); err != nil {
 		return err
 	}
+	reports, reportErr := rerunReport(ctx, f.report, res.Dir, cfg, a.notes)
 	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan.skipped)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan.skipped, reports)
 	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
 		err = writeComparison(a.stdout, compared, plan.skipped)
 	}
@@ -180,6 +190,9 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 		return fmt.Errorf("writing the report: %v", err)
 	}
 	fmt.Fprintf(a.notes, "quarry: the rerun's figures, files and %s are in %s\n", filepath.Base(report), res.Dir)
+	if reportErr != nil {
+		return reportErr
+	}
 	if line := comparisonSummary(compared); line != "" {
 		fmt.Fprintln(a.notes, "quarry: "+line)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/session"
 )
 
@@ -27,6 +28,8 @@ type rootFlags struct {
 	maps         []string             // --map OLD=NEW, for a resumed session's inputs
 	demo         *demoRun             // quarry demo: a scripted model on the shipped files
 	notebook     *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
+	report       string               // --report: the formats, as given
+	reports      []export.Format      // --report, read (cli/report.go); the demo's own
 }
 
 const rootLong = `quarry: ask questions about your data files and databases; a model writes
@@ -116,6 +119,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.StringVar(&f.resume, "resume", "", "continue a saved session: its id, or the latest without one (quarry sessions lists them)")
 	fs.Lookup("resume").NoOptDefVal = session.Latest
 	fs.StringArrayVar(&f.maps, "map", nil, "with --resume or a notebook: use file NEW for the input OLD (OLD=NEW, repeatable)")
+	fs.StringVar(&f.report, "report", "", "headless: also write the report: xlsx, pdf, html, comma-separated (in the chat: /report)")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
 	return c
@@ -143,6 +147,15 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--map goes with --resume, a notebook (quarry NOTEBOOK.ipynb) or quarry rerun")
 	case f.resume != "" && o.OutputDir != "":
 		return usagef(c, "a resumed session keeps its own folder: --output-dir does not go with --resume")
+	case c.Flags().Changed("report") && !f.promptSet:
+		return usagef(c, "--report goes with --prompt; in the chat, /report writes it")
+	}
+	if c.Flags().Changed("report") {
+		r, err := parseReport(f.report)
+		if err != nil {
+			return usagef(c, "%v", err)
+		}
+		f.reports = r
 	}
 	return nil
 }

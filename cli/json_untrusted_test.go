@@ -94,7 +94,7 @@ func TestJSONOutputsCarryNoControls(t *testing.T) {
 		Name: "q1.csv", Path: "/srv/q3.csv", Known: true, Missing: []string{hostileText}, Added: []string{hostileText},
 		Dtypes: []session.DtypeChange{{Column: hostileText, Was: hostileText, Now: hostileText}}}}}
 	var buf bytes.Buffer
-	if err := writeRerunJSON(&buf, rec, res, filepath.Join(rec.Dir, "report.md"), nil, nil); err != nil {
+	if err := writeRerunJSON(&buf, rec, res, filepath.Join(rec.Dir, "report.md"), nil, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	noControls(t, "rerun --json", buf.Bytes())

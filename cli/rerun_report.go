@@ -19,10 +19,11 @@ type rerunJSON struct {
 	OutputDir   string             `json:"output_dir"`
 	Source      string             `json:"source"`
 	Report      string             `json:"report"`
-	Status      string             `json:"status"`       // ok, failed
-	FailedCell  *int               `json:"failed_cell"`  // the first that failed
-	FailedCells []int              `json:"failed_cells"` // every one (--allow-errors runs them all)
-	Skipped     []rerunJSONSkipped `json:"skipped"`      // a notebook's code cells left out (skip-execution)
+	Reports     []string           `json:"reports,omitempty"` // --report: the variance report's files
+	Status      string             `json:"status"`            // ok, failed
+	FailedCell  *int               `json:"failed_cell"`       // the first that failed
+	FailedCells []int              `json:"failed_cells"`      // every one (--allow-errors runs them all)
+	Skipped     []rerunJSONSkipped `json:"skipped"`           // a notebook's code cells left out (skip-execution)
 	Inputs      []rerunJSONInput   `json:"inputs"`
 	Cells       []rerunJSONCell    `json:"cells"`
 }
@@ -54,8 +55,8 @@ type rerunJSONCell struct {
 	headless.CellResult
 }
 
-func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, skipped []notebook.Skipped) error {
-	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report,
+func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, skipped []notebook.Skipped, reports []string) error {
+	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report, Reports: reports,
 		Status: "ok", FailedCells: []int{}, Skipped: []rerunJSONSkipped{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
 	for _, c := range skipped {
 		doc.Skipped = append(doc.Skipped, rerunJSONSkipped{CodeCell: c.Num, Why: c.Why})

@@ -1,7 +1,8 @@
-// Package demo is `quarry demo`: two small budget files shipped in the
-// binary and a scripted model that runs a variance report on them in the
-// real sandbox, so a first run shows quarry working before any model is set
-// up. The script's code is real and runs in the kernel; its answer is built
+// Package demo is `quarry demo`: Q2's actuals and budget, two small files
+// shipped in the binary, and a scripted model that runs a variance report
+// on them in the real sandbox (variance() and bridge(); the front end then
+// writes the workbook and the PDF), so a first run shows quarry working
+// before any model is set up. The script's code is real and runs in the kernel; its answer is built
 // from what the cells returned. It must not import session, sandbox, ui or
 // headless: cli wires it into the ordinary launch path.
 package demo
@@ -21,7 +22,7 @@ const Model = "scripted-demo"
 const Label = "demo: scripted model, real sandbox"
 
 // Question is what the demo asks.
-const Question = "Variance report: budget Q2 against Q1 by department, with a chart"
+const Question = "Variance report: Q2 actuals against budget, line by line, with the bridge"
 
 // DataDir is the folder of the session's output folder the files are
 // written into, beside the figures (not /output: they are inputs).
@@ -31,7 +32,7 @@ const DataDir = "data"
 var files embed.FS
 
 // Names are the files' names, as they appear under /data in the sandbox.
-var Names = []string{"budget_q1.csv", "budget_q2.csv"}
+var Names = []string{"actuals_q2.csv", "budget_q2.csv"}
 
 // Paths are where WriteFiles puts the files for a session folder.
 func Paths(sessionDir string) []string {

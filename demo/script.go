@@ -19,34 +19,18 @@ type Script struct {
 
 var _ agent.Script = (*Script)(nil)
 
-const loadCode = `import pandas as pd
-
-q1 = pd.read_csv("/data/budget_q1.csv")
-q2 = pd.read_csv("/data/budget_q2.csv")
-v = q1.merge(q2, on=["department", "category"], suffixes=("_q1", "_q2"))
-v = v.rename(columns={"budget_q1": "q1", "budget_q2": "q2"})
-v["change"] = v.q2 - v.q1
-v["change %"] = (v.change / v.q1 * 100).round(1)
+const loadCode = `v = variance("/data/actuals_q2.csv", "/data/budget_q2.csv")
 v.to_csv("/output/variance.csv", index=False)
 v`
 
-const reportCode = `import matplotlib.pyplot as plt
+const reportCode = `fig = bridge(v)
 
-by = v.groupby("department")[["q1", "q2", "change"]].sum()
-by["change %"] = (by.change / by.q1 * 100).round(1)
-by = by.sort_values("change")
-ax = by["change"].plot.barh(color=["#c0504d" if c < 0 else "#4f81bd" for c in by["change"]])
-ax.axvline(0, color="grey", linewidth=0.8)
-ax.set_title("Budget change by department, Q2 against Q1")
-ax.set_xlabel("change")
-plt.tight_layout()
-
-t1, t2 = v.q1.sum(), v.q2.sum()
-up, down = v.loc[v.change.idxmax()], v.loc[v.change.idxmin()]
-print(f"Total: Q1 {t1:,} to Q2 {t2:,}, {t2 - t1:+,} ({(t2 - t1) / t1:+.1%})")
-print(f"Largest increase: {up.department}, {up.category} {up.change:+,}")
-print(f"Largest cut: {down.department}, {down.category} {down.change:+,}")
-by`
+lines, total = v.iloc[:-1], v.iloc[-1]
+label = lambda r: " ".join(str(r[c]) for c in v.attrs["labels"] if str(r[c]))
+print(f"Profit: actual {total.actual:,.2f} against budget {total.budget:,.2f}: {total.variance:+,.2f} ({total.variance_pct:+.1f}%), {total.effect}")
+for _, r in lines[lines.material].sort_values("variance", key=abs, ascending=False).iterrows():
+    pct = "no budget" if pd.isna(r.variance_pct) else f"{r.variance_pct:+.1f}%"
+    print(f"{label(r)}: {r.variance:+,.2f} ({pct}), {r.effect}")`
 
 // Reply is the next step of the report, from the cells' results so far.
 func (s *Script) Reply(t agent.ScriptTurn) agent.ScriptReply {
@@ -56,35 +40,38 @@ func (s *Script) Reply(t agent.ScriptTurn) agent.ScriptReply {
 	switch {
 	case len(t.Results) == 0:
 		return agent.ScriptReply{
-			Text: "I'll load both budget files and line them up by department and category, with the change in money and in percent.",
+			Text: "I'll compare Q2's actuals with the budget line by line with variance(): revenue above budget is better, a cost above it worse, and a line is material at 5% of its budget.",
 			Code: loadCode,
 		}
 	case failed(t.Results[len(t.Results)-1]):
 		return agent.ScriptReply{Text: "The cell failed (its error is above), so this demo has no numbers to report. Its model is a script and cannot try another way.\n\n" + s.connect()}
 	case len(t.Results) == 1:
-		text := "The two files line up by department and category."
+		text := "The two files line up account by account."
 		if rows := tableRows(sections(t.Results[0])["value"]); rows != "" {
-			text = fmt.Sprintf("The two files line up: %s by department and category.", rows)
+			text = fmt.Sprintf("The two files line up: %s, the last the bottom line.", rows)
 		}
-		return agent.ScriptReply{Text: text + " Now the totals by department, the largest moves, and a chart of the change.", Code: reportCode}
+		return agent.ScriptReply{Text: text + " Now the bridge from the budget's profit to the actual's, and the material lines, largest first.", Code: reportCode}
 	}
 	return agent.ScriptReply{Text: s.answer(sections(t.Results[1]))}
 }
 
-// answer is the report: the lines the second cell printed, its table as
-// Markdown, and what this demo was.
+// answer is the report: the lines the second cell printed (the bottom
+// line, then the material lines), and what this demo was.
 func (s *Script) answer(sec map[string]string) string {
 	var b strings.Builder
-	b.WriteString("**Budget Q2 against Q1**, as the two cells computed it:\n\n")
-	for _, l := range strings.Split(sec["stdout"], "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			fmt.Fprintf(&b, "- %s\n", l)
+	b.WriteString("**Q2 2026, actuals against budget**, as the cells computed it:\n\n")
+	printed := strings.Split(strings.TrimSpace(sec["stdout"]), "\n")
+	for i, l := range printed {
+		if l = strings.TrimSpace(l); l == "" {
+			continue
 		}
+		if i == 1 {
+			b.WriteString("\n**Material lines**, largest first:\n\n")
+		}
+		fmt.Fprintf(&b, "- %s\n", l)
 	}
-	if t := markdownTable(sec["value"]); t != "" {
-		b.WriteString("\n" + t)
-	}
-	b.WriteString("\nThe chart shows the change by department; every department and category, with its change, is in `variance.csv` in the session folder.\n\n")
+	b.WriteString("\nThe bridge above walks from the budget's profit to the actual's, one bar per material line. ")
+	b.WriteString("quarry writes the report next: a formatted workbook (report.xlsx) and a PDF (report.pdf) in the session folder, which `/report` in the chat and `--report xlsx,pdf` with -p write for any session.\n\n")
 	b.WriteString("*This was a demo: the model's side was scripted (no model was asked, no key used, nothing left this machine); the code ran for real in the sandbox.* ")
 	b.WriteString(s.connect())
 	return b.String()

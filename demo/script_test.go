@@ -14,18 +14,18 @@ import (
 // What the model is told of the two cells, in the agent's format (the
 // end-to-end tests run the real cells).
 const (
-	loadResult   = "[value]\ntable: 10 rows × 6 columns\n | department (object) | category (object) | q1 (int64) | q2 (int64) | change (int64) | change % (float64)\n0 | Engineering | Salaries | 240000 | 252000 | 12000 | 5.0"
-	reportResult = "[stdout]\nTotal: Q1 639,000 to Q2 665,500, +26,500 (+4.1%)\nLargest increase: Engineering, Salaries +12,000\n[value]\ntable: 2 rows × 4 columns\ndepartment | q1 (int64) | q2 (int64) | change (int64) | change % (float64)\nOperations | 48000 | 46500 | -1500 | -3.1\nEngineering | 288000 | 309000 | 21000 | 7.3\n[figures (shown to the user)]\n/output/figures/cell2-1.png"
+	loadResult   = "[value]\ntable: 11 rows × 9 columns\n | account (object) | line (object) | kind (object) | actual (float64) | budget (float64) | variance (float64) | variance_pct (float64) | effect (object) | material (bool)\n0 | 4000 | Product sales | revenue | 336500.0 | 315000.0 | 21500.0 | 6.8 | better | True"
+	reportResult = "[stdout]\nProfit: actual 109,900.00 against budget 99,600.00: +10,300.00 (+10.3%), better\n4000 Product sales: +21,500.00 (+6.8%), better\n6500 Recruiting: +1,800.00 (no budget), worse\n[figures (shown to the user)]\n/output/figures/cell2-1.png"
 )
 
 func TestScriptRunsTheReport(t *testing.T) {
 	s := &Script{Dir: "/tmp/my data"}
 	first := s.Reply(agent.ScriptTurn{Prompt: Question})
-	if !strings.Contains(first.Code, "/data/budget_q1.csv") || !strings.Contains(first.Code, "/data/budget_q2.csv") {
-		t.Errorf("the first cell does not read both files:\n%s", first.Code)
+	if !strings.Contains(first.Code, `variance("/data/actuals_q2.csv", "/data/budget_q2.csv")`) {
+		t.Errorf("the first cell does not call variance() on both files:\n%s", first.Code)
 	}
 	second := s.Reply(agent.ScriptTurn{Prompt: Question, Results: []string{loadResult}})
-	if second.Code == "" || !strings.Contains(second.Text, "10 rows") {
+	if !strings.Contains(second.Code, "bridge(v)") || !strings.Contains(second.Text, "11 rows") {
 		t.Errorf("second step: %+v", second)
 	}
 	done := s.Reply(agent.ScriptTurn{Prompt: Question, Results: []string{loadResult, reportResult}})
@@ -33,12 +33,10 @@ func TestScriptRunsTheReport(t *testing.T) {
 		t.Errorf("the answer runs code: %s", done.Code)
 	}
 	for _, want := range []string{
-		"- Total: Q1 639,000 to Q2 665,500, +26,500 (+4.1%)",
-		"| department | q1 | q2 | change | change % |",
-		"| Engineering | 288,000 | 309,000 | 21,000 | 7.3 |",
-		"| Operations | 48,000 | 46,500 | -1,500 | -3.1 |",
-		"scripted", "OPENAI_API_KEY", "OPENAI_BASE_URL", "Ollama", "quarry config init",
-		"`quarry '/tmp/my data/budget_q1.csv' '/tmp/my data/budget_q2.csv'`",
+		"- Profit: actual 109,900.00 against budget 99,600.00: +10,300.00 (+10.3%), better\n\n**Material lines**",
+		"- 4000 Product sales: +21,500.00 (+6.8%), better\n- 6500 Recruiting: +1,800.00 (no budget), worse\n",
+		"report.xlsx", "report.pdf", "scripted", "OPENAI_API_KEY", "OPENAI_BASE_URL", "Ollama", "quarry config init",
+		"`quarry '/tmp/my data/actuals_q2.csv' '/tmp/my data/budget_q2.csv'`",
 	} {
 		if !strings.Contains(done.Text, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, done.Text)
@@ -55,8 +53,8 @@ func TestScriptRunsTheReport(t *testing.T) {
 
 func TestScriptSaysWhenACellFailed(t *testing.T) {
 	s := &Script{}
-	r := s.Reply(agent.ScriptTurn{Prompt: Question, Results: []string{"[error]\nFileNotFoundError: /data/budget_q1.csv"}})
-	if r.Code != "" || !strings.Contains(r.Text, "no numbers") || strings.Contains(r.Text, "Total") {
+	r := s.Reply(agent.ScriptTurn{Prompt: Question, Results: []string{"[error]\nFileNotFoundError: /data/actuals_q2.csv"}})
+	if r.Code != "" || !strings.Contains(r.Text, "no numbers") || strings.Contains(r.Text, "Profit") {
 		t.Errorf("after a failed cell: %+v", r)
 	}
 }
@@ -69,8 +67,8 @@ func TestScriptAnswersOtherQuestionsHonestly(t *testing.T) {
 	}
 }
 
-// The files the cells read are the files shipped, with the columns the
-// code uses and the same rows in both quarters.
+// The files the cells read are the files shipped: the same accounts in
+// both, months as columns.
 func TestFilesMatchTheScript(t *testing.T) {
 	dir := t.TempDir()
 	if err := WriteFiles(dir); err != nil {
@@ -87,7 +85,7 @@ func TestFilesMatchTheScript(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-		if strings.Join(rows[0], ",") != "department,category,budget" {
+		if strings.Join(rows[0], ",") != "account,line,Apr 2026,May 2026,Jun 2026" {
 			t.Errorf("%s header %q", p, rows[0])
 		}
 		for _, r := range rows[1:] {
@@ -104,13 +102,5 @@ func TestFilesMatchTheScript(t *testing.T) {
 	}
 	if err := WriteFiles(dir); err == nil {
 		t.Error("WriteFiles replaced existing files")
-	}
-}
-
-func TestGroupDigits(t *testing.T) {
-	for in, want := range map[string]string{"264000": "264,000", "-9000": "-9,000", "1500.5": "1,500.5", "999": "999", "5.0": "5.0", "1234567": "1,234,567"} {
-		if got := groupDigits(in); got != want {
-			t.Errorf("groupDigits(%s) = %s, want %s", in, got, want)
-		}
 	}
 }

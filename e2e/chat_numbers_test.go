@@ -15,7 +15,7 @@ import (
 // NO_COLOR: the number the numbers view is on is drawn in reverse video in
 // the answer, scrolled into view when it is off screen (the report's first
 // number is above the fold once the answer is in; a view scrolled up to
-// the top comes down to the table's row), and nothing is highlighted once
+// the top comes down to a material line's), and nothing is highlighted once
 // the view is closed. None of the report's numbers is marked unverified.
 func TestChatCtrlGHighlightsTheNumber(t *testing.T) {
 	requireChat(t)
@@ -33,27 +33,27 @@ func TestChatCtrlGHighlightsTheNumber(t *testing.T) {
 			if strings.ContainsAny(s, "⟦⟧") || strings.Contains(s, "no cell's output") {
 				t.Errorf("the demo's report marks a number unverified:\n%s", s)
 			}
-			if strings.Contains(s, "639,000") {
+			if strings.Contains(s, "109,900.00") {
 				t.Fatalf("the report's first number is on screen already: the test proves no scrolling\n%s", s)
 			}
 
 			c.keys("C-g")
 			c.waitFor("the numbers view", 10*time.Second, has("Numbers: 1 of"))
-			lit := waitHighlighted(c, "639,000")
-			if !strings.Contains(lit, "639,000") {
-				t.Errorf("ctrl+g: highlighted %q, want the first number, 639,000", lit)
+			lit := waitHighlighted(c, "109,900.00")
+			if !strings.Contains(lit, "109,900.00") {
+				t.Errorf("ctrl+g: highlighted %q, want the first number, 109,900.00", lit)
 			}
-			// The table's Marketing row: -2,000 is the ninth number.
+			// Travel's variance, -3,400.00, is the ninth number.
 			for i := 0; i < 8; i++ {
 				c.keys("C-g")
 			}
-			c.waitFor("the ninth number", 10*time.Second, has("Numbers: 9 of", "▸ -2,000"))
-			if lit := waitHighlighted(c, "-2,000"); !strings.Contains(lit, "-2,000") {
-				t.Errorf("ctrl+g ×9: highlighted %q, want -2,000", lit)
+			c.waitFor("the ninth number", 10*time.Second, has("Numbers: 9 of", "▸ -3,400.00"))
+			if lit := waitHighlighted(c, "-3,400.00"); !strings.Contains(lit, "-3,400.00") {
+				t.Errorf("ctrl+g ×9: highlighted %q, want -3,400.00", lit)
 			}
 			c.keys("Escape")
 			c.waitFor("the view closed", 10*time.Second, func(s string) bool { return !strings.Contains(s, "Numbers: ") })
-			if lit := highlightedRuns(c.screenEscapes()); strings.Contains(lit, "-2,000") || strings.Contains(lit, "639,000") {
+			if lit := highlightedRuns(c.screenEscapes()); strings.Contains(lit, "-3,400.00") || strings.Contains(lit, "109,900.00") {
 				t.Errorf("after esc still highlighted: %q", lit)
 			}
 
@@ -65,8 +65,8 @@ func TestChatCtrlGHighlightsTheNumber(t *testing.T) {
 				c.keys("C-g")
 			}
 			c.waitFor("the ninth number", 10*time.Second, has("Numbers: 9 of"))
-			if lit := waitHighlighted(c, "-2,000"); !strings.Contains(lit, "-2,000") {
-				t.Errorf("from the top, ctrl+g ×9: highlighted %q, want -2,000 scrolled into view\n%s", lit, c.screen())
+			if lit := waitHighlighted(c, "-3,400.00"); !strings.Contains(lit, "-3,400.00") {
+				t.Errorf("from the top, ctrl+g ×9: highlighted %q, want -3,400.00 scrolled into view\n%s", lit, c.screen())
 			}
 			c.keys("Escape")
 			c.waitFor("the view closed", 10*time.Second, func(s string) bool { return !strings.Contains(s, "Numbers: ") })

@@ -27,7 +27,12 @@ const (
 	Notebook Format = "ipynb"
 	Markdown Format = "md"
 	HTML     Format = "html"
+	Workbook Format = "xlsx" // built in a sandbox: WriteReport
+	PDF      Format = "pdf"  // built in a sandbox: WriteReport
 )
+
+// formatNames is what --format accepts, in words.
+const formatNames = "ipynb, md, html, xlsx or pdf"
 
 // Formats are the formats Write offers, for a caller that lists them.
 func Formats() []Format { return []Format{Notebook, Markdown, HTML} }
@@ -35,12 +40,14 @@ func Formats() []Format { return []Format{Notebook, Markdown, HTML} }
 // ParseFormat reads --format.
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(strings.ToLower(strings.TrimPrefix(s, "."))); f {
-	case Notebook, Markdown, HTML:
+	case Notebook, Markdown, HTML, Workbook, PDF:
 		return f, nil
 	case "markdown":
 		return Markdown, nil
+	case "excel":
+		return Workbook, nil
 	}
-	return "", fmt.Errorf("format %q: use ipynb, md or html", s)
+	return "", fmt.Errorf("format %q: use %s", s, formatNames)
 }
 
 // FormatOf tells the format from a file name's extension.
@@ -84,8 +91,10 @@ func Write(rec *session.Record, f Format, path string) ([]string, error) {
 		}
 		written = append(written, copied...)
 		render = func(w io.Writer) error { return writeMarkdown(w, d, links) }
+	case Workbook, PDF:
+		return nil, fmt.Errorf("export: %s is built in a sandbox: use WriteReport", f)
 	default:
-		return nil, fmt.Errorf("export: format %q: use ipynb, md or html", f)
+		return nil, fmt.Errorf("export: format %q: use %s", f, formatNames)
 	}
 	if err := writeAtomic(abs, render); err != nil {
 		return nil, err
@@ -105,7 +114,7 @@ func Render(w io.Writer, rec *session.Record, f Format) error {
 	case Markdown:
 		return writeMarkdown(w, d, func(fig kernel.File) string { return fig.Path })
 	}
-	return fmt.Errorf("export: format %q: use ipynb, md or html", f)
+	return fmt.Errorf("export: format %q: use ipynb, md or html on standard output", f)
 }
 
 func writeAtomic(path string, render func(io.Writer) error) error {

@@ -193,13 +193,16 @@ func TestHTMLReportEscapes(t *testing.T) {
 }
 
 func TestFormats(t *testing.T) {
-	for in, want := range map[string]Format{"ipynb": Notebook, "MD": Markdown, "markdown": Markdown, ".html": HTML} {
+	for in, want := range map[string]Format{"ipynb": Notebook, "MD": Markdown, "markdown": Markdown, ".html": HTML, "xlsx": Workbook, "excel": Workbook, "PDF": PDF} {
 		if f, err := ParseFormat(in); err != nil || f != want {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, f, err)
 		}
 	}
-	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "use ipynb, md or html") {
-		t.Errorf("pdf: %v", err)
+	if _, err := ParseFormat("docx"); err == nil || !strings.Contains(err.Error(), "use ipynb, md, html, xlsx or pdf") {
+		t.Errorf("docx: %v", err)
+	}
+	if _, err := Write(loadRecord(t, writeRecord(t, 1, 1)), Workbook, filepath.Join(t.TempDir(), "r.xlsx")); err == nil || !strings.Contains(err.Error(), "built in a sandbox") {
+		t.Errorf("a workbook written without a sandbox: %v", err)
 	}
 	if f, ok := FormatOf("x/report.HTML"); !ok || f != HTML {
 		t.Errorf("FormatOf = %q %v", f, ok)

@@ -36,6 +36,7 @@ type htmlPage struct {
 	Title   string
 	Session template.HTML
 	Inputs  []string
+	Report  *htmlReport // report_html.go
 	Turns   []htmlTurn
 }
 
@@ -71,6 +72,7 @@ func writeHTML(w io.Writer, d *doc) error {
 	for _, in := range d.inputs {
 		p.Inputs = append(p.Inputs, inputText(in))
 	}
+	p.Report = htmlReportOf(d, md)
 	for i, t := range d.turns {
 		ht := htmlTurn{N: i + 1, Question: t.Question, Error: t.Error}
 		for _, c := range t.Cells {

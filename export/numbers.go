@@ -128,7 +128,7 @@ func answerHTML(md goldmark.Markdown, answer string, cs []ground.Claim) template
 		}
 	}
 	if len(unverified) > 0 {
-		fmt.Fprintf(&b, `<p class="unverified-list">`+ground.UnverifiedOpen+ground.UnverifiedClose+` Unverified, in no cell's output: %s</p>`, strings.Join(unverified, ", "))
+		fmt.Fprintf(&b, `<p class="unverified-list">%s%s</p>`, unverifiedLegend, strings.Join(unverified, ", "))
 	}
 	return template.HTML(b.String())
 }

@@ -34,6 +34,8 @@ type Result struct {
 	// ones no output holds.
 	Numbers    []NumberResult `json:"numbers"`
 	Unverified int            `json:"unverified"`
+	// Report are the report files written after the answer (--report).
+	Report []string `json:"report,omitempty"`
 }
 
 // NumberResult is one number of the answer: as written, its value (percent

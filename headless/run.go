@@ -47,6 +47,9 @@ type Question struct {
 	Inputs map[string]string
 	// Notebook is a notebook to continue: its cells run before the prompt.
 	Notebook *session.NotebookRun
+	// Report, when set, writes the session's report once the answer is in
+	// and returns its files; the answer is printed whatever it returns.
+	Report func(ctx context.Context) ([]string, error)
 }
 
 // New prepares a run; call Stop when done (Run stops it too).
@@ -156,6 +159,16 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 	}
 
 	res := col.Finish(answer, s.Model(), s.ID(), s.OutputDir())
+	var reportErr error
+	if q.Report != nil {
+		if !r.o.Quiet {
+			fmt.Fprintln(r.o.Stderr, "quarry: writing the report")
+		}
+		res.Report, reportErr = q.Report(ctx)
+		if ctx.Err() != nil {
+			return interrupted()
+		}
+	}
 	if r.o.JSON {
 		err = writeJSON(r.o.Stdout, res)
 	} else {
@@ -166,6 +179,12 @@ func (r *Runner) Run(ctx context.Context, s *session.Session, q Question) error 
 	}
 	if line := unverifiedLine(res); line != "" && !r.o.JSON {
 		fmt.Fprintln(r.o.Stderr, "quarry: "+line)
+	}
+	if len(res.Report) > 0 && !r.o.JSON && !r.o.Quiet {
+		fmt.Fprintln(r.o.Stderr, "quarry: report written: "+render.SanitizeLine(strings.Join(res.Report, ", ")))
+	}
+	if reportErr != nil {
+		return fmt.Errorf("the report could not be written: %s", render.Sanitize(reportErr.Error()))
 	}
 	if q.Strict && res.Unverified > 0 {
 		return fmt.Errorf("verify strict: %d of the answer's numbers are in no cell's output; compute them in a cell, or run with --verify mark", res.Unverified)

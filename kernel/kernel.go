@@ -76,6 +76,8 @@ type Result struct {
 	Rewound bool `json:"rewound,omitempty"`
 	// Notes are short remarks from the sandbox (caps hit, files skipped).
 	Notes []string `json:"notes,omitempty"`
+	// Report is what the cell gave the variance report (report.go).
+	Report *Report `json:"report,omitempty"`
 }
 
 // Value is the last expression of a cell, as IPython would show it.

@@ -39,7 +39,7 @@ var kernelParts = []string{
 	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "kind.py", "sql_db.py",
 	"variance_words.py", "variance_periods.py", "variance_money.py", "variance_read.py", "variance_header.py",
 	"variance_layout.py", "variance_kinds.py", "variance_rows.py", "variance_long.py", "variance_match.py",
-	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py",
+	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py", "report_capture.py",
 	"checkpoint.py", "checkpoint_start.py", "supervisor.py", "<imports>", "kernel.py",
 }
 
@@ -124,6 +124,8 @@ type frame struct {
 	TailAt int64  `json:"tail_at"`
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
+	// result: what the cell gave the variance report (report_capture.py)
+	Report *kernel.Report `json:"report"`
 }
 
 // unsolicited frames come without a request: the kernel is ready, or it

@@ -125,6 +125,7 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind, harvest bool) {
 	res.Value = f.Value
 	res.Notes = append(res.Notes, f.Notes...)
+	res.Report = f.Report
 	if f.Error != nil {
 		e := &kernel.Error{Kind: kernel.ErrException, Type: f.Error.Type, Message: f.Error.Message, Traceback: f.Error.Traceback, Needs: f.Error.Needs}
 		if f.Error.Type == "KeyboardInterrupt" && why != "" {
@@ -154,6 +155,7 @@ func (s *Session) finishResult(res *kernel.Result, f frame, why kernel.ErrorKind
 			}
 		}
 		res.Figures = append(res.Figures, file)
+		reportFigure(res.Report, i, file)
 	}
 	if len(f.Files) > 0 {
 		files, notes, err := s.harvestOutput(f.Files)

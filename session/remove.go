@@ -56,10 +56,11 @@ func RemoveSession(index, id string) (Removed, error) {
 }
 
 // ownNames are the names (relative to the session folder) quarry writes
-// there besides what the record lists: the record, the exports' default
-// names, the viewer's tables and the harvest's unfinished temporary files.
+// there besides what the record lists: the record, the exports' and the
+// report's default names, the report's build folder left by a kill, the
+// viewer's tables and the harvest's unfinished temporary files.
 var ownNames = regexp.MustCompile(`^(` + regexp.QuoteMeta(RecordName) + `|` + regexp.QuoteMeta(transcriptName) +
-	`|analysis\.ipynb|report\.md|report\.html|\.(analysis\.ipynb|report\.md|report\.html)\.tmp-[0-9]+` +
+	`|analysis\.ipynb|report\.(md|html|xlsx|pdf)|\.(analysis\.ipynb|report\.(md|html|xlsx|pdf))\.tmp-[0-9]+|\.report-[0-9]+(/.+)?` +
 	`|tables/cell[0-9]+(-[0-9]+)?\.csv|(.+/)?\.quarry-tmp-[0-9a-f]+)$`)
 
 // removeOwnFiles deletes the files quarry wrote in rec's folder and the

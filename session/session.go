@@ -120,6 +120,7 @@ type Session struct {
 
 	engine    *engine.Engine
 	ownEngine bool
+	builds    builds // reports being built beside the session (build.go)
 	sb        *sandbox.Session
 	ag        *agent.Agent
 	files     []kernel.Profile
@@ -292,6 +293,7 @@ func (s *Session) Close() error {
 	if started {
 		<-s.ready // the container, if one was made, is now in s.sb
 	}
+	s.builds.stop() // no report's sandbox outlives the session, nor its engine
 	s.setState(StateClosed, nil)
 	s.mu.Lock()
 	sb, e, own, rec := s.sb, s.engine, s.ownEngine, s.rec

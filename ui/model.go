@@ -62,6 +62,12 @@ type Options struct {
 	// Export writes the session for /export [PATH] and returns the files
 	// written; nil when the chat cannot.
 	Export func(ctx context.Context, path string) ([]string, error)
+	// Report writes the session's report for /report [FORMATS|PATH] and
+	// returns the files written; nil when the chat cannot.
+	Report func(ctx context.Context, arg string) ([]string, error)
+	// ReportAfterAsk writes the report once the answer to Ask is in (the
+	// demo).
+	ReportAfterAsk bool
 	// Label is shown first in the status bar for the whole chat (the
 	// demo's "scripted model, real sandbox").
 	Label string
@@ -148,9 +154,10 @@ type Model struct {
 	cellTick   bool // an elapsed-time tick is scheduled
 	quitting   bool
 
-	asked    bool      // Options.Ask was sent
-	resuming *resuming // a resumed session, until its kernel is rebuilt
-	pastCmds []tea.Cmd // decode the resumed session's figures
+	asked       bool      // Options.Ask was sent
+	openingTurn int       // the turn Options.Ask started, until its report is written
+	resuming    *resuming // a resumed session, until its kernel is rebuilt
+	pastCmds    []tea.Cmd // decode the resumed session's figures
 }
 
 // New builds the chat model; ctx bounds every session call it makes.

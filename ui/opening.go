@@ -15,5 +15,7 @@ func (m *Model) askOpening() tea.Cmd {
 	m.transcript.toBottom()
 	b := m.transcript.add(&block{kind: kindUser, text: q})
 	m.spans = append(m.spans, turnSpan{first: b, last: b})
-	return m.ask(q)
+	cmd := m.ask(q)
+	m.openingTurn = m.turn
+	return cmd
 }

@@ -37,6 +37,7 @@ func init() { // a var's initializer cannot refer to the table through /help
 		{name: "/clear", help: "clear the screen (the conversation stays)", run: (*Model).clearCommand},
 		{name: "/model", args: "NAME", help: "switch the model", run: (*Model).modelCommand},
 		{name: "/export", args: "[PATH]", help: "write the session as PATH (.ipynb, .md or .html); alone, all three into its folder", run: (*Model).exportCmd},
+		{name: "/report", args: "[FORMAT|PATH]", help: "write the report people pass on: alone, the workbook and the PDF into the session's folder; xlsx, pdf, html or a file", run: (*Model).reportCmd},
 		{name: "/tokens", help: "tokens and cost so far", run: func(m *Model, _ string) tea.Cmd {
 			m.notice(levelInfo, tokensText(m.status.usage, m.status.model))
 			return nil

@@ -51,6 +51,7 @@ func (m *Model) applyInbox(msg any) tea.Cmd {
 	case turnEndMsg:
 		if msg.turn == m.turn {
 			m.endTurn(msg)
+			return m.reportAfterOpening(msg)
 		}
 	case sessionMsg:
 		switch msg.Kind {

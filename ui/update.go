@@ -90,6 +90,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.exported(msg)
 		return m, nil
+	case reportedMsg:
+		m.reported(msg)
+		return m, nil
 	case attachedMsg:
 		m.attaching, m.status.progress = m.attaching-1, ""
 		m.chips.done(msg.path, msg.profile, msg.err)

@@ -1,12 +1,13 @@
 // Package demotest holds what the demo's end-to-end tests (the chat in
-// tmux, headless) share: the report's lines computed from the files the
-// demo wrote, and a loopback listener that counts the connections quarry
-// offers it.
+// tmux, headless) share: the variance report computed from the files the
+// demo wrote, independently of the kernel, and a loopback listener that
+// counts the connections quarry offers it.
 package demotest
 
 import (
 	"encoding/csv"
 	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
@@ -17,14 +18,24 @@ import (
 	"testing"
 )
 
-// Budgets are the budgets of each department in the two files the demo
-// wrote into dir, and the files' totals.
-func Budgets(t *testing.T, dir string) (q1, q2 map[string]int, total1, total2 int) {
+// Line is one account of the demo's files, summed over the months, as a
+// variance report must show it.
+type Line struct {
+	Account, Name            string
+	Revenue                  bool // accounts 4000–4999; the rest are costs
+	Actual, Budget, Variance float64
+	Pct                      float64 // of the budget, in percent; NaN without one
+	Better, Material         bool
+}
+
+// Variance is the demo's variance report computed here, independently of
+// the kernel, from the files the demo wrote into dir: the lines in the
+// files' order, and the profit (revenue less costs).
+func Variance(t testing.TB, dir string) (lines []Line, profit Line) {
 	t.Helper()
-	var sums [2]map[string]int
-	var totals [2]int
-	for i, name := range []string{"budget_q1.csv", "budget_q2.csv"} {
-		sums[i] = map[string]int{}
+	sums := [2]map[string]float64{{}, {}}
+	var order []Line
+	for i, name := range []string{"actuals_q2.csv", "budget_q2.csv"} {
 		f, err := os.Open(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatalf("the demo's file: %v", err)
@@ -35,43 +46,83 @@ func Budgets(t *testing.T, dir string) (q1, q2 map[string]int, total1, total2 in
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, r := range rows[1:] {
-			n, err := strconv.Atoi(r[2])
-			if err != nil {
-				t.Fatalf("%s: %v", name, err)
+			for _, cell := range r[2:] {
+				n, err := strconv.ParseFloat(cell, 64)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				sums[i][r[0]] += n
 			}
-			sums[i][r[0]] += n
-			totals[i] += n
+			if i == 0 {
+				order = append(order, Line{Account: r[0], Name: r[1], Revenue: strings.HasPrefix(r[0], "4")})
+			}
 		}
 	}
-	return sums[0], sums[1], totals[0], totals[1]
+	profit = Line{Name: "Total", Revenue: true}
+	for _, l := range order {
+		l.Actual, l.Budget = sums[0][l.Account], sums[1][l.Account]
+		l.Variance = l.Actual - l.Budget
+		l.Pct = math.NaN()
+		if l.Budget != 0 {
+			l.Pct = l.Variance / math.Abs(l.Budget) * 100
+		}
+		l.Better = (l.Variance > 0) == l.Revenue
+		l.Material = l.Variance != 0 && (l.Budget == 0 || math.Abs(l.Pct) >= 5)
+		sign := map[bool]float64{true: 1, false: -1}[l.Revenue]
+		profit.Actual += sign * l.Actual
+		profit.Budget += sign * l.Budget
+		lines = append(lines, l)
+	}
+	profit.Variance = profit.Actual - profit.Budget
+	profit.Pct = profit.Variance / math.Abs(profit.Budget) * 100
+	profit.Better, profit.Material = profit.Variance > 0, true
+	return lines, profit
 }
 
-// Rows are lines the report must hold, computed here from the files the
-// demo wrote into dir: the total line and a Markdown row per department.
-func Rows(t *testing.T, dir string) []string {
+// Rows are lines the demo's answer must hold, as its cell prints them:
+// the profit, then each material line, largest first.
+func Rows(t testing.TB, dir string) []string {
 	t.Helper()
-	q1, q2, t1, t2 := Budgets(t, dir)
-	want := []string{fmt.Sprintf("Total: Q1 %s to Q2 %s", grouped(t1), grouped(t2))}
-	var depts []string
-	for d := range q1 {
-		depts = append(depts, d)
+	lines, p := Variance(t, dir)
+	want := []string{fmt.Sprintf("Profit: actual %s against budget %s: %s (%+.1f%%), %s", money(p.Actual, false),
+		money(p.Budget, false), money(p.Variance, true), p.Pct, effect(p))}
+	var material []Line
+	for _, l := range lines {
+		if l.Material {
+			material = append(material, l)
+		}
 	}
-	sort.Strings(depts)
-	for _, d := range depts {
-		want = append(want, fmt.Sprintf("| %s | %s | %s | %s |", d, grouped(q1[d]), grouped(q2[d]), grouped(q2[d]-q1[d])))
+	sort.SliceStable(material, func(i, j int) bool { return math.Abs(material[i].Variance) > math.Abs(material[j].Variance) })
+	for _, l := range material {
+		pct := fmt.Sprintf("%+.1f%%", l.Pct)
+		if math.IsNaN(l.Pct) {
+			pct = "no budget"
+		}
+		want = append(want, fmt.Sprintf("%s %s: %s (%s), %s", l.Account, l.Name, money(l.Variance, true), pct, effect(l)))
 	}
 	return want
 }
 
-func grouped(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
+func effect(l Line) string {
+	if l.Better {
+		return "better"
 	}
-	if neg {
+	return "worse"
+}
+
+// money is Python's f"{x:,.2f}" (with sign, "{x:+,.2f}").
+func money(x float64, sign bool) string {
+	s := strconv.FormatFloat(math.Abs(x), 'f', 2, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	for i := len(whole) - 3; i > 0; i -= 3 {
+		whole = whole[:i] + "," + whole[i:]
+	}
+	s = whole + "." + frac
+	switch {
+	case x < 0:
 		return "-" + s
+	case sign:
+		return "+" + s
 	}
 	return s
 }

@@ -194,6 +194,7 @@ def run_cell(msg):
     for d in drains:
         d.sync()
     rendered, figs, inline, files = None, [], [], []
+    report = report_of_cell(keep=not quiet and err is None)  # report_capture.py, before the figures close
     if quiet:
         close_figures()
     else:
@@ -217,7 +218,7 @@ def run_cell(msg):
     state.cell = None
     send({'t': 'result', 'id': cid, 'value': rendered, 'error': err, 'figures': figs, 'inline': inline,
           'files': files, 'dropped': dropped_out + dropped_err, 'notes': notes,
-          'seconds': duration})
+          'seconds': duration, 'report': report})
 
 
 def run_profile(msg):
@@ -295,6 +296,7 @@ def main():
     user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
     import warnings
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
+    install_reported(user_ns)  # report_capture.py: variance() and bridge() remembered for the report
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)

@@ -1,0 +1,85 @@
+package export
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/quarry-cli/quarry/config"
+	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+	"github.com/quarry-cli/quarry/session"
+)
+
+// BenchmarkReport10kLinesYTD is the target of the reports (≤ 3 s inside
+// the sandbox for 10,000 lines × 12 months, variance() with YTD and the
+// workbook written): variance() in the session's kernel (kernel-ms, and
+// what keeping its table for the report adds to the cell, keep-ms), then
+// the workbook, and the PDF, built by the builder in its sandbox
+// (workbook-ms, pdf-ms: the builder's own time) and the whole WriteReport
+// with the sandbox's start (wall-ms). Beside it the baseline: the
+// workbook a model would write, v.to_excel() in the session's kernel,
+// with no formats, fills or sheets of its own.
+func BenchmarkReport10kLinesYTD(b *testing.B) {
+	e := sandboxtest.Engine(b)
+	s := sandboxtest.Session(b, e, sandbox.Options{OutputDir: filepath.Join(b.TempDir(), "out")})
+	ctx := context.Background()
+	if res, err := s.Exec(ctx, sandboxtest.VarianceBenchData, nil); err != nil || res.Error != nil {
+		b.Fatalf("make the data: %v %+v", err, res.Error)
+	}
+	timed := func(code string) (float64, time.Duration, *kernel.Report) {
+		b.Helper()
+		t0 := time.Now()
+		res, err := s.Exec(ctx, "import time as _bt\n_t = _bt.perf_counter()\n"+code+"\nprint(_bt.perf_counter() - _t)", nil)
+		wall := time.Since(t0)
+		if err != nil || res.Error != nil {
+			b.Fatalf("%s: %v %+v", code, err, res.Error)
+		}
+		f := strings.Fields(res.Stdout)
+		sec, _ := strconv.ParseFloat(f[len(f)-1], 64)
+		return sec, wall, res.Report
+	}
+	b.Run("baseline-to-excel", func(b *testing.B) {
+		timed("v = variance(a, b, period='ytd')")
+		var total float64
+		for i := 0; i < b.N; i++ {
+			sec, _, _ := timed("v.to_excel('/tmp/baseline.xlsx')")
+			total += sec
+		}
+		b.ReportMetric(total*1000/float64(b.N), "kernel-ms")
+	})
+	b.Run("variance-and-report", func(b *testing.B) {
+		builder := session.Builder{Config: config.Config{}, Engine: e}
+		var kernel, keep, book, pdf, wall float64
+		for i := 0; i < b.N; i++ {
+			sec, cell, res := timed("v = variance(a, b, period='ytd')")
+			if res == nil || res.Variance == nil || len(res.Variance.Lines) != 10001 {
+				b.Fatalf("the cell kept no variance table of 10,001 lines for the report")
+			}
+			kernel += sec
+			keep += cell.Seconds() - sec
+			dir := reportRecordOf(b, res.Variance, "")
+			d := newDoc(loadRecord(b, dir))
+			spec, files := d.spec(d.report(), []Format{Workbook, PDF}, "A4", time.Now())
+			t0 := time.Now()
+			_, said, err := build(ctx, dir, builder, spec, files)
+			wall += time.Since(t0).Seconds()
+			if err != nil {
+				b.Fatal(err)
+			}
+			book += said.Seconds["xlsx"]
+			pdf += said.Seconds["pdf"]
+		}
+		n := float64(b.N)
+		b.ReportMetric(kernel*1000/n, "kernel-ms")
+		b.ReportMetric(keep*1000/n, "keep-ms")
+		b.ReportMetric(book*1000/n, "workbook-ms")
+		b.ReportMetric(pdf*1000/n, "pdf-ms")
+		b.ReportMetric(wall*1000/n, "wall-ms")
+		b.ReportMetric((kernel+keep+book)*1000/n, "target-ms")
+	})
+}

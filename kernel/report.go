@@ -1,0 +1,72 @@
+package kernel
+
+// Report is what a cell gave the variance report: the table its last
+// variance() call returned, whole, and the bars of its last bridge(). The
+// kernel sends it with the cell's result (sandbox/pykernel/report_capture.py),
+// so the session's record holds it and a report can be written from the
+// record alone, after the session has ended.
+type Report struct {
+	Variance *Variance `json:"variance,omitempty"`
+	Bridge   *Bridge   `json:"bridge,omitempty"`
+	// Notes say what the kernel could not carry (a table too large, a
+	// figure closed before the cell ended).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Variance is a variance() table: one line per line of the files and the
+// Total last (its bottom line), with what the call said of how it read
+// them. Labels and notes are the data's own text: untrusted.
+type Variance struct {
+	Labels      []string          `json:"labels"` // the label columns' names
+	Lines       []VarianceLine    `json:"lines"`
+	Rows        int               `json:"rows"` // lines the table had; Lines holds fewer when it was too large
+	Notes       []string          `json:"notes,omitempty"`
+	Periods     []string          `json:"periods,omitempty"`
+	Period      string            `json:"period,omitempty"` // the periods in words ("year to date")
+	MaterialPct float64           `json:"material_pct"`
+	MaterialAbs *float64          `json:"material_abs,omitempty"`
+	Currency    string            `json:"currency,omitempty"`
+	BottomLine  string            `json:"bottom_line,omitempty"` // profit, revenue, cost or sum
+	Sources     map[string]string `json:"sources,omitempty"`     // actual, budget: the files' names
+	Title       []string          `json:"title,omitempty"`       // a one-file export's title rows
+}
+
+// VarianceLine is one line of a variance() table. Pct is the variance in
+// percent of the budget (7.5 is 7.5%), nil where the budget is 0.
+type VarianceLine struct {
+	Label    []string `json:"label"` // one per label column
+	Kind     string   `json:"kind,omitempty"`
+	Actual   float64  `json:"actual"`
+	Budget   float64  `json:"budget"`
+	Variance float64  `json:"variance"`
+	Pct      *float64 `json:"pct"`
+	Effect   string   `json:"effect"` // better, worse, on budget, unknown
+	Material bool     `json:"material"`
+	Total    bool     `json:"total,omitempty"`
+}
+
+// Bridge is a bridge() waterfall: its bars, and the figure it was drawn
+// in (Figure, its index among the cell's figures; Aspect, its width over
+// its height; File, set by the harvest, the figure's name when its shape
+// is the one the kernel reported).
+type Bridge struct {
+	Figure     int         `json:"figure"`
+	Aspect     float64     `json:"aspect"`
+	File       string      `json:"file,omitempty"`
+	BottomLine string      `json:"bottom_line,omitempty"`
+	Gap        float64     `json:"gap"`
+	Bars       []BridgeBar `json:"bars"`
+}
+
+// BridgeBar is one bar: the budget's total (what "start"), a line's effect
+// on the bottom line ("line"), the rest together ("other"), the actual's
+// total ("end").
+type BridgeBar struct {
+	Label  string  `json:"label"`
+	What   string  `json:"what"`
+	Value  float64 `json:"value"`
+	Start  float64 `json:"start"`
+	End    float64 `json:"end"`
+	Effect string  `json:"effect"`
+	Lines  int     `json:"lines"`
+}
