@@ -50,11 +50,13 @@ func Start(t testing.TB) *Server {
 	dir := servertest.Dir(t, "quarry-my-")
 	s := &Server{Dir: dir, Socket: filepath.Join(dir, "mysqld.sock"), User: "quarry", Password: randomPassword(),
 		asUser: servertest.RunAs(), mariadbd: mariadbd} // mariadbd refuses root without --user
-	data := filepath.Join(dir, "data")
-	if err := servertest.Own(s.asUser, dir, data); err != nil {
+	// Its own temporary folder: servers of tests running at once in /tmp
+	// have removed each other's temporary tables.
+	data, tmp := filepath.Join(dir, "data"), filepath.Join(dir, "tmp")
+	if err := servertest.Own(s.asUser, dir, data, tmp); err != nil {
 		t.Fatal(err)
 	}
-	out, err := servertest.Command(s.asUser, install, "--no-defaults", "--datadir="+data, "--skip-test-db",
+	out, err := servertest.Command(s.asUser, install, "--no-defaults", "--datadir="+data, "--tmpdir="+tmp, "--skip-test-db",
 		"--skip-name-resolve", "--auth-root-authentication-method=socket").CombinedOutput()
 	if err != nil {
 		t.Fatalf("mariadb-install-db: %v: %s", err, out)
@@ -83,7 +85,7 @@ func randomPassword() string {
 }
 
 func (s *Server) start(extra ...string) error {
-	args := append([]string{"--no-defaults", "--datadir=" + filepath.Join(s.Dir, "data"), "--socket=" + s.Socket,
+	args := append([]string{"--no-defaults", "--datadir=" + filepath.Join(s.Dir, "data"), "--tmpdir=" + filepath.Join(s.Dir, "tmp"), "--socket=" + s.Socket,
 		"--skip-networking", "--pid-file=" + filepath.Join(s.Dir, "mariadbd.pid"), "--log-error=" + filepath.Join(s.Dir, "error.log"),
 		"--skip-name-resolve", "--character-set-server=utf8mb4", "--collation-server=utf8mb4_unicode_ci",
 		"--innodb-buffer-pool-size=64M", "--innodb-log-file-size=16M", "--innodb-flush-log-at-trx-commit=0",
