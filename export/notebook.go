@@ -138,7 +138,7 @@ func setupSource(d *doc) string {
 		"import matplotlib.pyplot as plt",
 		"DATA_DIR = './'",
 		"OUTPUT_DIR = './'",
-	), d.sourcesSetup()...), "\n")
+	), append(d.sourcesSetup(), d.varianceSetup()...)...), "\n")
 }
 
 // pyComment keeps text on one comment line.

@@ -3,6 +3,7 @@ package export
 import (
 	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/session"
@@ -76,5 +77,37 @@ func (d *doc) sourcesSetup() []string {
 		"    import duckdb",
 		"    return duckdb.sql(query).df()",
 	)
+	return lines
+}
+
+var quarryCallRE = regexp.MustCompile(`\b(variance|bridge)\s*\(`)
+
+// varianceSetup is the part of the setup cell that says where variance()
+// and bridge() are: they are quarry's kernel's (its FP&A conventions, the
+// report readers), so plain Jupyter gets a clear error naming the command
+// that reruns the notebook with them; empty when no cell calls them.
+func (d *doc) varianceSetup() []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, t := range d.turns {
+		for _, c := range t.Cells {
+			for _, m := range quarryCallRE.FindAllStringSubmatch(c.Code, -1) {
+				if !seen[m[1]] {
+					seen[m[1]] = true
+					names = append(names, m[1])
+				}
+			}
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	sort.Strings(names)
+	lines := []string{"", "# The session called quarry's " + strings.Join(names, "() and ") + "(), which only its kernel has:",
+		"# quarry rerun THIS.ipynb runs them there, on these files or new ones."}
+	for _, n := range names {
+		lines = append(lines, "def "+n+"(*args, **kwargs):",
+			"    raise NotImplementedError(\""+n+"() is quarry's: run this notebook with quarry rerun NOTEBOOK.ipynb\")")
+	}
 	return lines
 }
