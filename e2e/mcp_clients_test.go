@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log"
 	"net"
@@ -154,8 +155,9 @@ func TestMCPInspectorCLI(t *testing.T) {
 // sends no headers of its own, so a loopback proxy adds the token.
 func TestMCPConformance(t *testing.T) {
 	bin, env := npmTools(t, "@modelcontextprotocol/conformance")
-	endpoint, token, _ := startMCPHTTP(t, t.TempDir(), "--max-sessions", "8")
-	proxied := tokenProxy(t, endpoint, token)
+	endpoint, token, srv := startMCPHTTP(t, t.TempDir(), "--max-sessions", "8")
+	proxyLog := &syncBuffer{}
+	proxied := tokenProxy(t, endpoint, token, proxyLog)
 	expected, err := filepath.Abs(filepath.Join("testdata", "mcp-conformance-expected.yml"))
 	if err != nil {
 		t.Fatal(err)
@@ -179,7 +181,8 @@ func TestMCPConformance(t *testing.T) {
 		t.Fatalf("the conformance suite ran past 5 minutes:\n%s", out)
 	}
 	if err != nil {
-		t.Fatalf("conformance suite: %v\n%s", err, lastChars(string(out), 4000))
+		t.Fatalf("conformance suite: %v\n%s\nthe failed checks:\n%s\nthe proxy's errors:\n%s\nquarry mcp's log:\n%s",
+			err, lastChars(string(out), 4000), failedChecks(results, expected), proxyLog.String(), lastChars(srv.stderr.String(), 4000))
 	}
 	if !strings.Contains(string(out), "dns-rebinding-protection: 2 passed, 0 failed") || !strings.Contains(string(out), "tools-list: 1 passed") {
 		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", lastChars(string(out), 4000))
@@ -189,7 +192,8 @@ func TestMCPConformance(t *testing.T) {
 // tokenProxy is a loopback proxy that adds the token to each request, for
 // a client that sends no headers of its own (the suite); it passes the
 // Host and Origin it was sent, so quarry's checks see what the client sent.
-func tokenProxy(t *testing.T, endpoint, token string) string {
+// Its errors (a stream the suite dropped among them) go to errs.
+func tokenProxy(t *testing.T, endpoint, token string, errs io.Writer) string {
 	t.Helper()
 	u, err := url.Parse(endpoint)
 	if err != nil {
@@ -201,8 +205,8 @@ func tokenProxy(t *testing.T, endpoint, token string) string {
 		direct(r)
 		r.Header.Set("Authorization", "Bearer "+token)
 	}
-	p.FlushInterval = -1                    // server-sent events as they come
-	p.ErrorLog = log.New(io.Discard, "", 0) // a stream the suite drops is no failure
+	p.FlushInterval = -1 // server-sent events as they come
+	p.ErrorLog = log.New(errs, "", log.Ltime|log.Lmicroseconds)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -217,6 +221,44 @@ func tokenProxy(t *testing.T, endpoint, token string) string {
 	})
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return "http://localhost:" + port + "/mcp"
+}
+
+// failedChecks are the suite's failed checks from the results it saved
+// (a folder per scenario, checks.json in each) but the expected ones, for
+// a failure message.
+func failedChecks(dir, expectedFile string) string {
+	listed, _ := os.ReadFile(expectedFile)
+	expected := map[string]bool{}
+	for _, line := range strings.Split(string(listed), "\n") {
+		if name, ok := strings.CutPrefix(strings.TrimSpace(line), "- "); ok {
+			expected[name] = true
+		}
+	}
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	for _, f := range files {
+		scenario := strings.TrimPrefix(filepath.Base(filepath.Dir(f)), "server-")
+		if i := strings.LastIndex(scenario, "-20"); i > 0 {
+			scenario = scenario[:i] // the folder ends in the run's time
+		}
+		if expected[scenario] {
+			continue
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var checks []map[string]any
+		if json.Unmarshal(data, &checks) != nil {
+			continue
+		}
+		for _, c := range checks {
+			if c["status"] == "FAILURE" {
+				fmt.Fprintf(&b, "%s: %s: %v\n", filepath.Base(filepath.Dir(f)), c["id"], c["errorMessage"])
+			}
+		}
+	}
+	return b.String()
 }
 
 // lastChars is the end of s, for a failure message.

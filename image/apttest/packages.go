@@ -2,7 +2,6 @@ package apttest
 
 import (
 	"os"
-	"strings"
 )
 
 // The packages tests add: a pure-Python module with a dependency, and
@@ -54,14 +53,3 @@ var Pip = Deb{
 
 // All are every package above.
 func All() []Deb { return []Deb{Hello, Greet, Setuid, NeedsDev, Dev, Pip} }
-
-// Module is the module a package ships (quarry_hello of python3-quarry-hello).
-func Module(d Deb) string {
-	for path := range d.Files {
-		if rest, ok := strings.CutPrefix(path, "usr/lib/python3/dist-packages/"); ok && !strings.Contains(rest, "-info") {
-			name, _, _ := strings.Cut(rest, "/")
-			return strings.TrimSuffix(name, ".py")
-		}
-	}
-	return ""
-}

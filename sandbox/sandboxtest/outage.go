@@ -52,9 +52,6 @@ func EngineSocket(t testing.TB) string {
 // Host is tcp://127.0.0.1:PORT.
 func (p *EngineProxy) Host() string { return "tcp://" + p.addr }
 
-// Addr is 127.0.0.1:PORT.
-func (p *EngineProxy) Addr() string { return p.addr }
-
 func (p *EngineProxy) listen() {
 	ln, err := net.Listen("tcp", p.addr)
 	if err != nil {
