@@ -177,7 +177,7 @@ func (s *Server) Exec(t testing.TB, db, query string, args ...any) {
 	}
 	defer c.Close()
 	if _, err := c.ExecContext(ctx, query, args...); err != nil {
-		t.Fatalf("mariadbtest exec %q: %v", short(query), err)
+		t.Fatalf("mariadbtest exec %q: %v", servertest.Short(query), err)
 	}
 }
 
@@ -193,14 +193,7 @@ func (s *Server) QueryInt(t testing.TB, db, query string, args ...any) int64 {
 	defer c.Close()
 	var n int64
 	if err := c.QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
-		t.Fatalf("mariadbtest query %q: %v", short(query), err)
+		t.Fatalf("mariadbtest query %q: %v", servertest.Short(query), err)
 	}
 	return n
-}
-
-func short(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return strings.TrimSpace(s)
 }

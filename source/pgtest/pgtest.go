@@ -18,7 +18,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -174,7 +173,7 @@ func (s *Server) Exec(t testing.TB, db, sql string, args ...any) {
 	}
 	defer c.Close(context.Background())
 	if _, err := c.Exec(ctx, sql, args...); err != nil {
-		t.Fatalf("pgtest exec %q: %v", short(sql), err)
+		t.Fatalf("pgtest exec %q: %v", servertest.Short(sql), err)
 	}
 }
 
@@ -190,14 +189,7 @@ func (s *Server) QueryInt(t testing.TB, db, sql string, args ...any) int64 {
 	defer c.Close(context.Background())
 	var n int64
 	if err := c.QueryRow(ctx, sql, args...).Scan(&n); err != nil {
-		t.Fatalf("pgtest query %q: %v", short(sql), err)
+		t.Fatalf("pgtest query %q: %v", servertest.Short(sql), err)
 	}
 	return n
-}
-
-func short(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "..."
-	}
-	return strings.TrimSpace(s)
 }

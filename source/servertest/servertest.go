@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"os/user"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -156,4 +157,12 @@ func (p *Proc) Stop() {
 		signalGroup(p.cmd.Process, syscall.SIGKILL)
 		<-p.exited
 	}
+}
+
+// Short is a statement cut to 200 bytes, for a failure message.
+func Short(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return strings.TrimSpace(s)
 }
