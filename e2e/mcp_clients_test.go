@@ -162,27 +162,53 @@ func TestMCPConformance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := t.TempDir()
-	cmd := exec.Command(filepath.Join(bin, "conformance"), "server", "--url", proxied, "--spec-version", "2025-11-25",
-		"--expected-failures", expected, "--output-dir", results)
-	cmd.Env = env
-	cmd.Dir = results
-	done := make(chan struct{})
-	var out []byte
-	go func() {
-		out, err = cmd.CombinedOutput()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Minute):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("the conformance suite ran past 5 minutes:\n%s", out)
+	suite := func(args ...string) (string, string, error) {
+		results := t.TempDir()
+		cmd := exec.Command(filepath.Join(bin, "conformance"), append([]string{"server", "--url", proxied, "--spec-version", "2025-11-25",
+			"--expected-failures", expected, "--output-dir", results}, args...)...)
+		cmd.Env = env
+		cmd.Dir = results
+		cmd.WaitDelay = 10 * time.Second
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		done := make(chan struct{})
+		var out []byte
+		var err error
+		go func() {
+			out, err = cmd.CombinedOutput()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			cmd.Process.Kill()
+			<-done
+			err = errors.New("ran past 5 minutes")
+		}
+		return string(out), results, err
 	}
+	failed := func(what, out, results string, err error) string {
+		return fmt.Sprintf("%s: %v\n%s\nthe failed checks:\n%s\nthe proxy's errors:\n%s\nquarry mcp's log:\n%s",
+			what, err, lastChars(out, 4000), failedChecks(results, expected), proxyLog.String(), lastChars(srv.stderr.String(), 4000))
+	}
+	out, results, err := suite()
 	if err != nil {
-		t.Fatalf("conformance suite: %v\n%s\nthe failed checks:\n%s\nthe proxy's errors:\n%s\nquarry mcp's log:\n%s",
-			err, lastChars(string(out), 4000), failedChecks(results, expected), proxyLog.String(), lastChars(srv.stderr.String(), 4000))
+		// The suite's client waits 2 to 60 seconds for answers; on a loaded
+		// machine one scenario of thirty can miss that. Each unexpected
+		// failure runs once more on its own and must pass then; an expected
+		// one that passed is no timing and fails at once.
+		again := unexpectedFailures(out)
+		if len(again) == 0 {
+			t.Fatal(failed("conformance suite", out, results, err))
+		}
+		t.Logf("%s", failed("conformance suite, first run", out, results, err))
+		for _, name := range again {
+			if o, r, e := suite("--scenario", name); e != nil {
+				t.Fatal(failed("conformance scenario "+name+", run again on its own", o, r, e))
+			}
+			t.Logf("scenario %s passed when run again on its own", name)
+		}
+		return
 	}
 	if !strings.Contains(string(out), "dns-rebinding-protection: 2 passed, 0 failed") || !strings.Contains(string(out), "tools-list: 1 passed") {
 		t.Fatalf("the suite's summary lacks what quarry must pass:\n%s", lastChars(string(out), 4000))
@@ -221,6 +247,24 @@ func tokenProxy(t *testing.T, endpoint, token string, errs io.Writer) string {
 	})
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	return "http://localhost:" + port + "/mcp"
+}
+
+// unexpectedFailures are the scenarios the suite's summary lists as
+// failed but not expected to.
+func unexpectedFailures(out string) []string {
+	_, rest, ok := strings.Cut(out, "Unexpected failures (not in baseline):")
+	if !ok {
+		return nil
+	}
+	var names []string
+	for _, line := range strings.Split(rest, "\n")[1:] {
+		name, ok := strings.CutPrefix(strings.TrimSpace(line), "✗ ")
+		if !ok {
+			break
+		}
+		names = append(names, strings.TrimSpace(name))
+	}
+	return names
 }
 
 // failedChecks are the suite's failed checks from the results it saved
