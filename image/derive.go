@@ -8,9 +8,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -32,6 +34,7 @@ const (
 	buildMemory = 2 << 30
 	buildPIDs   = 1024
 	buildTime   = 20 * time.Minute
+	buildNproc  = 32768
 )
 
 // buildJob is what the build container is given.
@@ -56,6 +59,14 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 	rand.Read(b)
 	id := "extras-" + hex.EncodeToString(b)
 	pids := int64(buildPIDs)
+	// Explicit rlimits: rootful Podman otherwise asks the runtime for a
+	// nofile of 1048576, which it may not set without CAP_SYS_RESOURCE
+	// (refused at attach on such hosts). nproc only there: Docker would
+	// count the host's root processes against it.
+	ulimits := []*container.Ulimit{{Name: "nofile", Soft: 4096, Hard: 4096}}
+	if e.Kind() == engine.Podman {
+		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: buildNproc, Hard: buildNproc})
+	}
 	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: "quarry-" + id,
 		Config: &container.Config{
@@ -69,7 +80,8 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 			SecurityOpt: []string{"no-new-privileges"},
 			CapDrop:     []string{"NET_RAW", "NET_BIND_SERVICE", "MKNOD", "SYS_CHROOT", "AUDIT_WRITE"},
 			LogConfig:   container.LogConfig{Type: "none"},
-			Resources:   container.Resources{Memory: buildMemory, MemorySwap: buildMemory, PidsLimit: &pids},
+			Resources: container.Resources{Memory: buildMemory, MemorySwap: buildMemory, PidsLimit: &pids,
+				Ulimits: ulimits},
 		},
 	})
 	defer func() {
@@ -95,6 +107,10 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 	if _, err := e.Client().ContainerCommit(ctx, res.ID, client.ContainerCommitOptions{
 		Reference: job.ref, Comment: "quarry sandbox extras: " + encodeExtras(job.extras),
 		Changes: commitChanges(img.Config.User, img.Config.Cmd, job),
+		// Podman's commit reads a body and refuses none ("Decode(): EOF");
+		// an empty one changes nothing on Docker, which fills it from the
+		// container's.
+		Config: &container.Config{},
 	}); err != nil {
 		return fmt.Errorf("image commit: %w", err)
 	}
@@ -126,11 +142,12 @@ func commitChanges(user string, cmd []string, job buildJob) []string {
 			labels[k] = "" // the build container's owner, not the image's
 		}
 	}
-	var kv []string
-	for k, v := range labels {
-		kv = append(kv, fmt.Sprintf("%s=%q", k, v))
+	// One label a line: Podman reads "LABEL a=1 b=2" as one label a.
+	keys := slices.Sorted(maps.Keys(labels))
+	for _, k := range keys {
+		changes = append(changes, fmt.Sprintf("LABEL %s=%q", k, labels[k]))
 	}
-	return append(changes, "LABEL "+strings.Join(kv, " "))
+	return changes
 }
 
 // copyJob sends the script, its lists and the .debs as one tar.
