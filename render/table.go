@@ -109,7 +109,9 @@ func NewGrid(t *kernel.Table, maxRows int, thousands bool) Grid {
 		return out
 	}
 	head := len(t.Head)
-	if maxRows > 0 && head > maxRows {
+	// A gap row in place of a single row saves nothing and hides it (often
+	// the last: a total).
+	if maxRows > 0 && head > maxRows+1 {
 		head = maxRows
 	}
 	for i := range head {

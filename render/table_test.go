@@ -85,6 +85,12 @@ func TestTableMaxRowsAndNoTail(t *testing.T) {
 	if !strings.Contains(out, "⋯") || strings.Contains(out, "Sales") {
 		t.Errorf("MaxRows 2 not applied: %q", out)
 	}
+	// One row over: the row itself, not a gap row in its place (the demo's
+	// variance table lost its Total so).
+	out = Table(tb, TableOptions{Width: 100, MaxRows: 3})
+	if strings.Contains(out, "⋯") || !strings.Contains(out, "東京 office") {
+		t.Errorf("MaxRows 3 of 4 rows hid the last behind a gap row: %q", out)
+	}
 }
 
 func TestTableSanitizesCells(t *testing.T) {

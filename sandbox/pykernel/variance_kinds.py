@@ -168,8 +168,8 @@ def _by_account(lines, ks):
                 ks.kind[i], ks.how[i] = next(iter(seen)), 'account'
                 found.append(i)
     if found:
-        ks.notes.append('taken from the account number, as the file\'s other %s accounts are: %s' % (
-            '/'.join(sorted({lines[i].account[:1] + '…' for i in found})),
+        ks.notes.append('taken from the account number, like the file\'s other accounts starting with %s: %s' % (
+            ' or '.join(sorted({lines[i].account[:1] for i in found})),
             '; '.join('%s %s → %s' % (lines[i].account, repr(short_name(lines[i].name or '')), ks.kind[i])
                       for i in found[:NOTE_NAMES])) + (' and %d more' % (len(found) - NOTE_NAMES)
                                                        if len(found) > NOTE_NAMES else ''))
