@@ -1,10 +1,12 @@
 package export
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -226,24 +228,43 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 }
 
 // maxPrinted are the lines a printed table (the PDF, the HTML page)
-// shows; beyond, the material ones and the Total (every line is in the
-// workbook).
+// shows; beyond, the material ones and the Total, the largest variances
+// when even those are more (every line is in the workbook).
 const maxPrinted = 2000
 
-// printedLines are the indexes of the lines a printed table shows, nil for
-// all, and the sentence that says what it left out; where names it.
+// printedLines are the indexes of the lines a printed table shows, in the
+// table's order, nil for all, and the sentence that says what it left
+// out; where names it.
 func printedLines(lines []kernel.VarianceLine, where string) ([]int, string) {
 	if len(lines) <= maxPrinted {
 		return nil, ""
 	}
-	var keep []int
+	var material, totals []int
 	for i, ln := range lines {
-		if (ln.Material && len(keep) < maxPrinted-1) || ln.Total {
-			keep = append(keep, i)
+		switch {
+		case ln.Total:
+			totals = append(totals, i)
+		case ln.Material:
+			material = append(material, i)
 		}
 	}
-	return keep, fmt.Sprintf("The table has %s lines: %s lists the %s material ones and the Total; every line is in the workbook.",
-		render.GroupInt(len(lines)), where, render.GroupInt(max(0, len(keep)-1)))
+	room := max(0, maxPrinted-len(totals))
+	shown := material
+	if len(material) > room {
+		shown = slices.Clone(material)
+		slices.SortStableFunc(shown, func(a, b int) int {
+			return cmp.Compare(math.Abs(lines[b].Variance), math.Abs(lines[a].Variance))
+		})
+		shown = shown[:room]
+	}
+	keep := append(slices.Clone(shown), totals...)
+	slices.Sort(keep)
+	which := fmt.Sprintf("the %s material ones", render.GroupInt(len(shown)))
+	if len(shown) < len(material) {
+		which = fmt.Sprintf("the %s largest of its %s material ones", render.GroupInt(len(shown)), render.GroupInt(len(material)))
+	}
+	return keep, fmt.Sprintf("The table has %s lines: %s lists %s and the Total; every line is in the workbook.",
+		render.GroupInt(len(lines)), where, which)
 }
 
 // said is what the report's table leaves out, and what the kernel could

@@ -2,8 +2,10 @@ package export
 
 import (
 	"archive/zip"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,6 +225,30 @@ func TestPrintedLines(t *testing.T) {
 	}
 	if keep, said := printedLines(lines[:2000], "this page"); keep != nil || said != "" {
 		t.Errorf("2,000 lines are cut: %d %q", len(keep), said)
+	}
+
+	// More material lines than the page holds: the largest variances, in
+	// the table's order, and the sentence says how many were left out.
+	for i := range lines {
+		lines[i].Material = i%2 == 0
+		lines[i].Variance = float64(i % 1000)
+	}
+	keep, said = printedLines(lines, "this page")
+	if len(keep) != 2000 || keep[len(keep)-1] != 4999 || !slices.IsSorted(keep) ||
+		said != "The table has 5,000 lines: this page lists the 1,999 largest of its 2,500 material ones and the Total; every line is in the workbook." {
+		t.Fatalf("%d kept: %s", len(keep), said)
+	}
+	printed, least := map[int]bool{}, math.Inf(1)
+	for _, i := range keep[:len(keep)-1] {
+		if !lines[i].Material {
+			t.Fatalf("line %d printed, not material", i)
+		}
+		printed[i], least = true, min(least, lines[i].Variance)
+	}
+	for i, ln := range lines {
+		if ln.Material && !printed[i] && ln.Variance > least {
+			t.Fatalf("line %d (variance %v) left out for one of %v", i, ln.Variance, least)
+		}
 	}
 }
 
