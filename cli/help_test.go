@@ -73,24 +73,6 @@ func TestHelpAndErrorsPlainWhenPiped(t *testing.T) {
 	}
 }
 
-// On a terminal, help and mistakes are styled. script(1) gives the binary a
-// terminal of known size.
-func TestHelpAndErrorsStyledOnTerminal(t *testing.T) {
-	script := hosttest.Tool(t, "script")
-	bin := quarryBinary(t)
-	for _, args := range []string{"--help", "--bogus"} {
-		cmd := exec.Command(script, "-qec", "stty cols 100 rows 40; "+bin+" "+args, os.DevNull)
-		cmd.Env = append(os.Environ(), "TERM=xterm-256color", "NO_COLOR=", "COLORTERM=truecolor")
-		out, _ := cmd.CombinedOutput()
-		if !strings.Contains(string(out), "\x1b[") {
-			t.Errorf("quarry %s on a terminal is not styled:\n%q", args, out)
-		}
-		if !strings.Contains(string(out), "quarry") {
-			t.Errorf("quarry %s printed nothing useful: %q", args, out)
-		}
-	}
-}
-
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l

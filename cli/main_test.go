@@ -2,7 +2,6 @@ package cli
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 )
 
@@ -16,8 +15,5 @@ func TestMain(m *testing.M) {
 	os.Setenv("XDG_STATE_HOME", dir)
 	code := m.Run()
 	os.RemoveAll(dir)
-	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
-	}
 	os.Exit(code)
 }

@@ -6,13 +6,18 @@ package e2e
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/quarry-cli/quarry/hosttest"
 )
 
 // run is one invocation of the binary.
@@ -25,6 +30,9 @@ type run struct {
 	cmd    *exec.Cmd
 	stdout bytes.Buffer
 	stderr syncBuffer
+	script string // script(1), when the run is on a pseudo-terminal
+	cols   int    // that terminal's size
+	rows   int
 }
 
 func newRun(t testing.TB, baseURL string, args ...string) *run {
@@ -36,9 +44,15 @@ func newRun(t testing.TB, baseURL string, args ...string) *run {
 // withoutModel drops the key and the model server from the environment:
 // the run must not need them.
 func (r *run) withoutModel() *run {
+	return r.without("OPENAI_API_KEY", "OPENAI_BASE_URL", "QUARRY_MODEL")
+}
+
+// without drops the named variables from the run's environment.
+func (r *run) without(names ...string) *run {
 	var env []string
 	for _, e := range r.env {
-		if !strings.HasPrefix(e, "OPENAI_API_KEY=") && !strings.HasPrefix(e, "OPENAI_BASE_URL=") && !strings.HasPrefix(e, "QUARRY_MODEL=") {
+		name, _, _ := strings.Cut(e, "=")
+		if !slices.Contains(names, name) {
 			env = append(env, e)
 		}
 	}
@@ -60,9 +74,23 @@ func (r *run) inHome(home string) *run {
 	return r
 }
 
+// onTerminal runs r on a pseudo-terminal of cols×rows that script(1)
+// gives it: what quarry prints, on stdout or stderr, arrives on r.stdout
+// as the terminal got it (lines end in \r\n).
+func (r *run) onTerminal(cols, rows int) *run {
+	t := r.t
+	t.Helper()
+	r.script, r.cols, r.rows = hosttest.Tool(t, "script"), cols, rows
+	return r
+}
+
 func (r *run) start() {
 	r.t.Helper()
 	r.cmd = exec.Command(quarryBin(r.t), r.args...)
+	if r.script != "" {
+		line := fmt.Sprintf("stty cols %d rows %d; exec %s", r.cols, r.rows, shellQuote(r.cmd.Args))
+		r.cmd = exec.Command(r.script, "-qec", line, os.DevNull)
+	}
 	r.cmd.Env = r.env
 	r.cmd.Dir = r.dir
 	r.cmd.Stdin = r.stdin
@@ -107,6 +135,15 @@ func (r *run) exec(limit time.Duration) int {
 	code := r.wait(limit)
 	r.t.Logf("quarry %q → %d\nstderr:\n%s", r.args, code, r.stderr.String())
 	return code
+}
+
+// shellQuote makes one sh command line of words.
+func shellQuote(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+	}
+	return strings.Join(q, " ")
 }
 
 // syncBuffer is a bytes.Buffer safe to read while the child writes.
