@@ -20,7 +20,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_\-]{0,62}$`)
 // CheckName says whether name can be a source's name (sql(db=NAME)).
 func CheckName(name string) error {
 	if !nameRE.MatchString(name) {
-		return fmt.Errorf("source name %q: use letters, digits, '_' or '-', starting with a letter", name)
+		return fmt.Errorf("source name %q: use ASCII letters, digits, '_' or '-', at most 63, starting with a letter or '_'", name)
 	}
 	return nil
 }

@@ -36,6 +36,28 @@ func TestParseFlag(t *testing.T) {
 	}
 }
 
+// The name rule and its message say the same: a letter or '_' first, then
+// letters, digits, '_' or '-', 63 at most.
+func TestCheckName(t *testing.T) {
+	for _, ok := range []string{"sales", "_raw", "Sales-2026", "a_b", strings.Repeat("x", 63)} {
+		if err := CheckName(ok); err != nil {
+			t.Errorf("CheckName(%q) = %v, want nil", ok, err)
+		}
+	}
+	for _, bad := range []string{"", "1sales", "-x", "my shop", "café", strings.Repeat("x", 64)} {
+		err := CheckName(bad)
+		if err == nil {
+			t.Errorf("CheckName(%q) = nil, want an error", bad)
+			continue
+		}
+		for _, want := range []string{"letters, digits, '_' or '-'", "starting with a letter or '_'", "at most 63"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("CheckName(%q) = %v, want it to say %q", bad, err, want)
+			}
+		}
+	}
+}
+
 // Every kind in the table can be selected by each of its schemes, and
 // opened without connecting.
 func TestEveryKindParses(t *testing.T) {
