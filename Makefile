@@ -1,10 +1,10 @@
 # quarry: `make run` starts it; `make test test-podman` passes the tests, as
 # CI runs them (.ci/run). Each installs what a fresh Debian/Ubuntu machine
 # lacks through scripts/ and builds the sandbox image when it is missing:
-# run the Docker engine and debootstrap; test also tmux, python3-nbformat,
-# chromium, Xvfb, xterm, kitty, mlterm, xdotool, ImageMagick and
-# openssh-server; test-podman rootful and rootless Podman (as root: it adds
-# the user quarry-ci). Quiet when everything is there.
+# run the Docker engine and debootstrap; test also every program, Python
+# module and file the tests drive, as scripts/host.tsv lists them with their
+# packages; test-podman rootful and rootless Podman (as root: it adds the
+# user quarry-ci). Quiet when everything is there.
 
 SHELL   := /bin/bash
 GO      ?= go

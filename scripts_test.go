@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // fakeCgroups lays out a cgroup hierarchy as the kernel mounts it: v1
@@ -87,4 +89,76 @@ func TestPodmanRuntimeScript(t *testing.T) {
 			})
 		}
 	}
+}
+
+// TestInstallDepsCheck runs scripts/install-deps.sh check, which installs
+// nothing and needs no root, over a table of its own (QUARRY_HOST_TSV): a
+// row that cannot be there, of each kind, fails the check at once, each one
+// named with its package; a table of things present passes quietly.
+func TestInstallDepsCheck(t *testing.T) {
+	abs, err := filepath.Abs("scripts/host.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	present := "# kind\tname\tpackage\tused by\n\n" +
+		"tool\tbash\tbash\tthe scripts\n" +
+		"python\tjson\tpython3\tthe standard library\n" +
+		"path\t" + abs + "\tquarry\tthis table's own rows\n"
+	missing := present +
+		"tool\tquarry-no-such-tool\tquarry-tool-pkg\tnothing\n" +
+		"python\tquarry_no_such_module\tpython3-quarry-no-such\tnothing\n" +
+		"path\t/nonexistent/quarry/*.ttf\tfonts-quarry-none\tnothing\n"
+	run := func(t *testing.T, table string) (string, error) {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "host.tsv")
+		if err := os.WriteFile(path, []byte(table), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("bash", "scripts/install-deps.sh", "check")
+		cmd.Env = append(os.Environ(), "QUARRY_HOST_TSV="+path)
+		start := time.Now()
+		out, err := cmd.CombinedOutput()
+		if d := time.Since(start); d > 30*time.Second {
+			t.Errorf("the check took %v", d)
+		}
+		return string(out), err
+	}
+
+	t.Run("missing", func(t *testing.T) {
+		out, err := run(t, missing)
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("exit %v, want 1:\n%s", err, out)
+		}
+		for _, want := range []string{
+			"tool quarry-no-such-tool: Debian package quarry-tool-pkg",
+			"python quarry_no_such_module: Debian package python3-quarry-no-such",
+			"path /nonexistent/quarry/*.ttf: Debian package fonts-quarry-none",
+		} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output does not say %q:\n%s", want, out)
+			}
+		}
+		for _, present := range []string{"bash", "json", abs} {
+			if strings.Contains(out, " "+present+":") {
+				t.Errorf("output names %s, which is there:\n%s", present, out)
+			}
+		}
+		if strings.Contains(out, "installing") {
+			t.Errorf("the check installed something:\n%s", out)
+		}
+	})
+	t.Run("present", func(t *testing.T) {
+		out, err := run(t, present)
+		if err != nil || out != "" {
+			t.Fatalf("exit %v, want a quiet pass:\n%s", err, out)
+		}
+	})
+	t.Run("unknown kind", func(t *testing.T) {
+		out, err := run(t, present+"deb\tfoo\tfoo\tnothing\n")
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(out, "unknown kind deb") {
+			t.Fatalf("exit %v, want 2 naming the kind:\n%s", err, out)
+		}
+	})
 }

@@ -57,7 +57,7 @@ var numbered = regexp.MustCompile(`(?m)^(VARIANCE|SHARE) .*$`)
 // printed.
 func TestExportedNotebookRunsInJupyter(t *testing.T) {
 	sandboxtest.Engine(t)
-	py := hosttest.Python(t, "nbclient", "ipykernel", "pandas", "matplotlib")
+	py := hosttest.Python(t, "nbclient", "ipykernel", "IPython", "pandas", "numpy", "matplotlib")
 	home := t.TempDir()
 	q1, q2 := writeQuarters(t, t.TempDir())
 	srv := openaitest.New(t, openaitest.ToolCalls(varianceCode), openaitest.ToolCalls(ipythonCell))

@@ -53,7 +53,7 @@ func copyNotebook(t *testing.T) string {
 func plainPython(t *testing.T, nb string, more ...string) string {
 	t.Helper()
 	// Styler (jinja2) as well: the notebooks people wrote use it.
-	py := hosttest.Python(t, "pandas", "matplotlib", "jinja2")
+	py := hosttest.Python(t, "pandas", "numpy", "matplotlib", "jinja2")
 	script, _ := filepath.Abs(filepath.Join("testdata", "plain_python.py"))
 	out, _ := exec.Command(py, append([]string{script, nb}, more...)...).CombinedOutput() // the last cell fails, as in Jupyter
 	return string(out)

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/quarry-cli/quarry/agent/openaitest"
 	"github.com/quarry-cli/quarry/export/reporttest"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
+	"github.com/quarry-cli/quarry/source/mariadbtest"
 )
 
 // A year's budget by month and the actuals so far, wide, as exports
@@ -115,19 +118,24 @@ func requireYearToDate(t *testing.T, book string, months int) {
 }
 
 // -p --report writes the three formats and --json lists them; the
-// session exported later gives its PDF; quarry rerun --report xlsx on two
-// new quarters (the actuals through June, then September) writes a
-// workbook each, whose numbers are the new files', without any model.
+// session exported later gives its PDF and its workbook (the database it
+// had connected as user@host/db, without the password); quarry rerun
+// --report xlsx on two new quarters (the actuals through June, then
+// September) writes a workbook each, whose numbers are the new files',
+// without any model.
 func TestReportHeadlessAndRerun(t *testing.T) {
 	sandboxtest.Engine(t)
 	home, dir := t.TempDir(), t.TempDir()
 	actuals, budget := writeYear(t, dir, 3)
+	my := mariadbtest.Start(t)
+	my.CreateDB(t, "shop")
 	srv := openaitest.New(t, openaitest.ToolCalls(reportCode))
 	srv.Handle(func(req openaitest.Request) openaitest.Reply {
 		return openaitest.Text("Year to date: " + strings.TrimSpace(strings.SplitN(req.LastToolResult(), "\n[", 2)[0]))
 	})
 	out := filepath.Join(dir, "q1")
-	r := newRun(t, srv.URL, "-p", "variance report, year to date", actuals, budget, "--report", "xlsx,pdf,html", "--json", "--output-dir", out).inHome(home)
+	r := newRun(t, srv.URL, "-p", "variance report, year to date", actuals, budget, "--db", "shop="+my.URL("shop"),
+		"--report", "xlsx,pdf,html", "--json", "--output-dir", out).inHome(home)
 	if code := r.exec(4 * time.Minute); code != 0 {
 		t.Fatalf("exit %d:\n%s\n%s", code, r.stdout.String(), r.stderr.String())
 	}
@@ -160,6 +168,24 @@ func TestReportHeadlessAndRerun(t *testing.T) {
 	for _, n := range []float64{a[0], b[0], a[len(a)-1], b[len(b)-1]} {
 		if s := strconv.FormatFloat(n, 'f', 2, 64); !strings.Contains(text, grouped(s)) {
 			t.Errorf("the exported PDF lacks %s", grouped(s))
+		}
+	}
+	requireNoContainers(t, r.cmd.Process.Pid)
+
+	// And its workbook, which openpyxl opens.
+	book := filepath.Join(dir, "q1-variance.xlsx")
+	r = newRun(t, "", "export", doc.Session, "--format", "xlsx", "-o", book).withoutModel().inHome(home)
+	if code := r.exec(3 * time.Minute); code != 0 || strings.TrimSpace(r.stdout.String()) != book {
+		t.Fatalf("export --format xlsx: exit %d, stdout %q\n%s", code, r.stdout.String(), r.stderr.String())
+	}
+	requireYearToDate(t, book, 3)
+	wb := reporttest.ReadWorkbook(t, book, 60)
+	if where := my.User + "@" + my.Socket + "/shop"; !slices.Contains(wb.Texts("Sources"), where) {
+		t.Errorf("the workbook's Sources lack the database %s:\n%s", where, strings.Join(wb.Texts("Sources"), "\n"))
+	}
+	for _, sheet := range wb.Sheets {
+		if text := strings.Join(wb.Texts(sheet), "\n"); strings.Contains(text, my.Password) || strings.Contains(text, url.QueryEscape(my.Password)) {
+			t.Errorf("the password is on the workbook's sheet %s", sheet)
 		}
 	}
 	requireNoContainers(t, r.cmd.Process.Pid)

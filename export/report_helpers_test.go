@@ -117,3 +117,30 @@ func writeReport(t testing.TB, dir string, formats ...Format) []string {
 	}
 	return files
 }
+
+// withSources rewrites a record's first entry as a session that had the
+// databases connected.
+func withSources(t testing.TB, dir string, srcs ...session.RecordedSource) {
+	t.Helper()
+	path := filepath.Join(dir, session.RecordName)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := bytes.Cut(b, []byte("\n"))
+	var e session.Entry
+	if err := json.Unmarshal(first, &e); err != nil {
+		t.Fatal(err)
+	}
+	if e.Settings == nil {
+		e.Settings = &session.Settings{}
+	}
+	e.Settings.Sources = srcs
+	first, err = json.Marshal(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, append(append(first, '\n'), rest...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/quarry-cli/quarry/export/reporttest"
 	"github.com/quarry-cli/quarry/kernel"
@@ -15,15 +17,22 @@ import (
 	"github.com/quarry-cli/quarry/session"
 )
 
-const knownCSV = "code,line,actual\n4000,Product sales,120000\n4100,Services,45000.5\n"
+// knownCSV is a saved table; its last amount is wider grouped
+// (1,234,567,890,123.50) than as Python writes it.
+const knownCSV = "code,line,actual\n4000,Product sales,120000\n4100,Services,45000.5\n5000,Salaries,1234567890123.5\n"
 
 // The workbook read back with openpyxl holds the values the cells
 // computed as numbers, in accountants' formats, the better and worse
 // fills, the bold Total, the frozen header, the filter, the chart, the
-// commentary with its unverified number marked, the saved table, the
-// sources and the code.
+// commentary with its unverified number marked, columns as wide as what
+// they show, the saved table, the sources (a database as user@host/db)
+// and the code.
 func TestReportWorkbookReadBack(t *testing.T) {
-	dir := reportRecord(t, knownLines, knownCSV)
+	lines := slices.Clone(knownLines)
+	// A label longer than a column may be: its column stops at the cap.
+	lines[2].Label = []string{"5000", "Salaries, wages and the employer's social security contributions, sales team"}
+	dir := reportRecord(t, lines, knownCSV)
+	withSources(t, dir, session.RecordedSource{Name: "sales", Where: "analyst@db.example.com:5432/sales", Kind: "postgres"})
 	files := writeReport(t, dir, Workbook, PDF)
 	if len(files) != 2 || files[0] != filepath.Join(dir, "report.xlsx") || files[1] != filepath.Join(dir, "report.pdf") {
 		t.Fatalf("written: %v", files)
@@ -36,7 +45,7 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	if s.Freeze != "C5" || s.Filter != "A4:I9" || s.Images != 1 || s.Formulas != 0 {
 		t.Errorf("Summary: freeze %q, filter %q, %d images, %d formulas", s.Freeze, s.Filter, s.Images, s.Formulas)
 	}
-	for i, ln := range knownLines {
+	for i, ln := range lines {
 		row := strconv.Itoa(5 + i)
 		for col, want := range map[string]float64{"D": ln.Actual, "E": ln.Budget, "F": ln.Variance} {
 			c, ok := rb.CellAt("Summary", col+row)
@@ -80,8 +89,24 @@ func TestReportWorkbookReadBack(t *testing.T) {
 	if strings.Contains(panel, "⟦94,299.45⟧") {
 		t.Errorf("a grounded number is marked:\n%s", panel)
 	}
+	// Every column as wide as the longest text it shows, up to the cap.
+	shown := map[string][]string{"A": {"code"}, "B": {"line"}, "C": {"Kind"}, "D": {"Actual"}, "E": {"Budget"},
+		"F": {"Variance"}, "G": {"Variance %"}, "H": {"Effect"}, "I": {"Material", "FALSE"}}
+	for _, ln := range lines {
+		for col, text := range map[string]string{"A": ln.Label[0], "B": ln.Label[1], "C": ln.Kind, "D": moneyText(ln.Actual),
+			"E": moneyText(ln.Budget), "F": moneyText(ln.Variance), "G": pctText(ln.Pct), "H": ln.Effect} {
+			shown[col] = append(shown[col], text)
+		}
+	}
+	requireWidths(t, rb, "Summary", shown)
+	requireWidths(t, rb, "variance", map[string][]string{"A": {"code", "4000"}, "B": {"line", "Product sales"},
+		"C": {"actual", "120,000.00", "1,234,567,890,123.50"}})
+	if w := rb.Detail["Summary"].Widths["B"]; w != widthCap {
+		t.Errorf("the label column of %d characters is %v wide, want the cap %v", len(lines[2].Label[1]), w, widthCap)
+	}
+
 	tab := rb.Detail["variance"]
-	if tab.Freeze != "A2" || tab.Filter != "A1:C3" {
+	if tab.Freeze != "A2" || tab.Filter != "A1:C4" {
 		t.Errorf("the saved table's sheet: freeze %q filter %q", tab.Freeze, tab.Filter)
 	}
 	if c, _ := rb.CellAt("variance", "C3"); c.V != 45000.5 || c.T != "n" {
@@ -93,6 +118,11 @@ func TestReportWorkbookReadBack(t *testing.T) {
 		if !strings.Contains(src, want) {
 			t.Errorf("Sources lacks %q:\n%s", want, src)
 		}
+	}
+	// The database: a row under its heading, its name and where it is.
+	if head, db := sheetRow(rb, "Sources", "Database"), sheetRow(rb, "Sources", "sales"); head["B"] != "Where (user@host/db)" ||
+		db["B"] != "analyst@db.example.com:5432/sales" || len(db) != 2 {
+		t.Errorf("Sources' database rows: %v, %v", head, db)
 	}
 	code := strings.Join(rb.Texts("Code"), "\n")
 	if !strings.Contains(code, "fig = bridge(v)") || !strings.Contains(code, "v = variance('/data/actuals_q2.csv', '/data/budget_q2.csv')") {
@@ -222,4 +252,37 @@ func TestReportPDFPaper(t *testing.T) {
 			t.Errorf("%s, %d label columns: page %s, want %s", c.paper, len(c.labels), got, c.want)
 		}
 	}
+}
+
+// widthCap is the widest a column is made (report_workbook.py).
+const widthCap = 60
+
+// requireWidths checks that each column of a sheet is as wide as the
+// longest text it shows, or the cap, and no wider than the cap.
+func requireWidths(t *testing.T, rb reporttest.Workbook, sheet string, shown map[string][]string) {
+	t.Helper()
+	for col, texts := range shown {
+		longest := 0
+		for _, s := range texts {
+			longest = max(longest, utf8.RuneCountInString(s))
+		}
+		if w := rb.Detail[sheet].Widths[col]; w < float64(min(longest, widthCap)) || w > widthCap {
+			t.Errorf("%s!%s is %v wide: want at least %d (its longest text) and at most %d", sheet, col, w, min(longest, widthCap), widthCap)
+		}
+	}
+}
+
+// sheetRow is the row of a sheet's first rows whose column A holds first,
+// as its texts by column letter.
+func sheetRow(rb reporttest.Workbook, sheet, first string) map[string]any {
+	for _, row := range rb.Detail[sheet].First {
+		if len(row) > 0 && row[0].At[:1] == "A" && row[0].V == first {
+			out := map[string]any{}
+			for _, c := range row {
+				out[strings.TrimRight(c.At, "0123456789")] = c.V
+			}
+			return out
+		}
+	}
+	return nil
 }

@@ -23,8 +23,10 @@ var (
 	quoted   = regexp.MustCompile(`"([^"]+)"`)
 )
 
-// The table is what the tests use: every program a test runs by name and
-// every name a test asks hosttest for is a row (or a base program), and
+// The table is what the tests use: every program a test runs by name,
+// every name a test asks hosttest for and every module outside Python's
+// standard library that the tests' Python imports on the host (hostImports)
+// is a row (or a base program), and
 // every row is named by some test (a test helper package counts), so the
 // scripts install exactly what the suites need.
 func TestTableMatchesTheTests(t *testing.T) {
@@ -82,6 +84,16 @@ func TestTableMatchesTheTests(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	std := stdlib(t)
+	for m, where := range hostImports(t, root) {
+		if std[m] {
+			continue
+		}
+		if !have["python "+m] {
+			t.Errorf("%s imports %s in the host's Python, which scripts/host.tsv lacks: add a python row with its Debian package", where, m)
+		}
+		asked["python "+m] = true
 	}
 	for _, r := range rs {
 		if !asked[r.Kind+" "+r.Name] {

@@ -97,5 +97,20 @@ for name in `+string(js)+`:
 			t.Errorf("variance() returns a column %q the system prompt does not name", c)
 		}
 	}
+	// And every effect it yields, as it spells them: a revenue line above
+	// budget, a cost line above, a line on budget and one it cannot classify.
+	var effects []string
+	runJSON(t, s, `lines = ['Sales', 'Rent', 'Travel', 'Zebra']
+e = variance(pd.DataFrame({'line': lines, 'x': [110.0, 110.0, 100.0, 5.0]}), pd.DataFrame({'line': lines, 'x': [100.0, 100.0, 100.0, 4.0]}),
+             kind={'Sales': 'revenue', 'Rent': 'cost', 'Travel': 'cost'})
+out = sorted(set(e.effect[:-1]))`+report, &effects)
+	if len(effects) != 4 {
+		t.Errorf("the four lines' effects: %q", effects)
+	}
+	for _, e := range effects {
+		if !strings.Contains(string(prompt), "`"+e+"`") {
+			t.Errorf("variance() yields the effect %q, which the system prompt does not name", e)
+		}
+	}
 	t.Logf("checked in the sandbox: %s", strings.Join(names, ", "))
 }

@@ -219,7 +219,7 @@ def _table_sheet(ws, df, t, part, st, counts):
     cols = [' '.join(str(x) for x in c) if isinstance(c, tuple) else c for c in df.columns]
     kinds = [_column_kind(df.iloc[:, j]) for j in range(df.shape[1])]
     for j, c in enumerate(cols):
-        ws.column_dimensions[col_letter(j + 1)].width = _width(c, df.iloc[:, j])
+        ws.column_dimensions[col_letter(j + 1)].width = _width(c, df.iloc[:, j], kinds[j])
     ws.freeze_panes = 'A2'
     before = counts.cut, counts.guarded, counts.controls
     ws.append([cell(ws, c, counts, font=st.bold, fill=st.head_fill, border=st.head_border, limit=255) for c in cols])
@@ -250,10 +250,19 @@ def _column_kind(s):
     return 'other'
 
 
-def _width(name, s):
+def _width(name, s, kind):
+    """As wide as the column's name and its values as the sheet shows them
+    (numbers grouped, with the format's decimals: '#####' otherwise), at
+    most 60."""
+    import pandas as pd
     sample = s.iloc[:2000]
+    shown = {'int': '{:,.0f}', 'float': '{:,.2f}'}.get(kind)
     try:
-        longest = int(sample.astype(str).str.len().max()) if len(sample) else 0
+        if shown:
+            texts = sample.map(lambda x: shown.format(x) if pd.notna(x) else '')
+        else:
+            texts = sample.astype(str)
+        longest = int(texts.str.len().max()) if len(sample) else 0
     except Exception:
         longest = 12
     return max(8, min(60, max(len(str(name)), longest) + 2))

@@ -25,7 +25,8 @@ import (
 var readback string
 
 // Workbook is a workbook as openpyxl reads it on the host (readback.py):
-// each sheet's freeze, filter, pictures, its first rows cell by cell, and
+// each sheet's freeze, filter, pictures, column widths, its first rows cell
+// by cell, and
 // counts over all its cells.
 type Workbook struct {
 	Sheets []string
@@ -39,6 +40,7 @@ type Workbook struct {
 		Quoted      int
 		Control     int
 		Longest     int
+		Widths      map[string]float64 // by column letter
 		First       [][]Cell
 	}
 }
