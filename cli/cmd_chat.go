@@ -52,10 +52,8 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	// Whatever ends the chat (quit, hang-up, a panic), the sandbox goes.
 	defer l.guard(&err, a.stderr, func() {
 		cancel() // ends session calls still running in the chat's commands
-		closeSandbox(l.sess, a.stderr, closeTimeout)
-		// A chat left before anything was saved leaves no folder to name.
-		if _, serr := os.Stat(l.sess.OutputDir()); err == nil && serr == nil {
-			fmt.Fprintf(a.notes, "quarry: figures and files of this session are in %s\n", l.sess.OutputDir())
+		if line := closeChat(l.sess, a.stderr, closeTimeout); err == nil && line != "" {
+			fmt.Fprintln(a.notes, line)
 		}
 	})
 	uopts := ui.Options{
@@ -184,6 +182,20 @@ func exportChat(dir, path string) ([]string, error) {
 		return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
 	}
 	return export.Write(rec, f, path)
+}
+
+// closeChat removes the sandbox and returns the exit line naming the
+// session's folder, or "" when closing removed it: a chat left before any
+// question leaves no folder, and the line must not name one that is gone.
+func closeChat(sess interface {
+	Close() error
+	OutputDir() string
+}, stderr io.Writer, timeout time.Duration) string {
+	closeSandbox(sess, stderr, timeout)
+	if _, err := os.Stat(sess.OutputDir()); err != nil {
+		return ""
+	}
+	return "quarry: figures and files of this session are in " + sess.OutputDir()
 }
 
 // closeSandbox removes the sandbox, at most timeout long. Ctrl+C, a hang-up

@@ -95,9 +95,9 @@ func (m *Markdown) renderClean(text string, width int, style Style) (string, err
 	if err != nil {
 		return "", err
 	}
-	out, err := r.Render(protectMarkdownHyphens(joinItemParagraphs(text)))
+	out, err := r.Render(markLongPaths(protectMarkdownHyphens(joinItemParagraphs(text)), width))
 	if err != nil {
 		return "", fmt.Errorf("markdown render: %w", err)
 	}
-	return compactTables(hangListItems(unprotectHyphens(sanitizeRendered(out)), max(width, 10))), nil
+	return unmarkPaths(compactTables(hangListItems(unprotectHyphens(sanitizeRendered(out)), max(width, 10), text))), nil
 }

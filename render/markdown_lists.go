@@ -14,8 +14,9 @@ var listMarker = regexp.MustCompile(`^( *)(•|[0-9]+\.) +\S`)
 // hangListItems indents the wrapped lines of a list item under the item's
 // text, not under its marker: glamour wraps an item's paragraph as if the
 // marker were not there, so its second line starts below the bullet.
-// width is the one glamour wrapped at.
-func hangListItems(out string, width int) string {
+// width is the one glamour wrapped at; src is the Markdown, to tell a
+// break glamour made inside a word from one at a space.
+func hangListItems(out string, width int, src string) string {
 	lines := strings.Split(out, "\n")
 	var res []string
 	for i := 0; i < len(lines); i++ {
@@ -48,7 +49,7 @@ func hangListItems(out string, width int) string {
 		head := ansi.Truncate(item[0], hang, "")
 		text := ansi.TruncateLeft(item[0], hang, "")
 		for _, l := range item[1:] {
-			text += " " + l
+			text += joinSep(text, l, src) + l
 		}
 		wrapped := strings.Split(Wrap(text, max(width-hang, 10), ""), "\n")
 		res = append(res, head+wrapped[0])
@@ -58,6 +59,26 @@ func hangListItems(out string, width int) string {
 		i = j - 1
 	}
 	return strings.Join(res, "\n")
+}
+
+// joinSep is what joins two lines glamour wrapped an item's text into: a
+// space where it broke at one, nothing where it broke a word after one of
+// its break characters (",.;+", as in "budget_q2." and "xlsx", "3," and
+// "400.50"), a pathBreak where it broke a path after a "/". A break is
+// inside a word when the word, put back together, is in the Markdown.
+func joinSep(before, after, src string) string {
+	b, a := strings.Fields(ansi.Strip(before)), strings.Fields(ansi.Strip(after))
+	if len(b) == 0 || len(a) == 0 {
+		return " "
+	}
+	last, first := unmarkPaths(b[len(b)-1]), unmarkPaths(a[0])
+	if !strings.ContainsAny(last[len(last)-1:], ",.;+/") || !strings.Contains(src, last+first) {
+		return " "
+	}
+	if strings.HasSuffix(last, "/") {
+		return string(pathBreak)
+	}
+	return ""
 }
 
 // trimRightCells drops the spaces glamour pads a line with, keeping its

@@ -58,3 +58,18 @@ func TestListItemParagraphsStayApart(t *testing.T) {
 		}
 	}
 }
+
+// glamour breaks a list item's words after ",.;+" where they reach the
+// margin; the item's lines, hung under its text, keep those words whole
+// instead of gluing their halves with a space ("variance_q2. xlsx").
+func TestListItemKeepsWordsWhole(t *testing.T) {
+	md := "- the workbook is saved as variance_report_q2.xlsx in the folder, with 3,400.50 as total; see df.groupby(x).sum() there"
+	for width := 30; width <= 80; width++ { // the longest word fits the item's line
+		out := strings.Join(strings.Fields(ansi.Strip(mustRender(t, md, width))), " ")
+		for _, w := range []string{"variance_report_q2.xlsx", "3,400.50", "df.groupby(x).sum()", "folder, with", "total; see"} {
+			if !strings.Contains(out, w) {
+				t.Errorf("width %d: %q is not whole:\n%s", width, w, out)
+			}
+		}
+	}
+}

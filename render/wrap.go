@@ -88,6 +88,12 @@ func protectMarkdownHyphens(md string) string {
 	if !strings.Contains(md, "-") {
 		return md
 	}
+	return outsideCodeBlocks(md, protectHyphens)
+}
+
+// outsideCodeBlocks applies f to each line of md that is not in a fenced
+// or indented code block.
+func outsideCodeBlocks(md string, f func(string) string) string {
 	lines := strings.Split(md, "\n")
 	fence := false
 	for i, l := range lines {
@@ -98,10 +104,51 @@ func protectMarkdownHyphens(md string) string {
 		if fence || strings.HasPrefix(l, "    ") || strings.HasPrefix(l, "\t") {
 			continue
 		}
-		lines[i] = protectHyphens(l)
+		lines[i] = f(l)
 	}
 	return strings.Join(lines, "\n")
 }
+
+// pathBreak follows each "/" of a long path while glamour wraps an answer:
+// a space to its wrap (a line may end there, and the mark goes with the
+// break), taken out of the rendered text, so the path breaks after a "/"
+// where glamour would cut it at the width, inside a name.
+const pathBreak = '\u2008'
+
+var word = regexp.MustCompile(`\S+`)
+
+// markLongPaths puts a pathBreak after each inner "/" of a word too wide
+// for its line whose names each fit one, outside code blocks and tables
+// (whose columns glamour sizes with the mark in) and links (whose targets
+// must stay whole). A path that fits a line moves to the next whole; a
+// name wider than the line is cut anyway, as glamour cuts it.
+func markLongPaths(md string, width int) string {
+	md = strings.ReplaceAll(md, string(pathBreak), " ")
+	if !strings.Contains(md, "/") {
+		return md
+	}
+	return outsideCodeBlocks(md, func(l string) string {
+		if !strings.Contains(l, "/") || strings.HasPrefix(strings.TrimSpace(l), "|") {
+			return l
+		}
+		// glamour's margins, and a list item's indent and marker
+		line := width - 4 - len(sourceItem.FindString(l))
+		return word.ReplaceAllStringFunc(l, func(w string) string {
+			if ansi.StringWidth(w) <= line || strings.Contains(w, "://") || strings.Contains(w, "](") || strings.HasPrefix(w, "<") {
+				return w
+			}
+			for _, name := range strings.SplitAfter(w, "/") {
+				if ansi.StringWidth(name) > line {
+					return w
+				}
+			}
+			inner, last := w[:len(w)-1], w[len(w)-1:]
+			return strings.ReplaceAll(inner, "/", "/"+string(pathBreak)) + last
+		})
+	})
+}
+
+func unmarkPaths(s string) string { return strings.ReplaceAll(s, string(pathBreak), "") }
 
 var (
 	itemStart = regexp.MustCompile(`^( *)([-*•]|[0-9]+[.)]) +`)

@@ -73,3 +73,35 @@ func TestWrapBreaksALongPathAfterASlash(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
 	}
 }
+
+// In an answer, a path longer than the line breaks after one of its "/"
+// (glamour's own wrap cuts it at the width, inside a name); one that fits
+// a line moves to the next whole.
+func TestMarkdownBreaksALongPathAfterASlash(t *testing.T) {
+	const path = "quarry-output/20261203-112054-3052ef/figures/cell1-1.png"
+	for _, md := range []string{
+		"The figure is at " + path + ", a change of -2,000.",
+		"- **saved**: " + path,
+		"## See " + path,
+		"Run `quarry " + path + "` again.",
+	} {
+		for width := 30; width <= 80; width++ {
+			out := ansi.Strip(mustRender(t, md, width))
+			for _, part := range strings.SplitAfter(path, "/") {
+				if !strings.Contains(out, part) {
+					t.Errorf("width %d: %q is cut inside a name:\n%s", width, part, out)
+					break
+				}
+			}
+			if strings.ContainsRune(out, pathBreak) {
+				t.Errorf("width %d: the break mark is left in:\n%q", width, out)
+			}
+			if width >= len(path)+8 && !strings.Contains(out, path) {
+				t.Errorf("width %d: a path that fits a line is broken:\n%s", width, out)
+			}
+		}
+	}
+	if out := ansi.Strip(mustRender(t, "The file is data/q1.csv here.", 80)); !strings.Contains(out, "The file is data/q1.csv here.") {
+		t.Errorf("a short path changed:\n%s", out)
+	}
+}

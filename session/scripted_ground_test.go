@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,25 +104,25 @@ func stdoutOf(last string) string { return strings.TrimSpace(strings.TrimPrefix(
 func fixed(text string) func(string) string { return func(string) string { return text } }
 
 var scriptedScenarios = []scriptedScenario{
-	{name: "demo", origin: "demo/script.go (quarry demo, headless/e2e_demo_test.go)", demo: true, questions: []scriptedQuestion{
+	{name: "demo", origin: "demo/script.go (quarry demo), e2e/demo_test.go TestDemoHeadless", demo: true, questions: []scriptedQuestion{
 		{question: demo.Question},
-		{question: "and by department?"},
+		{question: "and by line?"},
 	}},
-	{name: "sales draft", origin: "headless/e2e_ground_test.go TestNumbersJSONContract", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
+	{name: "sales draft", origin: "e2e/ground_test.go TestNumbersJSONContract", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
 		{question: "revenue by region", replies: []openaitest.Reply{openaitest.ToolCalls(scriptSalesPy)},
 			answer: fixed("North had 80,000 and South 100,000, a total of 270,000; West is 33.3% of the total."), own: []string{"33.3%"}},
 	}},
-	{name: "sales total", origin: "headless/e2e_ground_test.go TestUnverifiedLineAndStrict", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
+	{name: "sales total", origin: "e2e/ground_test.go TestUnverifiedLineAndStrict", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
 		{question: "revenue by region", replies: []openaitest.Reply{openaitest.ToolCalls(scriptSalesPy)}, answer: fixed("The total is 270,000.")},
 	}},
-	{name: "verify ask", origin: "headless/e2e_ground_test.go TestVerifyAskFollowsUpOnce", verify: "ask", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
+	{name: "verify ask", origin: "e2e/ground_test.go TestVerifyAskFollowsUpOnce", verify: "ask", files: map[string]string{"sales.csv": scriptSales}, questions: []scriptedQuestion{
 		{question: "revenue by region", replies: []openaitest.Reply{
 			openaitest.ToolCalls(scriptSalesPy),
 			openaitest.Text("North had 80,000 and South 100,000, a total of 270,000; West is 33.3% of the total."),
 			openaitest.ToolCalls(`print(f"west share {90000/270000:.1%}")`)},
 			answer: fixed("North had 80,000 and South 100,000, a total of 270,000; West is 33.3% of the total and grew 5%."), own: []string{"5%"}},
 	}},
-	{name: "variance report", origin: "headless/e2e_test.go answerFromTool, headless/e2e_resume_test.go TestResumeAfterNormalExit",
+	{name: "variance report", origin: "e2e/headless_test.go answerFromTool, e2e/resume_test.go TestResumeAfterNormalExit",
 		files: map[string]string{"q1.csv": scriptQ1, "q2.csv": scriptQ2}, questions: []scriptedQuestion{
 			{question: "variance report by department, Q1 vs Q2", replies: []openaitest.Reply{openaitest.ToolCalls(scriptVariance)}, answer: func(last string) string {
 				var b strings.Builder
@@ -132,36 +134,36 @@ var scriptedScenarios = []scriptedScenario{
 			}},
 			{question: "and Sales only?", replies: []openaitest.Reply{openaitest.ToolCalls(`print("SALES", pivot.loc["Sales"].tolist())`)}, answer: quoted("Sales: ")},
 		}},
-	{name: "rows", origin: "headless/e2e_test.go TestPromptFromStdin", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
+	{name: "rows", origin: "e2e/headless_test.go TestPromptFromStdin", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
 		{question: "how many departments are in q1?", replies: []openaitest.Reply{openaitest.ToolCalls("import pandas as pd\nprint('ROWS', len(pd.read_csv('/data/q1.csv')))")},
 			answer: func(last string) string { return "Answer: " + regexp.MustCompile(`ROWS \d+`).FindString(last) }},
 	}},
-	{name: "piped data", origin: "headless/e2e_test.go TestDataPipedOnStdin", files: map[string]string{"stdin.csv": scriptQ1}, questions: []scriptedQuestion{
+	{name: "piped data", origin: "e2e/headless_test.go TestDataPipedOnStdin", files: map[string]string{"stdin.csv": scriptQ1}, questions: []scriptedQuestion{
 		{question: "summarise the piped data", replies: []openaitest.Reply{openaitest.ToolCalls("import os, pandas as pd\nprint('FILES', sorted(os.listdir('/data')))\nprint('SUM', pd.read_csv('/data/stdin.csv')['actual'].sum())")},
 			answer: func(last string) string {
 				return regexp.MustCompile(`FILES \[.*?\]`).FindString(last) + " " + regexp.MustCompile(`SUM \d+`).FindString(last)
 			}},
 	}},
-	{name: "aggregates", origin: "headless/e2e_model_test.go TestShareSchemaSendsNoValues", files: map[string]string{"private.csv": scriptPrivate}, questions: []scriptedQuestion{
+	{name: "aggregates", origin: "e2e/model_test.go TestShareSchemaSendsNoValues", files: map[string]string{"private.csv": scriptPrivate}, questions: []scriptedQuestion{
 		{question: "total amount?", replies: []openaitest.Reply{openaitest.ToolCalls("import pandas as pd\ndf = pd.read_csv(\"/data/private.csv\")\nprint(f\"SUM={df['amount'].sum():.2f} N={len(df)} REGIONS={df['region'].nunique()}\")")},
 			answer: func(last string) string { return "Aggregates: " + strings.TrimSpace(last) }},
 	}},
-	{name: "no cell", origin: "headless/e2e_model_test.go TestAnswerWithoutTheCellItNeeded", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
+	{name: "no cell", origin: "e2e/model_test.go TestAnswerWithoutTheCellItNeeded", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
 		{question: "variance", replies: []openaitest.Reply{openaitest.Call("", openaitest.ToolCall{Name: "pythonpython", Arguments: `{"code":"print(1)"}`})},
 			answer: fixed("The variance is about 7,000."), own: []string{"7,000"}},
 	}},
-	{name: "pipe", origin: "headless/e2e_pipe_test.go", questions: []scriptedQuestion{
+	{name: "pipe", origin: "e2e/pipe_test.go TestClosedPipeLeavesNoContainer", questions: []scriptedQuestion{
 		{question: "what is six times seven?", replies: []openaitest.Reply{openaitest.ToolCalls("print(6 * 7)")}, answer: fixed("The answer is 42.")},
 	}},
-	{name: "resume after kill", origin: "headless/e2e_resume_test.go TestResumeAfterKill9", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
+	{name: "resume after kill", origin: "e2e/resume_test.go TestResumeAfterKill9", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
 		{question: "set x", replies: []openaitest.Reply{openaitest.ToolCalls("x = 41\nprint('x set')")}, answer: fixed("x is set.")},
 		{question: "what is x+1?", replies: []openaitest.Reply{openaitest.ToolCalls("print('x is', x + 1)")}, answer: quoted("")},
 	}},
-	{name: "resume with a mapped file", origin: "headless/e2e_resume_test.go (--map)", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
+	{name: "resume with a mapped file", origin: "e2e/resume_test.go TestResumeWithChangedInput", files: map[string]string{"q1.csv": scriptQ1}, questions: []scriptedQuestion{
 		{question: "rows?", replies: []openaitest.Reply{openaitest.ToolCalls("import pandas as pd\ndf = pd.read_csv('/data/q1.csv')\nprint(len(df))")}, answer: fixed("three")},
 		{question: "rows now?", replies: []openaitest.Reply{openaitest.ToolCalls("print(len(df), len(pd.read_csv('/data/q1.csv')))")}, answer: quoted("rows: ")},
 	}},
-	{name: "chat", origin: "e2e_tui_test.go TestChatTUIEndToEnd, e2e_tui_resume_test.go",
+	{name: "chat", origin: "e2e/chat_test.go TestChatTUIEndToEnd, e2e/chat_resume_test.go TestChatTUIResume",
 		files: map[string]string{"sales.csv": "region,revenue,units\nNorth,1200.5,10\nSouth,980.25,32\nEast,15000,7\nWest,77.7,120\nEast,300,3\n"}, questions: []scriptedQuestion{
 			{question: "What is the revenue by region?", replies: []openaitest.Reply{openaitest.ToolCalls(scriptRevenue)},
 				answer: func(last string) string { return "Still here: " + stdoutOf(last) }},
@@ -174,14 +176,14 @@ var scriptedScenarios = []scriptedScenario{
 			openaitest.ToolCalls("undefined_name")}, answer: fixed("The total is 270000.")},
 		{question: "doubled?", replies: []openaitest.Reply{openaitest.ToolCalls("doubled = total * 2\nprint(doubled)")}, answer: fixed("Doubled: 540000.")},
 	}},
-	{name: "print", origin: "agent/wire_test.go", questions: []scriptedQuestion{
+	{name: "print", origin: "agent/wire_test.go TestFinishReasonsThatDisagree", questions: []scriptedQuestion{
 		{question: "print three", replies: []openaitest.Reply{openaitest.ToolCalls("print(3)")}, answer: fixed("It is 3.")}}},
 	{name: "parallel calls", origin: "agent/loop_test.go TestParallelToolCallsAnsweredInOrder", questions: []scriptedQuestion{
 		{question: "sum", replies: []openaitest.Reply{openaitest.ToolCalls("a = 1", "b = 2", "print(a + b)")}, answer: fixed("3")}}},
-	{name: "markdown", origin: "agent/markdown_test.go", questions: []scriptedQuestion{
+	{name: "markdown", origin: "agent/markdown_test.go TestAutoFallsBackOnFencedCode, TestAutoFallsBackWhenServerRejectsTools", questions: []scriptedQuestion{
 		{question: "one plus one", replies: []openaitest.Reply{openaitest.ToolCalls("print(1 + 1)")}, answer: fixed("The answer is **2**.")},
 		{question: "forty-two", replies: []openaitest.Reply{openaitest.ToolCalls("x = 41 + 1\nprint(x)")}, answer: fixed("42")}}},
-	{name: "follow-up", origin: "agent/followup_test.go", questions: []scriptedQuestion{
+	{name: "follow-up", origin: "agent/followup_test.go TestFollowUpContinuesTheQuestion", questions: []scriptedQuestion{
 		{question: "what is a?", replies: []openaitest.Reply{openaitest.ToolCalls("a = 1"), openaitest.ToolCalls("print(a)")}, answer: fixed("a is 1.")}}},
 	{name: "wrong tool", origin: "agent/wire_test.go TestWrongToolIsNeverASilentSuccess", questions: []scriptedQuestion{
 		{question: "the total?", replies: []openaitest.Reply{openaitest.Call("", openaitest.ToolCall{Name: "search", Arguments: `{"query":"total"}`})},
@@ -216,18 +218,65 @@ func TestScriptedAnswersFixture(t *testing.T) {
 	}
 }
 
-// demoResumed is the demo's script, then the model of the test that
-// resumes the demo: one cell on the demo's variables, its output quoted.
+// demoResumed is the demo's script, then a follow-up on the demo's
+// variance table v, as the test that resumes the demo asks it: one cell,
+// and an answer quoting its table as a Markdown table whose "variance"
+// column sits beside "variance_pct" (a name it is a prefix of).
 type demoResumed struct{ demo demo.Script }
+
+const demoByLine = `v.set_index("line")[["variance", "variance_pct"]]`
 
 func (d *demoResumed) Reply(t agent.ScriptTurn) agent.ScriptReply {
 	switch {
 	case t.Prompt == demo.Question:
 		return d.demo.Reply(t)
 	case len(t.Results) == 0:
-		return agent.ScriptReply{Code: `print("BY", by.change.to_dict())`}
+		return agent.ScriptReply{Code: demoByLine}
 	}
-	return agent.ScriptReply{Text: "From the demo: " + t.Results[len(t.Results)-1]}
+	return agent.ScriptReply{Text: byLineAnswer(t.Results[len(t.Results)-1])}
+}
+
+// byLineAnswer writes the rows of demoByLine's table as the model read
+// them ("Product sales | 21500.0 | 6.825396825") the way a model quotes
+// them: whole money with a sign and separators, percent to one decimal.
+func byLineAnswer(result string) string {
+	var b strings.Builder
+	b.WriteString("By line, the variance against budget and as a share of it:\n\n| line | variance | variance_pct |\n|---|---:|---:|\n")
+	largest, largestVar := "", 0.0
+	for _, l := range strings.Split(result, "\n") {
+		f := strings.Split(l, " | ")
+		if len(f) != 3 {
+			continue
+		}
+		v, err := strconv.ParseFloat(strings.TrimSpace(f[1]), 64)
+		if err != nil {
+			continue
+		}
+		pct := "–"
+		if p, err := strconv.ParseFloat(strings.TrimSpace(f[2]), 64); err == nil && !math.IsNaN(p) {
+			pct = fmt.Sprintf("%+.1f", p)
+		}
+		line := strings.TrimSpace(f[0])
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", line, signedThousands(v), pct)
+		if line != "Total" && math.Abs(v) > math.Abs(largestVar) {
+			largest, largestVar = line, v
+		}
+	}
+	fmt.Fprintf(&b, "\n%s moves most, %s.\n", largest, signedThousands(largestVar))
+	return b.String()
+}
+
+// signedThousands is v rounded to a whole number, with its sign and
+// thousands separators: "+21,500".
+func signedThousands(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(math.Abs(v))), 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if v < 0 {
+		return "-" + s
+	}
+	return "+" + s
 }
 
 func runScripted(t *testing.T, e *engine.Engine, sc scriptedScenario) []scriptedAnswer {
