@@ -27,6 +27,7 @@ func Wrap(s string, width int, breaks string) string {
 	if width < 1 {
 		return s
 	}
+	s, units := protectUnits(s)
 	lines := strings.Split(protectHyphens(s), "\n")
 	for i, l := range lines {
 		w := ansi.Wordwrap(l, width, "")
@@ -38,7 +39,29 @@ func Wrap(s string, width int, breaks string) string {
 		}
 		lines[i] = w
 	}
-	return unprotectHyphens(strings.Join(lines, "\n"))
+	out := unprotectHyphens(strings.Join(lines, "\n"))
+	if units {
+		out = strings.ReplaceAll(out, string(nbSpace), " ")
+	}
+	return out
+}
+
+// A quantity and its unit, and a table's shape, read as one: "12.1 KiB",
+// "1,200 × 7" never end a line at their inner space. ansi.Wordwrap keeps
+// a no-break space, so they get one while wrapped; text that has one of
+// its own is left as it is (which no-break spaces to put back could not be
+// told apart).
+const nbSpace = '\u00a0'
+
+var unitSpace = regexp.MustCompile(`(\d) (×|[KMGT]iB\b|B\b)( \d)?`)
+
+func protectUnits(s string) (string, bool) {
+	if strings.ContainsRune(s, nbSpace) || !unitSpace.MatchString(s) {
+		return s, false
+	}
+	return unitSpace.ReplaceAllStringFunc(s, func(m string) string {
+		return strings.ReplaceAll(m, " ", string(nbSpace))
+	}), true
 }
 
 // WrapCode wraps a line of code at width columns at spaces and after any of

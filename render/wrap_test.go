@@ -105,3 +105,23 @@ func TestMarkdownBreaksALongPathAfterASlash(t *testing.T) {
 		t.Errorf("a short path changed:\n%s", out)
 	}
 }
+
+// A size or a shape is not cut at its inner space; the spaces come back as
+// they were.
+func TestWrapKeepsQuantitiesWhole(t *testing.T) {
+	for _, width := range []int{30, 32, 34, 36, 38, 40} {
+		got := Wrap("· Attached sales.csv 12.1 KiB · 1,200 × 7: ask about it.", width, "")
+		for _, line := range strings.Split(got, "\n") {
+			if strings.HasSuffix(line, " ×") || strings.HasSuffix(line, " 12.1") || strings.HasPrefix(line, "KiB") ||
+				strings.HasPrefix(line, "7:") || strings.HasSuffix(line, "1,200") {
+				t.Errorf("width %d: a quantity cut at %q:\n%s", width, line, got)
+			}
+		}
+		if strings.ContainsRune(got, '\u00a0') || strings.ReplaceAll(got, "\n", " ") != "· Attached sales.csv 12.1 KiB · 1,200 × 7: ask about it." {
+			t.Errorf("width %d: the text changed: %q", width, got)
+		}
+	}
+	if got := Wrap("a\u00a0b 1,200 × 7", 7, ""); !strings.Contains(got, "a\u00a0b") {
+		t.Errorf("a no-break space of the text's own lost: %q", got)
+	}
+}
