@@ -1,6 +1,10 @@
 package ui
 
-import "testing"
+import (
+	"strings"
+	"testing"
+	"time"
+)
 
 func TestFitHints(t *testing.T) {
 	hs := []hint{{"enter send", 0}, {"alt+enter newline", 3}, {"pgup/pgdn scroll", 2}, {"ctrl+o expand", 1}, {"/help", 0}, {"ctrl+c quit", 0}}
@@ -36,6 +40,30 @@ func TestShortenPath(t *testing.T) {
 	} {
 		if got := shortenPath(p, c.width); got != c.want {
 			t.Errorf("width %d: %q, want %q", c.width, got, c.want)
+		}
+	}
+}
+
+// A key is offered once it has something to act on: an empty chat shows no
+// "ctrl+t table", a chat with a cell, a table and a figure shows all three.
+func TestHintsOfferOnlyWhatIsThere(t *testing.T) {
+	th := newTheme(true, true)
+	help := func(st status, busy bool) string {
+		out := st.Render(200, time.Now(), th, busy)
+		return out[strings.LastIndex(out, "\n")+1:]
+	}
+	for _, busy := range []bool{false, true} {
+		empty := help(status{model: "m", sandbox: "ready"}, busy)
+		for _, key := range []string{"ctrl+o", "ctrl+t", "ctrl+f"} {
+			if strings.Contains(empty, key) {
+				t.Errorf("busy %v: an empty chat offers %s: %q", busy, key, empty)
+			}
+		}
+		full := help(status{model: "m", sandbox: "ready", cells: true, table: true, figure: true}, busy)
+		for _, key := range []string{"ctrl+o expand", "ctrl+t table", "ctrl+f figure"} {
+			if !strings.Contains(full, key) {
+				t.Errorf("busy %v: no %q with something to act on: %q", busy, key, full)
+			}
 		}
 	}
 }

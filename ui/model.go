@@ -296,6 +296,7 @@ func (m *Model) render() (string, *tea.Cursor) {
 	now := rc.now
 	st := m.status
 	st.files, st.changedFiles = m.chips.counts()
+	st.cells, st.table, st.figure = m.transcript.hasCells(), m.lastTable != nil, m.lastFigure != ""
 	bottom := st.Render(m.width, now, m.theme, m.running)
 	var mid string
 	var cur *tea.Cursor

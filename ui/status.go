@@ -27,6 +27,11 @@ type status struct {
 	sources  int       // connected databases
 
 	files, changedFiles int // attached files, and resumed ones that changed: set for each frame from the chips
+
+	// What the keys of the hint line would act on, set for each frame: a
+	// key with nothing to act on yet is not offered (an empty chat shows
+	// no "ctrl+t table").
+	cells, table, figure bool
 }
 
 // Render draws the status line and the key help line.
@@ -94,11 +99,20 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 	case s.hint != "":
 		help = truncate(sanitizeLine(s.hint), width) // may hold file names from completion
 	case busy:
-		help = fitHints(width, hint{"esc/ctrl+c cancel", 0}, hint{"pgup/pgdn scroll", 2}, hint{"ctrl+o expand", 1},
-			hint{"ctrl+t table", 2}, hint{"ctrl+f figure", 3})
+		help = fitHints(width, hint{"esc/ctrl+c cancel", 0}, hint{"pgup/pgdn scroll", 2}, s.offer(s.cells, "ctrl+o expand", 1),
+			s.offer(s.table, "ctrl+t table", 2), s.offer(s.figure, "ctrl+f figure", 3))
 	default:
 		help = fitHints(width, hint{"enter send", 0}, hint{"alt+enter newline", 4}, hint{"pgup/pgdn scroll", 3},
-			hint{"ctrl+o expand", 2}, hint{"ctrl+t table", 2}, hint{"ctrl+f figure", 3}, hint{"/help", 0}, hint{"ctrl+c ×2 quit", 1})
+			s.offer(s.cells, "ctrl+o expand", 2), s.offer(s.table, "ctrl+t table", 2), s.offer(s.figure, "ctrl+f figure", 3),
+			hint{"/help", 0}, hint{"ctrl+c ×2 quit", 1})
 	}
 	return line + "\n" + th.help.Render(help)
+}
+
+// offer is a key's hint when it has something to act on, else none.
+func (s *status) offer(has bool, text string, rank int) hint {
+	if !has {
+		return hint{}
+	}
+	return hint{text, rank}
 }

@@ -188,3 +188,13 @@ func (t *transcript) marker() string {
 }
 
 func (t *transcript) toTop() { t.anchor = &anchor{} }
+
+// hasCells tells whether a cell or a thought is shown: what Ctrl+O acts on.
+func (t *transcript) hasCells() bool {
+	for _, b := range t.blocks {
+		if b.kind == kindCell || b.kind == kindThinking {
+			return true
+		}
+	}
+	return false
+}
