@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/config"
 )
 
 // A client attaches nothing outside the roots: not by an absolute path,
@@ -71,5 +73,55 @@ func TestRootsResolveInside(t *testing.T) {
 	}
 	if _, err := NewRoots([]string{f}); err == nil || !strings.Contains(err.Error(), "not a folder") {
 		t.Errorf("a file as root: %v", err)
+	}
+}
+
+// The folder that holds the sessions' folders is never attached from,
+// though it lies inside a root (./quarry-output in the working directory
+// is the default): one client would read another's outputs, exports and
+// record. Nor through a link to it, nor when it is made (as a link) only
+// after the server started.
+func TestAttachRefusedInOutputFolder(t *testing.T) {
+	root := t.TempDir()
+	t.Chdir(root)
+	other := filepath.Join(root, "quarry-output", "20260101-000000-abcdef")
+	os.MkdirAll(filepath.Join(other, "outputs"), 0o755)
+	os.WriteFile(filepath.Join(other, "session.jsonl"), []byte(`{"kind":"cell","code":"secret = 'hunter2'"}`+"\n"), 0o644)
+	os.WriteFile(filepath.Join(other, "outputs", "result.csv"), []byte("k,v\npassword,hunter2\n"), 0o644)
+	os.Symlink(filepath.Join(other, "outputs"), filepath.Join(root, "theirs"))
+	h := newHarness(t, Options{Roots: []string{"."}, Config: config.Config{OutputDir: "./quarry-output"}}, false, nil)
+	for _, p := range []string{
+		"quarry-output/20260101-000000-abcdef/session.jsonl",
+		"./quarry-output/20260101-000000-abcdef/outputs/result.csv",
+		filepath.Join(other, "session.jsonl"),
+		"theirs/result.csv",
+	} {
+		res := h.call("attach_file", map[string]any{"path": p})
+		if got := text(res); !res.IsError || !strings.Contains(got, "holds the MCP sessions' files") || strings.Contains(got, "hunter2") {
+			t.Errorf("attach %q: isError %v, %q; want it refused as the sessions' folder", p, res.IsError, got)
+		}
+	}
+	if id := h.logs.sessionID(); id != "" {
+		t.Fatalf("a refused attach started session %s", id)
+	}
+
+	// --output-dir names a link not made yet; it is made later, into the root.
+	r, err := NewRoots([]string{root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Private(filepath.Join(root, "later"))
+	os.MkdirAll(filepath.Join(root, "real-out", "s1"), 0o755)
+	os.WriteFile(filepath.Join(root, "real-out", "s1", "session.jsonl"), []byte("{}\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "data.csv"), []byte("x\n1\n"), 0o644)
+	if _, err := r.Resolve("real-out/s1/session.jsonl"); err != nil {
+		t.Fatalf("before the output folder exists: %v", err)
+	}
+	os.Symlink(filepath.Join(root, "real-out"), filepath.Join(root, "later"))
+	if _, err := r.Resolve("real-out/s1/session.jsonl"); err == nil || !strings.Contains(err.Error(), "--output-dir") {
+		t.Errorf("the output folder made as a link later: %v", err)
+	}
+	if _, err := r.Resolve("data.csv"); err != nil {
+		t.Errorf("a data file beside the output folder: %v", err)
 	}
 }
