@@ -102,11 +102,20 @@ func (r *Roots) Resolve(p string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
 	}
-	if n := links(info); info.Mode().IsRegular() && n > 1 {
+	if !info.Mode().IsRegular() {
+		return real, nil // CheckFile says what is wrong with it
+	}
+	n, err := links(real, info)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: how many names (hard links) the file has cannot be told (%v), which is refused: attach a copy of it instead", p, unwrapPath(err))
+	case n > 1:
 		return "", fmt.Errorf("%s: the file has %d names (hard links), and another may be outside the folders quarry mcp serves, which is refused: attach a copy of it instead", p, n)
 	}
 	return real, nil
 }
+
+var errNoLinkCount = errors.New("the system does not say")
 
 // holder is the root path lies in, or "".
 func (r *Roots) holder(path string) string {
