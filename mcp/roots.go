@@ -117,6 +117,20 @@ func (r *Roots) Resolve(p string) (string, error) {
 
 var errNoLinkCount = errors.New("the system does not say")
 
+// Recheck checks a path Resolve returned once more, right before the
+// file is read: the file may have been swapped for a link (or a link put
+// on its way) since. It must still resolve to itself and pass every check.
+func (r *Roots) Recheck(real string) error {
+	again, err := r.Resolve(real)
+	if err == nil && again != real {
+		err = fmt.Errorf("%s: a symbolic link now stands on its path", real)
+	}
+	if err != nil {
+		return fmt.Errorf("the file changed after it was checked, which is refused: %w", err)
+	}
+	return nil
+}
+
 // holder is the root path lies in, or "".
 func (r *Roots) holder(path string) string {
 	for _, d := range r.dirs {
