@@ -65,11 +65,14 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 				if err := mcp.CheckAddress(f.http, f.allowRemote); err != nil {
 					return usagef(c, "%v", err)
 				}
-			} else if f.allowRemote || f.tokenFile != "" {
-				return usagef(c, "--allow-remote and --token-file go with --http ADDR")
+			} else if f.allowRemote || f.tokenFile != "" || c.Flags().Changed("idle-timeout") {
+				return usagef(c, "--allow-remote, --token-file and --idle-timeout go with --http ADDR (on standard input and output the session ends when the client closes it)")
 			}
-			if f.maxSessions < 0 {
-				return usagef(c, "--max-sessions %d: give a positive number", f.maxSessions)
+			if f.maxSessions < 1 {
+				return usagef(c, "--max-sessions %d: give a positive number (the default is %d)", f.maxSessions, mcp.DefaultMaxSessions)
+			}
+			if f.idle <= 0 {
+				return usagef(c, "--idle-timeout %s: give a positive duration, e.g. 30m (the default)", f.idle)
 			}
 			return a.serveMCP(c, f)
 		},

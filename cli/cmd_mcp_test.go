@@ -25,7 +25,10 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"mcp", "--allow-remote"}, "go with --http"},
 		{[]string{"mcp", "--token-file", "t"}, "go with --http"},
 		{[]string{"mcp", "--root", "/nonexistent/folder"}, "--root /nonexistent/folder"},
+		{[]string{"mcp", "--idle-timeout", "5m"}, "go with --http"},
 		{[]string{"mcp", "--max-sessions", "-1"}, "positive"},
+		{[]string{"mcp", "--max-sessions", "0"}, "--max-sessions 0: give a positive number"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--idle-timeout", "0s"}, "--idle-timeout 0s: give a positive duration"},
 		{[]string{"mcp", "extra"}, "mcp"},
 	} {
 		code, out, errs := runCmd(t, c.args...)

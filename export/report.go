@@ -63,6 +63,13 @@ func builderCode() string {
 	return b.String()
 }
 
+// NoVariance is what a report of a session without a variance() table
+// says of it.
+const NoVariance = "No variance() table in this session: the report holds the commentary, the saved tables and the sources."
+
+// HasVariance tells whether rec has a variance() table for the report.
+func HasVariance(rec *session.Record) bool { return newDoc(rec).report().variance != nil }
+
 // Built tells the formats only the builder writes.
 func (f Format) Built() bool { return f == Workbook || f == PDF }
 

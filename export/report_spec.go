@@ -200,7 +200,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		s.Variance = sv
 		s.Highlights = highlights(v)
 	} else {
-		s.NoVariance = "No variance() table in this session: the report holds the commentary, the saved tables and the sources."
+		s.NoVariance = NoVariance
 	}
 	if r.chart != "" {
 		files["chart.png"] = r.chart

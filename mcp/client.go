@@ -113,7 +113,8 @@ func (c *client) start(ctx context.Context, p *progress) (*session.Session, erro
 			return nil, c.maskErr(err)
 		}
 	}
-	s := session.New(session.Options{Config: o.Config, Events: c.event, Engine: e, Index: o.Index, Build: o.Build, Sources: sources, Tool: c.name()})
+	s := session.New(session.Options{Config: o.Config, Events: c.event, Engine: e, Index: o.Index, Build: o.Build, Sources: sources, Tool: c.name(),
+		ReadCheck: c.srv.roots.Recheck})
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()

@@ -39,12 +39,19 @@ type harness struct {
 type logLines struct {
 	mu    sync.Mutex
 	lines []string
+	// onLine hears each line as the server logs it, on the server's
+	// goroutine: a test acts at a known point of a call this way.
+	onLine func(string)
 }
 
 func (l *logLines) add(s string) {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	l.lines = append(l.lines, s)
+	on := l.onLine
+	l.mu.Unlock()
+	if on != nil {
+		on(s)
+	}
 }
 
 // sessionID is the id of the first quarry session the log says started.

@@ -68,8 +68,9 @@ func (p *progress) output(text string) {
 	p.mu.Unlock()
 }
 
-// beat says, each second until done is called, that the cell still runs.
-func (p *progress) beat() (done func()) {
+// beat says, each second until done is called, that what (the cell, a
+// report's build) still runs.
+func (p *progress) beat(what string) (done func()) {
 	if p == nil {
 		return func() {}
 	}
@@ -88,7 +89,7 @@ func (p *progress) beat() (done func()) {
 				p.mu.Lock()
 				last := p.last
 				p.mu.Unlock()
-				msg := fmt.Sprintf("the cell has run for %s", now.Sub(t0).Round(time.Second))
+				msg := fmt.Sprintf("%s has run for %s", what, now.Sub(t0).Round(time.Second))
 				if last != "" {
 					msg += ": " + last
 				}

@@ -149,16 +149,18 @@ func outputURI(name string) string {
 	return outputPrefix + strings.Join(parts, "/")
 }
 
-// textTypes are the types read back as text (and masked) rather than as
-// bytes, beyond text/*.
-var textTypes = map[string]string{
+// fileTypes are the types of the files a session writes, whatever the
+// host's MIME table says; isText tells those read back as text (and
+// masked) rather than as bytes.
+var fileTypes = map[string]string{
 	".md": "text/markdown", ".ipynb": "application/x-ipynb+json", ".csv": "text/csv", ".tsv": "text/tab-separated-values",
 	".json": "application/json", ".txt": "text/plain", ".html": "text/html", ".svg": "image/svg+xml",
+	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", ".pdf": "application/pdf",
 }
 
 func mimeOf(name string) string {
 	ext := strings.ToLower(path.Ext(name))
-	if t, ok := textTypes[ext]; ok {
+	if t, ok := fileTypes[ext]; ok {
 		return t
 	}
 	if t := mime.TypeByExtension(ext); t != "" {

@@ -17,6 +17,10 @@ import (
 // content belongs there.
 type Roots struct {
 	dirs []string // absolute, symbolic links resolved
+	// private are folders never attached from, inside a root or not: the
+	// sessions' output folder holds every session's files and record,
+	// which one client must not read of another's. Absolute, as given.
+	private []string
 }
 
 // NewRoots checks each folder; none means the working directory.
@@ -43,6 +47,18 @@ func NewRoots(dirs []string) (*Roots, error) {
 		r.dirs = append(r.dirs, abs)
 	}
 	return r, nil
+}
+
+// Private refuses every file under dir, even one inside a root. The
+// folder need not exist yet; its links are followed at each check, so one
+// made later counts too.
+func (r *Roots) Private(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	r.private = append(r.private, filepath.Clean(abs))
+	return nil
 }
 
 // Dirs are the roots, absolute.
@@ -79,25 +95,78 @@ func (r *Roots) Resolve(p string) (string, error) {
 		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
 	case r.holder(real) == "":
 		return "", fmt.Errorf("%s: is a symbolic link (or inside one) that leads outside the folders quarry mcp serves (%s), which is refused: copy the file into one of them", p, r.list())
+	case r.isPrivate(full) || r.isPrivate(real):
+		return "", fmt.Errorf("%s: is inside the folder that holds the MCP sessions' files and records (--output-dir), which no client may attach from: attach the data file itself, or read the session's outputs with list_outputs", p)
 	}
 	info, err := os.Lstat(real)
 	if err != nil {
 		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
 	}
-	if n := links(info); info.Mode().IsRegular() && n > 1 {
+	if !info.Mode().IsRegular() {
+		return real, nil // CheckFile says what is wrong with it
+	}
+	n, err := links(real, info)
+	switch {
+	case err != nil:
+		return "", fmt.Errorf("%s: how many names (hard links) the file has cannot be told (%v), which is refused: attach a copy of it instead", p, unwrapPath(err))
+	case n > 1:
 		return "", fmt.Errorf("%s: the file has %d names (hard links), and another may be outside the folders quarry mcp serves, which is refused: attach a copy of it instead", p, n)
 	}
 	return real, nil
 }
 
+var errNoLinkCount = errors.New("the system does not say")
+
+// Recheck checks a path Resolve returned once more, right before the
+// file is read: the file may have been swapped for a link (or a link put
+// on its way) since. It must still resolve to itself and pass every check.
+func (r *Roots) Recheck(real string) error {
+	again, err := r.Resolve(real)
+	if err == nil && again != real {
+		err = fmt.Errorf("%s: a symbolic link now stands on its path", real)
+	}
+	if err != nil {
+		return fmt.Errorf("the file changed after it was checked, which is refused: %w", err)
+	}
+	return nil
+}
+
 // holder is the root path lies in, or "".
 func (r *Roots) holder(path string) string {
 	for _, d := range r.dirs {
-		if rel, err := filepath.Rel(d, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if within(d, path) {
 			return d
 		}
 	}
 	return ""
+}
+
+// isPrivate says whether path lies in a private folder, by its name or by
+// where the folder's links lead.
+func (r *Roots) isPrivate(path string) bool {
+	for _, d := range r.private {
+		if within(d, path) || within(realOf(d), path) {
+			return true
+		}
+	}
+	return false
+}
+
+// realOf is path with the links of its longest existing part followed.
+func realOf(path string) string {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		return real
+	}
+	parent := filepath.Dir(path)
+	if parent == path {
+		return path
+	}
+	return filepath.Join(realOf(parent), filepath.Base(path))
+}
+
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (r *Roots) list() string { return strings.Join(r.dirs, ", ") }

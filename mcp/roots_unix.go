@@ -8,9 +8,9 @@ import (
 )
 
 // links is how many names (hard links) a file has.
-func links(info fs.FileInfo) uint64 {
+func links(_ string, info fs.FileInfo) (uint64, error) {
 	if st, ok := info.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
+		return uint64(st.Nlink), nil
 	}
-	return 1
+	return 0, errNoLinkCount
 }

@@ -80,6 +80,13 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	out := opts.Config.OutputDir
+	if out == "" {
+		out = "quarry-output" // as session.New places the sessions' folders
+	}
+	if err := roots.Private(out); err != nil {
+		return nil, fmt.Errorf("the output folder %s: %w", out, err)
+	}
 	s := &Server{opts: opts, roots: roots, clients: map[*sdk.ServerSession]*client{}, engine: opts.Engine}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "quarry", Title: "quarry", Version: opts.Build}, &sdk.ServerOptions{
 		Instructions:              instructions,

@@ -103,17 +103,21 @@ func (s *Server) addTools() {
 		Description: "Check each number of an answer against the outputs of the session's cells and the attached files' profiles, as quarry checks its own answers: grounded with the cell and the output line or table cell that holds it, or unverified. Compute an unverified number in a cell and quote the printed value, or drop it."},
 		s.checkNumbers)
 	in := schemaFor[ExportInput]()
-	for _, f := range export.Formats() {
+	for _, f := range exportFormats {
 		in.Properties["format"].Enum = append(in.Properties["format"].Enum, string(f))
 	}
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "export_session", Title: "Export the session", Annotations: changesKern, InputSchema: in, OutputSchema: schemaFor[ExportOutput](),
-		Description: "Write the session so far (its cells, outputs and figures, numbers checked) as a file: " + formatList() + ". Returns it as a resource to read with resources/read."},
+		Description: "Write the session so far (its cells, outputs and figures, numbers checked) as a file: " + formatList() + ". " +
+			"The workbook and the PDF are built in a fresh sandbox of their own, from the last variance() table, its bridge() chart, the commentary and the sources (without a variance() table they hold the rest, and say so). Returns the file as a resource to read with resources/read."},
 		s.exportSession)
 }
 
+// exportFormats are what export_session writes: quarry export's formats.
+var exportFormats = append(export.Formats(), export.Workbook, export.PDF)
+
 func formatList() string {
 	var parts []string
-	for _, f := range export.Formats() {
+	for _, f := range exportFormats {
 		parts = append(parts, string(f)+" ("+formatWords[f]+")")
 	}
 	return strings.Join(parts, ", ")
@@ -125,6 +129,8 @@ var formatWords = map[export.Format]string{
 	export.Notebook: "a Jupyter notebook",
 	export.Markdown: "a Markdown report",
 	export.HTML:     "one self-contained HTML page",
+	export.Workbook: "the variance report as a formatted Excel workbook",
+	export.PDF:      "the variance report as a PDF",
 }
 
 // call is a tool call's client, or the reason there is none.
@@ -208,7 +214,7 @@ func (s *Server) runCell(ctx context.Context, req *sdk.CallToolRequest, tool, co
 			runCtx = sandbox.WithCellLimit(ctx, own) // counted from the cell's start, as the server's limit is
 		}
 	}
-	done := p.beat()
+	done := p.beat("the cell")
 	cell, err := sess.RunCell(runCtx, tool+", called by "+c.name()+" over MCP", code, func(ch kernel.Chunk) { p.output(ch.Text) })
 	done()
 	if err != nil {

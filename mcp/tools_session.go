@@ -170,7 +170,17 @@ func (s *Server) exportSession(ctx context.Context, req *sdk.CallToolRequest, in
 		return nil, ExportOutput{}, errors.New("nothing to export yet: run a cell first")
 	}
 	name := export.DefaultName(f)
-	if _, err := export.Write(rec, f, filepath.Join(sess.OutputDir(), name)); err != nil {
+	dest := filepath.Join(sess.OutputDir(), name)
+	if f.Built() { // as quarry export does: the report's builder, in a sandbox of its own
+		p := newProgress(ctx, req)
+		p.say("building the " + name + " in a sandbox of its own")
+		done := p.beat("the report's build")
+		_, err = export.WriteReport(ctx, rec, sess.Builder(), export.ReportOptions{Formats: []export.Format{f}, Paths: map[export.Format]string{f: dest}})
+		done()
+	} else {
+		_, err = export.Write(rec, f, dest)
+	}
+	if err != nil {
 		return nil, ExportOutput{}, fmt.Errorf("export: %s", sess.Mask(err.Error()))
 	}
 	st, err := os.Stat(filepath.Join(sess.OutputDir(), name))
@@ -182,8 +192,12 @@ func (s *Server) exportSession(ctx context.Context, req *sdk.CallToolRequest, in
 	c.mu.Unlock()
 	out := ExportOutput{Format: string(f), Name: name, URI: exportPrefix + name, Size: st.Size()}
 	size := st.Size()
+	said := fmt.Sprintf("wrote %s (%s) of session %s: read it as %s", name, kernel.FormatSize(size), sess.ID(), out.URI)
+	if f.Built() && !export.HasVariance(rec) {
+		said += "\n" + export.NoVariance + " Call variance() in run_python for the table of actuals against budget."
+	}
 	res := &sdk.CallToolResult{Content: []sdk.Content{
-		&sdk.TextContent{Text: fmt.Sprintf("wrote %s (%s) of session %s: read it as %s", name, kernel.FormatSize(size), sess.ID(), out.URI)},
+		&sdk.TextContent{Text: said},
 		&sdk.ResourceLink{URI: out.URI, Name: name, MIMEType: mimeOf(name), Size: &size},
 	}}
 	return res, out, nil

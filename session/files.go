@@ -183,6 +183,11 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 			return Input{}, fmt.Errorf("attach %s: %w", path, err)
 		}
 	}
+	if check := s.opts.ReadCheck; check != nil {
+		if err := check(path); err != nil {
+			return Input{}, err
+		}
+	}
 	// The hash is read beside the upload: the file is read twice, but the
 	// second read mostly comes from the page cache.
 	sum := make(chan string, 1)

@@ -85,7 +85,11 @@ func (s *Session) remake(ctx context.Context, old *sandbox.Session, ref string, 
 		return sb, []string{"the session's files could not be attached again: " + err.Error()}, nil
 	}
 	for _, in := range rec.Inputs() {
-		if err := CheckFile(in.Path); err != nil {
+		err := CheckFile(in.Path)
+		if check := s.opts.ReadCheck; err == nil && check != nil {
+			err = check(in.Path)
+		}
+		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s could not be attached again (%v)", in.Name, err))
 			continue
 		}

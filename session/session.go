@@ -88,6 +88,12 @@ type Options struct {
 	// Tool makes a session without a model driven by a tool client (an MCP
 	// client, named here): each RunCell is a turn of its own (tool.go).
 	Tool string
+	// ReadCheck, when set, is asked about a host file right before it is
+	// read into the sandbox (an attach, and each file a rebuild attaches
+	// again); an error refuses it. quarry mcp checks the path against its
+	// roots once more there, so a link swapped in after the client's call
+	// was checked (while the sandbox started, say) is refused.
+	ReadCheck func(path string) error
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
