@@ -11,7 +11,8 @@ import (
 
 // Roots are the folders a client may attach files from (--root). A path
 // is refused when it names anything outside them, goes up with "..",
-// leads outside through a symbolic link, or is a file with other names
+// leads outside through a symbolic link, is hidden or inside a hidden
+// folder (a dot name below the root), or is a file with other names
 // (hard links), one of which may be outside: the client is as untrusted
 // as a model, and a file's name inside a root is no proof that its
 // content belongs there.
@@ -19,9 +20,20 @@ type Roots struct {
 	dirs []string // absolute, symbolic links resolved
 	// private are folders never attached from, inside a root or not: the
 	// sessions' output folder holds every session's files and record,
-	// which one client must not read of another's. Absolute, as given.
-	private []string
+	// which one client must not read of another's; quarry's settings hold
+	// its keys. Absolute, as given.
+	private []privateDir
 }
+
+// privateDir is a folder no client attaches from, and what it holds (for
+// the refusal).
+type privateDir struct{ dir, holds string }
+
+// Folders quarry keeps from clients, by what they hold.
+const (
+	holdsSessions = "the MCP sessions' files and records (--output-dir)"
+	holdsState    = "quarry's own settings and session index"
+)
 
 // NewRoots checks each folder; none means the working directory.
 func NewRoots(dirs []string) (*Roots, error) {
@@ -49,15 +61,15 @@ func NewRoots(dirs []string) (*Roots, error) {
 	return r, nil
 }
 
-// Private refuses every file under dir, even one inside a root. The
-// folder need not exist yet; its links are followed at each check, so one
-// made later counts too.
-func (r *Roots) Private(dir string) error {
+// Private refuses every file under dir, even one inside a root; holds
+// says what the folder holds. The folder need not exist yet; its links are
+// followed at each check, so one made later counts too.
+func (r *Roots) Private(dir, holds string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return err
 	}
-	r.private = append(r.private, filepath.Clean(abs))
+	r.private = append(r.private, privateDir{filepath.Clean(abs), holds})
 	return nil
 }
 
@@ -95,8 +107,11 @@ func (r *Roots) Resolve(p string) (string, error) {
 		return "", fmt.Errorf("%s: %v", p, unwrapPath(err))
 	case r.holder(real) == "":
 		return "", fmt.Errorf("%s: is a symbolic link (or inside one) that leads outside the folders quarry mcp serves (%s), which is refused: copy the file into one of them", p, r.list())
-	case r.isPrivate(full) || r.isPrivate(real):
-		return "", fmt.Errorf("%s: is inside the folder that holds the MCP sessions' files and records (--output-dir), which no client may attach from: attach the data file itself, or read the session's outputs with list_outputs", p)
+	case r.hidden(full) || r.hidden(real):
+		return "", fmt.Errorf("%s: is hidden, or inside a hidden folder (.ssh, .config, .aws…, where keys and credentials live), which is refused as Jupyter refuses it: copy the data file into a folder that is not hidden", p)
+	}
+	if holds := r.privateHolder(full, real); holds != "" {
+		return "", fmt.Errorf("%s: is inside the folder that holds %s, which no client may attach from: attach the data file itself, or read the session's outputs with list_outputs", p, holds)
 	}
 	info, err := os.Lstat(real)
 	if err != nil {
@@ -141,15 +156,36 @@ func (r *Roots) holder(path string) string {
 	return ""
 }
 
-// isPrivate says whether path lies in a private folder, by its name or by
-// where the folder's links lead.
-func (r *Roots) isPrivate(path string) bool {
-	for _, d := range r.private {
-		if within(d, path) || within(realOf(d), path) {
+// hidden says whether a part of path below its root starts with a dot:
+// dot files and folders hold keys and settings, not data to attach.
+func (r *Roots) hidden(path string) bool {
+	root := r.holder(path)
+	if root == "" {
+		return false
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil {
+		return true
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(part, ".") && part != "." {
 			return true
 		}
 	}
 	return false
+}
+
+// privateHolder is what the private folder that one of paths lies in
+// holds, by its name or by where the folder's links lead; "" for none.
+func (r *Roots) privateHolder(paths ...string) string {
+	for _, d := range r.private {
+		for _, p := range paths {
+			if within(d.dir, p) || within(realOf(d.dir), p) {
+				return d.holds
+			}
+		}
+	}
+	return ""
 }
 
 // realOf is path with the links of its longest existing part followed.

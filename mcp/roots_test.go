@@ -24,6 +24,10 @@ func TestAttachRefusedOutsideRoots(t *testing.T) {
 	h := newHarness(t, Options{}, false, nil)
 	os.MkdirAll(filepath.Join(h.root, "sub"), 0o755)
 	os.Symlink(secretFile, filepath.Join(h.root, "link.csv"))
+	os.MkdirAll(filepath.Join(h.root, ".ssh"), 0o700)
+	os.WriteFile(filepath.Join(h.root, ".ssh", "keys.csv"), []byte("k,v\npassword,hunter2\n"), 0o600)
+	os.WriteFile(filepath.Join(h.root, ".env"), []byte("k,v\npassword,hunter2\n"), 0o600)
+	os.Symlink(filepath.Join(h.root, ".ssh", "keys.csv"), filepath.Join(h.root, "visible.csv"))
 	os.Symlink(outside, filepath.Join(h.root, "dirlink"))
 	hard := filepath.Join(h.root, "hard.csv")
 	if err := os.Link(secretFile, hard); err != nil {
@@ -37,6 +41,10 @@ func TestAttachRefusedOutsideRoots(t *testing.T) {
 		{"dirlink/secret.csv", "symbolic link"},
 		{hard, "hard links"},
 		{"missing.csv", "no such file"},
+		{".ssh/keys.csv", "hidden"},
+		{".env", "hidden"},
+		{filepath.Join(h.root, ".ssh", "keys.csv"), "hidden"},
+		{"visible.csv", "hidden"}, // a visible link to a hidden file
 		{"", "give the path"},
 	} {
 		res := h.call("attach_file", map[string]any{"path": c.path})
@@ -114,7 +122,7 @@ func TestAttachRefusedInOutputFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r.Private(filepath.Join(root, "later"))
+	r.Private(filepath.Join(root, "later"), holdsSessions)
 	os.MkdirAll(filepath.Join(root, "real-out", "s1"), 0o755)
 	os.WriteFile(filepath.Join(root, "real-out", "s1", "session.jsonl"), []byte("{}\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "data.csv"), []byte("x\n1\n"), 0o644)
@@ -245,5 +253,28 @@ func TestRebuildRefusesLinkSwappedIn(t *testing.T) {
 	got := text(res)
 	if !strings.Contains(got, "q1.csv could not be attached again (the file changed after it was checked") || strings.Contains(got, "hunter2") || strings.Contains(got, "'q1.csv'") {
 		t.Fatalf("the cell after the loss: %s", got)
+	}
+}
+
+// quarry's own session index and settings are no client's, even where XDG
+// puts them inside a root and not in a hidden folder.
+func TestAttachRefusedInQuarrysState(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("QUARRY_CONFIG", filepath.Join(root, "settings", "config.toml"))
+	for _, f := range []string{"state/sessions/20260101-000000-abcdef.json", "settings/config.toml", "data.csv"} {
+		os.MkdirAll(filepath.Join(root, filepath.Dir(f)), 0o755)
+		os.WriteFile(filepath.Join(root, f), []byte("k,v\napi_key,sk-hunter2\n"), 0o600)
+	}
+	srv, err := New(Options{Roots: []string{root}, Index: filepath.Join(root, "state", "sessions")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"state/sessions/20260101-000000-abcdef.json", "settings/config.toml"} {
+		if _, err := srv.roots.Resolve(p); err == nil || !strings.Contains(err.Error(), "quarry's own settings") {
+			t.Errorf("attach %q: %v, want it refused as quarry's own", p, err)
+		}
+	}
+	if _, err := srv.roots.Resolve("data.csv"); err != nil {
+		t.Errorf("a data file beside them: %v", err)
 	}
 }

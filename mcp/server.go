@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/sandbox"
+	"github.com/quarry-cli/quarry/session"
 	"github.com/quarry-cli/quarry/source"
 )
 
@@ -84,8 +86,22 @@ func New(opts Options) (*Server, error) {
 	if out == "" {
 		out = "quarry-output" // as session.New places the sessions' folders
 	}
-	if err := roots.Private(out); err != nil {
+	if err := roots.Private(out, holdsSessions); err != nil {
 		return nil, fmt.Errorf("the output folder %s: %w", out, err)
+	}
+	// quarry's own state and settings (the session index, the config file
+	// with its keys) are no client's either, wherever XDG puts them.
+	index := opts.Index
+	if index == "" {
+		index = session.DefaultIndex()
+	}
+	cfg, _, _ := config.Path(config.Overrides{})
+	for _, dir := range []string{index, filepath.Dir(cfg)} {
+		if dir != "" && dir != "." {
+			if err := roots.Private(dir, holdsState); err != nil {
+				return nil, fmt.Errorf("%s: %w", dir, err)
+			}
+		}
 	}
 	s := &Server{opts: opts, roots: roots, clients: map[*sdk.ServerSession]*client{}, engine: opts.Engine}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "quarry", Title: "quarry", Version: opts.Build}, &sdk.ServerOptions{
