@@ -104,9 +104,9 @@ func (a *app) serveMCP(c *cobra.Command, f *mcpFlags) error {
 	if f.outputDir != "" {
 		cfg.OutputDir = f.outputDir
 	}
-	parent, setting := cfg.OutputDir, cfg.Source("output_dir")
-	if parent == "" {
-		parent, setting = "quarry-output", "the default"
+	parent, setting := session.OutputParent(cfg), cfg.Source("output_dir")
+	if cfg.OutputDir == "" {
+		setting = "the default"
 	}
 	if f.outputDir != "" {
 		setting = "--output-dir"

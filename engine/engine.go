@@ -52,6 +52,14 @@ const (
 	Podman Kind = "Podman"
 )
 
+// PodmanNproc is the process rlimit a container asks of rootful Podman,
+// which otherwise asks the runtime for 1048576 processes (and as many open
+// files), more than root may set without CAP_SYS_RESOURCE: the runtime
+// refuses at attach ("error setting rlimit"). A container there names both
+// limits. Docker counts the host's processes of the user against nproc, so
+// it is asked of Podman only; the pids cgroup is the real cap.
+const PodmanNproc = 32768
+
 // ErrUnreachable wraps every failure to reach the container engine, so front
 // ends can tell "start the engine" apart from other failures.
 var ErrUnreachable = errors.New("container engine not reachable")

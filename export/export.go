@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
@@ -31,23 +32,35 @@ const (
 	PDF      Format = "pdf"  // built in a sandbox: WriteReport
 )
 
-// formatNames is what --format accepts, in words.
-const formatNames = "ipynb, md, html, xlsx or pdf"
-
 // Formats are the formats Write offers, for a caller that lists them.
 func Formats() []Format { return []Format{Notebook, Markdown, HTML} }
 
+// AllFormats are every format quarry export writes: Write's, then those
+// WriteReport builds.
+func AllFormats() []Format { return append(Formats(), Workbook, PDF) }
+
 // ParseFormat reads --format.
 func ParseFormat(s string) (Format, error) {
-	switch f := Format(strings.ToLower(strings.TrimPrefix(s, "."))); f {
-	case Notebook, Markdown, HTML, Workbook, PDF:
+	f := Format(strings.ToLower(strings.TrimPrefix(s, ".")))
+	switch {
+	case slices.Contains(AllFormats(), f):
 		return f, nil
-	case "markdown":
+	case f == "markdown":
 		return Markdown, nil
-	case "excel":
+	case f == "excel":
 		return Workbook, nil
 	}
-	return "", fmt.Errorf("format %q: use %s", s, formatNames)
+	return "", fmt.Errorf("format %q: use %s", s, formatNames())
+}
+
+// formatNames is what --format accepts, in words: "ipynb, md, …, xlsx or pdf".
+func formatNames() string {
+	all := AllFormats()
+	names := make([]string, len(all))
+	for i, f := range all {
+		names[i] = string(f)
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // FormatOf tells the format from a file name's extension.
@@ -94,7 +107,7 @@ func Write(rec *session.Record, f Format, path string) ([]string, error) {
 	case Workbook, PDF:
 		return nil, fmt.Errorf("export: %s is built in a sandbox: use WriteReport", f)
 	default:
-		return nil, fmt.Errorf("export: format %q: use %s", f, formatNames)
+		return nil, fmt.Errorf("export: format %q: use %s", f, formatNames())
 	}
 	if err := writeAtomic(abs, render); err != nil {
 		return nil, err

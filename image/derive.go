@@ -34,7 +34,6 @@ const (
 	buildMemory = 2 << 30
 	buildPIDs   = 1024
 	buildTime   = 20 * time.Minute
-	buildNproc  = 32768
 )
 
 // buildJob is what the build container is given.
@@ -59,13 +58,10 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 	rand.Read(b)
 	id := "extras-" + hex.EncodeToString(b)
 	pids := int64(buildPIDs)
-	// Explicit rlimits: rootful Podman otherwise asks the runtime for a
-	// nofile of 1048576, which it may not set without CAP_SYS_RESOURCE
-	// (refused at attach on such hosts). nproc only there: Docker would
-	// count the host's root processes against it.
+	// Explicit rlimits, as engine.PodmanNproc says why.
 	ulimits := []*container.Ulimit{{Name: "nofile", Soft: 4096, Hard: 4096}}
 	if e.Kind() == engine.Podman {
-		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: buildNproc, Hard: buildNproc})
+		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: engine.PodmanNproc, Hard: engine.PodmanNproc})
 	}
 	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
 		Name: "quarry-" + id,

@@ -82,10 +82,7 @@ func New(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := opts.Config.OutputDir
-	if out == "" {
-		out = "quarry-output" // as session.New places the sessions' folders
-	}
+	out := session.OutputParent(opts.Config)
 	if err := roots.Private(out, holdsSessions); err != nil {
 		return nil, fmt.Errorf("the output folder %s: %w", out, err)
 	}

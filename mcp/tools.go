@@ -103,7 +103,7 @@ func (s *Server) addTools() {
 		Description: "Check each number of an answer against the outputs of the session's cells and the attached files' profiles, as quarry checks its own answers: grounded with the cell and the output line or table cell that holds it, or unverified. Compute an unverified number in a cell and quote the printed value, or drop it."},
 		s.checkNumbers)
 	in := schemaFor[ExportInput]()
-	for _, f := range exportFormats {
+	for _, f := range export.AllFormats() {
 		in.Properties["format"].Enum = append(in.Properties["format"].Enum, string(f))
 	}
 	sdk.AddTool(s.sdk, &sdk.Tool{Name: "export_session", Title: "Export the session", Annotations: changesKern, InputSchema: in, OutputSchema: schemaFor[ExportOutput](),
@@ -112,12 +112,9 @@ func (s *Server) addTools() {
 		s.exportSession)
 }
 
-// exportFormats are what export_session writes: quarry export's formats.
-var exportFormats = append(export.Formats(), export.Workbook, export.PDF)
-
 func formatList() string {
 	var parts []string
-	for _, f := range exportFormats {
+	for _, f := range export.AllFormats() {
 		parts = append(parts, string(f)+" ("+formatWords[f]+")")
 	}
 	return strings.Join(parts, ", ")

@@ -183,7 +183,7 @@ func (s *Server) exportSession(ctx context.Context, req *sdk.CallToolRequest, in
 	if err != nil {
 		return nil, ExportOutput{}, fmt.Errorf("export: %s", sess.Mask(err.Error()))
 	}
-	st, err := os.Stat(filepath.Join(sess.OutputDir(), name))
+	st, err := os.Stat(dest)
 	if err != nil {
 		return nil, ExportOutput{}, fmt.Errorf("export: %v", unwrapPath(err))
 	}

@@ -96,12 +96,6 @@ func (t traits) outputDriverOpts(lim Limits) map[string]string {
 	return map[string]string{"type": "tmpfs", "device": "tmpfs", "o": o}
 }
 
-// podmanNproc is the process rlimit asked of rootful Podman, which otherwise
-// asks the runtime for 1048576, more than root may set without
-// CAP_SYS_RESOURCE. The pids cgroup is the real cap; rootless Podman's
-// Docker API drops every ulimit, and the kernel's guard sets them instead.
-const podmanNproc = 32768
-
 // traits is what of the engine shapes a session's container.
 type traits struct {
 	podman  bool
@@ -179,7 +173,9 @@ func (t traits) containerOptions(sessionID, image string, lim Limits) client.Con
 		host.Binds = []string{output + ":" + outputDir + ":noexec,nosuid,nodev"}
 		host.Tmpfs["/run"] = "ro,noexec,nosuid,nodev,size=64k"
 		host.Tmpfs["/var/tmp"] = "ro,noexec,nosuid,nodev,size=64k"
-		host.Ulimits = append(host.Ulimits, &container.Ulimit{Name: "nproc", Soft: podmanNproc, Hard: podmanNproc})
+		// Rootless Podman's Docker API drops every ulimit; the kernel's
+		// guard sets them there instead.
+		host.Ulimits = append(host.Ulimits, &container.Ulimit{Name: "nproc", Soft: engine.PodmanNproc, Hard: engine.PodmanNproc})
 		host.Runtime = t.runtime
 	} else {
 		host.Mounts = append(host.Mounts, mount.Mount{Type: mount.TypeVolume, Source: output, Target: outputDir,

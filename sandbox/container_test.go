@@ -57,7 +57,7 @@ func TestContainerOptionsPodman(t *testing.T) {
 	}
 	nproc := false
 	for _, u := range h.Ulimits {
-		nproc = nproc || (u.Name == "nproc" && u.Hard == podmanNproc)
+		nproc = nproc || (u.Name == "nproc" && u.Hard == engine.PodmanNproc)
 	}
 	if !nproc {
 		t.Errorf("ulimits %+v lack nproc", h.Ulimits)

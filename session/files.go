@@ -183,10 +183,8 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 			return Input{}, fmt.Errorf("attach %s: %w", path, err)
 		}
 	}
-	if check := s.opts.ReadCheck; check != nil {
-		if err := check(path); err != nil {
-			return Input{}, err
-		}
+	if err := s.readCheck(path); err != nil {
+		return Input{}, err
 	}
 	// The hash is read beside the upload: the file is read twice, but the
 	// second read mostly comes from the page cache.
@@ -233,4 +231,12 @@ func (s *Session) Files() []kernel.Profile {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]kernel.Profile(nil), s.files...)
+}
+
+// readCheck asks Options.ReadCheck about path, right before it is read.
+func (s *Session) readCheck(path string) error {
+	if s.opts.ReadCheck == nil {
+		return nil
+	}
+	return s.opts.ReadCheck(path)
 }

@@ -86,8 +86,8 @@ func (s *Session) remake(ctx context.Context, old *sandbox.Session, ref string, 
 	}
 	for _, in := range rec.Inputs() {
 		err := CheckFile(in.Path)
-		if check := s.opts.ReadCheck; err == nil && check != nil {
-			err = check(in.Path)
+		if err == nil {
+			err = s.readCheck(in.Path)
 		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s could not be attached again (%v)", in.Name, err))

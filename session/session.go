@@ -163,11 +163,7 @@ func New(opts Options) *Session {
 		s.id, s.outDir = opts.Resume.ID, opts.Resume.Dir
 	}
 	if s.outDir == "" {
-		parent := opts.Config.OutputDir
-		if parent == "" {
-			parent = "quarry-output"
-		}
-		s.outDir = filepath.Join(parent, s.id)
+		s.outDir = filepath.Join(OutputParent(opts.Config), s.id)
 	}
 	if abs, err := filepath.Abs(s.outDir); err == nil {
 		s.outDir = abs
@@ -375,4 +371,13 @@ func (s *Session) SetFigureBox(b kernel.FigureBox) {
 	if s.sb != nil {
 		s.sb.SetFigureBox(b)
 	}
+}
+
+// OutputParent is the folder that holds the sessions' folders: the
+// config's output_dir, else ./quarry-output.
+func OutputParent(c config.Config) string {
+	if c.OutputDir != "" {
+		return c.OutputDir
+	}
+	return "quarry-output"
 }
