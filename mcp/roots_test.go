@@ -18,9 +18,7 @@ import (
 // file with another name (a hard link) that may be outside. Each refusal
 // says why, and none reaches a sandbox (this test has no engine).
 func TestAttachRefusedOutsideRoots(t *testing.T) {
-	outside := t.TempDir()
-	secretFile := filepath.Join(outside, "secret.csv")
-	os.WriteFile(secretFile, []byte("k,v\npassword,hunter2\n"), 0o644)
+	outside, secretFile := secretOutside(t)
 	h := newHarness(t, Options{}, false, nil)
 	os.MkdirAll(filepath.Join(h.root, "sub"), 0o755)
 	os.Symlink(secretFile, filepath.Join(h.root, "link.csv"))
@@ -143,9 +141,8 @@ func TestAttachRefusedInOutputFolder(t *testing.T) {
 // leading out or one staying inside), a link put on its way, and a hard
 // link; the file as it was passes.
 func TestRecheckRefusesSwappedFile(t *testing.T) {
-	root, outside := t.TempDir(), t.TempDir()
-	secretFile := filepath.Join(outside, "secret.csv")
-	os.WriteFile(secretFile, []byte("k,v\npassword,hunter2\n"), 0o644)
+	root := t.TempDir()
+	outside, secretFile := secretOutside(t)
 	os.MkdirAll(filepath.Join(root, "sub"), 0o755)
 	os.WriteFile(filepath.Join(root, "other.csv"), []byte("x\n2\n"), 0o644)
 	r, err := NewRoots([]string{root})
@@ -199,9 +196,7 @@ func TestRecheckRefusesSwappedFile(t *testing.T) {
 // sandbox starts, which the call waits for): the attach is refused and
 // nothing of the file outside reaches the client or the sandbox.
 func TestAttachRefusesLinkSwappedIn(t *testing.T) {
-	outside := t.TempDir()
-	secretFile := filepath.Join(outside, "secret.csv")
-	os.WriteFile(secretFile, []byte("k,v\npassword,hunter2\n"), 0o644)
+	outside, secretFile := secretOutside(t)
 	h := newHarness(t, Options{}, true, nil)
 	data := h.writeFile("q1.csv", "region,revenue\nnorth,1\n")
 	h.logs.mu.Lock()
@@ -230,9 +225,7 @@ func TestAttachRefusesLinkSwappedIn(t *testing.T) {
 // since its attach is refused then too, and the new sandbox goes on
 // without it.
 func TestRebuildRefusesLinkSwappedIn(t *testing.T) {
-	outside := t.TempDir()
-	secretFile := filepath.Join(outside, "secret.csv")
-	os.WriteFile(secretFile, []byte("k,v\npassword,hunter2\n"), 0o644)
+	_, secretFile := secretOutside(t)
 	h := newHarness(t, Options{}, true, nil)
 	data := h.writeFile("q1.csv", "region,revenue\nnorth,1\n")
 	h.ok("attach_file", map[string]any{"path": "q1.csv"})
@@ -277,4 +270,16 @@ func TestAttachRefusedInQuarrysState(t *testing.T) {
 	if _, err := srv.roots.Resolve("data.csv"); err != nil {
 		t.Errorf("a data file beside them: %v", err)
 	}
+}
+
+// secretOutside is a folder outside every root holding secret.csv, whose
+// password (hunter2) no result may show.
+func secretOutside(t *testing.T) (dir, file string) {
+	t.Helper()
+	dir = t.TempDir()
+	file = filepath.Join(dir, "secret.csv")
+	if err := os.WriteFile(file, []byte("k,v\npassword,hunter2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, file
 }
