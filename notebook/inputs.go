@@ -42,6 +42,9 @@ type inputScan struct {
 	byRel        map[string]int // rel path -> index in nb.Inputs
 	byOutside    map[string]string
 	names        map[string]bool
+	num          int            // the code cell scanned, counted from 1
+	wrote        map[string]int // host path an earlier cell (or line) writes -> its offset, -1 for an earlier cell
+	folders      map[string]bool
 }
 
 func newInputScan(dir string, nb *RerunNotebook) *inputScan {
@@ -49,14 +52,20 @@ func newInputScan(dir string, nb *RerunNotebook) *inputScan {
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		real = r
 	}
-	return &inputScan{dir: dir, realDir: real, nb: nb, byRel: map[string]int{}, byOutside: map[string]string{}, names: map[string]bool{}}
+	return &inputScan{dir: dir, realDir: real, nb: nb, byRel: map[string]int{}, byOutside: map[string]string{}, names: map[string]bool{},
+		wrote: map[string]int{}, folders: map[string]bool{}}
 }
 
-// cell adds the inputs src names and returns src with the literals that
-// must change rewritten: an absolute path inside the folder becomes the
-// relative one, a file outside becomes /data/<name>.
-func (sc *inputScan) cell(src string) (string, error) {
-	strs := scanPython(src)
+// cell adds the inputs src, the notebook's code cell num, names and
+// returns src with the literals that must change rewritten: an absolute
+// path inside the folder becomes the relative one, a file outside becomes
+// /data/<name>. A path the code wrote before it reads it is no input
+// (writes.go).
+func (sc *inputScan) cell(num int, src string) (string, error) {
+	sc.num = num
+	strs, calls := scanPythonCalls(src)
+	sc.noteWrites(append(pythonWrites(src, strs, calls), shellWrites(src)...))
+	defer sc.endCell()
 	sc.pathWords(src, strs) // a shell line's files: !head data/sales.csv (inputs_words.go)
 	var b strings.Builder
 	last := 0
@@ -65,15 +74,14 @@ func (sc *inputScan) cell(src string) (string, error) {
 		if s.bytes() || s.fmt() || body == "" || len(body) > maxNotebookRead || strings.ContainsAny(body, "\\\n\x00") {
 			continue
 		}
+		if sc.writtenBefore(sc.hostPath(body), s.start) {
+			continue // the code's own file, where the code wrote it
+		}
 		calls := readCalls[s.callee] || openCalls[s.callee]
 		if calls && isURL(body) {
 			return "", fmt.Errorf("it reads %s from the network, and the sandbox has none: download the file into the notebook's folder and read it from there", clip(body, 120))
 		}
-		host := body
-		if !filepath.IsAbs(host) {
-			host = filepath.Join(sc.dir, host)
-		}
-		host = filepath.Clean(host)
+		host := sc.hostPath(body)
 		real := host
 		if r, err := filepath.EvalSymlinks(host); err == nil {
 			real = r
@@ -131,7 +139,7 @@ func (sc *inputScan) add(rel, host string) {
 		return
 	}
 	sc.byRel[rel] = len(sc.nb.Inputs)
-	sc.nb.Inputs = append(sc.nb.Inputs, NotebookInput{Name: sc.name(filepath.Base(rel)), Path: host, Rel: rel})
+	sc.nb.Inputs = append(sc.nb.Inputs, NotebookInput{Name: sc.name(filepath.Base(rel)), Path: host, Rel: rel, Cell: sc.num})
 }
 
 // addFolder adds the files of a folder the code names (its own files, not
@@ -170,7 +178,7 @@ func (sc *inputScan) outside(lit, host string) (string, error) {
 	}
 	name := sc.name(base)
 	sc.byOutside[lit] = name
-	sc.nb.Inputs = append(sc.nb.Inputs, NotebookInput{Name: name, Named: host})
+	sc.nb.Inputs = append(sc.nb.Inputs, NotebookInput{Name: name, Named: host, Cell: sc.num})
 	return name, nil
 }
 

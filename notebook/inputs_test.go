@@ -25,7 +25,7 @@ func TestNotebookInputsAsJupyterFindsThem(t *testing.T) {
 			"text = open('ABS').read()\nraw = [pd.read_csv(os.path.join('raw', n)) for n in ('a.csv', 'b.csv')]\n" +
 			"ref = open('OUT').read()\nlog.to_csv('clean.csv')\nprint('data/access_log is read')")
 	nb := &RerunNotebook{Dir: dir}
-	got, err := newInputScan(dir, nb).cell(code)
+	got, err := newInputScan(dir, nb).cell(1, code)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestNotebookInputsOfShellLines(t *testing.T) {
 	code := "!cat data/ex1.csv\n!head -n 2 README.md   # see data/notes.txt\nx = !wc -l data/*.csv\n" +
 		"%%bash\nls logs/ big/\n!cat --file=" + filepath.Join(other, "secret.csv") + " ../" + filepath.Base(other) + "/secret.csv\ndf.to_csv('out.csv'); np.nan; http://x/data.csv"
 	nb := &RerunNotebook{Dir: dir}
-	if _, err := newInputScan(dir, nb).cell(code); err != nil {
+	if _, err := newInputScan(dir, nb).cell(1, code); err != nil {
 		t.Fatal(err)
 	}
 	var rels []string

@@ -19,14 +19,17 @@ import (
 func (sc *inputScan) pathWords(src string, strs []pyString) {
 	last := 0
 	for _, s := range strs {
-		sc.wordsIn(src[last:s.start])
+		sc.wordsIn(src[last:s.start], last)
 		last = s.end
 	}
-	sc.wordsIn(src[last:])
+	sc.wordsIn(src[last:], last)
 }
 
-func (sc *inputScan) wordsIn(code string) {
-	for _, line := range strings.Split(code, "\n") {
+// wordsIn adds the files of code, which starts at offset at of the cell.
+func (sc *inputScan) wordsIn(code string, at int) {
+	for _, line := range strings.SplitAfter(code, "\n") {
+		lineAt := at
+		at += len(line)
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
@@ -37,7 +40,7 @@ func (sc *inputScan) wordsIn(code string) {
 			if strings.HasPrefix(w, "-") || !strings.ContainsAny(w, "/.") || strings.Contains(w, "://") || filepath.IsAbs(w) {
 				continue
 			}
-			sc.word(strings.TrimRight(w, ".,:"))
+			sc.word(strings.TrimRight(w, ".,:"), lineAt)
 		}
 	}
 }
@@ -51,8 +54,11 @@ func notPathChar(r rune) bool {
 }
 
 // word adds what one relative path or pattern names inside the folder.
-func (sc *inputScan) word(w string) {
+func (sc *inputScan) word(w string, at int) {
 	host := filepath.Join(sc.dir, filepath.FromSlash(w))
+	if sc.writtenBefore(filepath.Clean(host), at) {
+		return
+	}
 	if strings.ContainsAny(w, "*?[") {
 		matches, err := filepath.Glob(host)
 		if err != nil || len(matches) > maxFolderFiles {

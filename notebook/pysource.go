@@ -15,15 +15,54 @@ type pyString struct {
 	quote      string // ' " ''' or """
 	body       string // between the quotes, as written (escapes not decoded)
 	callee     string // the name called right before it, e.g. read_csv for pd.read_csv('x')
+	// call is the innermost call the literal is an argument of (-1 when
+	// none): an index into the calls scanPythonCalls returns; arg is its
+	// position among the call's positional arguments, kw its keyword ("" for
+	// a positional one).
+	call int
+	arg  int
+	kw   string
+}
+
+// pyCall is one call in the source: name(...), the name as written last
+// (to_csv for df.to_csv), end just past its closing parenthesis (0 while
+// unclosed).
+type pyCall struct {
+	name       string
+	start, end int
+}
+
+// frame is an open bracket: a call's parenthesis (call >= 0) or another.
+type frame struct {
+	call int
+	arg  int
+	kw   string
 }
 
 func (s pyString) bytes() bool { return strings.ContainsAny(s.prefix, "bB") }
 func (s pyString) fmt() bool   { return strings.ContainsAny(s.prefix, "fF") }
 
 // scanPython finds the string literals of src.
-func scanPython(src string) (strs []pyString) {
+func scanPython(src string) []pyString {
+	strs, _ := scanPythonCalls(src)
+	return strs
+}
+
+// scanPythonCalls finds the string literals of src and the calls they are
+// arguments of, so a writer's path and an open()'s mode can be told apart
+// from what a reader is given.
+func scanPythonCalls(src string) (strs []pyString, calls []pyCall) {
 	lastName := ""    // the last identifier, for callee
 	pendingCall := "" // lastName, when followed by "("
+	var stack []frame
+	literal := func(s pyString) {
+		s.callee = pendingCall
+		s.call = -1
+		if n := len(stack); n > 0 && stack[n-1].call >= 0 {
+			s.call, s.arg, s.kw = stack[n-1].call, stack[n-1].arg, stack[n-1].kw
+		}
+		strs = append(strs, s)
+	}
 	i := 0
 	for i < len(src) {
 		c := src[i]
@@ -45,22 +84,49 @@ func scanPython(src string) (strs []pyString) {
 			word := src[i:j]
 			if j < len(src) && (src[j] == '\'' || src[j] == '"') && isStringPrefix(word) {
 				s, end := readString(src, i, j, word)
-				s.callee = pendingCall
-				strs = append(strs, s)
+				literal(s)
 				i = end
 				lastName, pendingCall = "", ""
 				continue
+			}
+			if n := len(stack); n > 0 && stack[n-1].call >= 0 && isKeyword(src[j:]) {
+				stack[n-1].kw = word
 			}
 			lastName, pendingCall = word, ""
 			i = j
 		case c == '\'' || c == '"':
 			s, end := readString(src, i, i, "")
-			s.callee = pendingCall
-			strs = append(strs, s)
+			literal(s)
 			i = end
 			lastName, pendingCall = "", ""
 		case c == '(':
+			f := frame{call: -1}
+			if lastName != "" {
+				f.call = len(calls)
+				calls = append(calls, pyCall{name: lastName, start: i})
+			}
+			stack = append(stack, f)
 			pendingCall, lastName = lastName, ""
+			i++
+		case c == '[' || c == '{':
+			stack = append(stack, frame{call: -1})
+			lastName, pendingCall = "", ""
+			i++
+		case c == ')' || c == ']' || c == '}':
+			if n := len(stack); n > 0 {
+				if f := stack[n-1]; f.call >= 0 {
+					calls[f.call].end = i + 1
+				}
+				stack = stack[:n-1]
+			}
+			lastName, pendingCall = "", ""
+			i++
+		case c == ',':
+			if n := len(stack); n > 0 {
+				stack[n-1].arg++
+				stack[n-1].kw = ""
+			}
+			lastName, pendingCall = "", ""
 			i++
 		case c == ' ' || c == '\t':
 			i++
@@ -69,7 +135,7 @@ func scanPython(src string) (strs []pyString) {
 			i++
 		}
 	}
-	return strs
+	return strs, calls
 }
 
 // readString reads the literal whose prefix starts at start and whose
@@ -101,6 +167,13 @@ func readString(src string, start, q int, prefix string) (pyString, int) {
 		i++
 	}
 	return pyString{start: start, end: i, prefix: prefix, quote: quote, body: src[bodyStart:i]}, i
+}
+
+// isKeyword tells whether rest, the source after an identifier, makes it
+// a keyword argument (name=...), not a comparison (name==...).
+func isKeyword(rest string) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	return strings.HasPrefix(rest, "=") && !strings.HasPrefix(rest, "==")
 }
 
 func isIdentStart(c byte) bool {

@@ -29,6 +29,10 @@ type RerunNotebook struct {
 	Quarry bool   // exported by quarry
 	Turns  []session.Turn
 	Inputs []NotebookInput
+	// Folders are the folders inside the notebook's (relative, with
+	// slashes) that its code writes into: the sandbox's working folder
+	// gets them, as the code finds them there in Jupyter.
+	Folders []string
 	// Stored are the outputs the notebook holds, one for each cell of
 	// Turns in order: what a rerun's outputs are compared with.
 	Stored []StoredOutputs
@@ -59,6 +63,9 @@ type NotebookInput struct {
 	// the code reads at /data/<Name>.
 	Rel     string
 	Profile *kernel.Profile // the columns the session saw (quarry's notebooks only)
+	// Cell is the code cell that reads it first (0 when not known): the
+	// one that fails, as in Jupyter, when the file is missing.
+	Cell int
 }
 
 type nbFile struct {
@@ -196,7 +203,7 @@ func ReadNotebook(path string) (*RerunNotebook, error) {
 			continue
 		}
 		if !out.Quarry {
-			if src, err = scan.cell(src); err != nil {
+			if src, err = scan.cell(code, src); err != nil {
 				return nil, fmt.Errorf("%s: code cell %d: %v", path, code, err)
 			}
 		}
