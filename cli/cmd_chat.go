@@ -80,7 +80,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		uopts.Resume = chatResume(l)
 	}
 	if f.notebook != nil {
-		uopts.Resume = notebookResume(l.sess, f.notebook)
+		uopts.Resume = notebookResume(l.sess, f.notebook, f.missing)
 	}
 	if f.demo != nil {
 		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}

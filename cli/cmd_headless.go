@@ -105,6 +105,9 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 	if l.notice != "" {
 		r.Note(l.notice)
 	}
+	for _, m := range f.missing {
+		r.Note("warning: " + m)
+	}
 	defer l.guard(&err, a.stderr, func() {
 		if cerr := l.sess.Close(); cerr != nil {
 			fmt.Fprintf(a.stderr, "quarry: warning: %s\n", render.SanitizeLine(l.mask.Mask(cerr.Error())))

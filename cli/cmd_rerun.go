@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 type rerunFlags struct {
 	maps        []string
 	allowErrors bool
+	strict      bool // --strict-inputs: a notebook's missing input refuses the run up front
 	jsonOut     bool
 	quiet       bool
 	format      string
@@ -96,6 +98,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	fs.StringVar(&f.overrides.OutputDir, "output-dir", "", "folder for the rerun's figures, files and report (default ./quarry-output/<new session>)")
 	fs.StringVar(&f.format, "format", "md", "the report written into the output folder: md, html or ipynb")
 	fs.StringVar(&f.report, "report", "", "also write the variance report from the new files: xlsx, pdf, html, comma-separated")
+	strictInputsFlag(fs, &f.strict)
 	fs.BoolVar(&f.allowErrors, "allow-errors", false, "run every cell, also after one fails (as jupyter nbconvert --execute --allow-errors); the report marks each failed cell")
 	fs.BoolVar(&f.jsonOut, "json", false, "print one JSON document instead of the Markdown report")
 	fs.BoolVar(&f.quiet, "quiet", false, "no progress on standard error")
@@ -115,12 +118,17 @@ type rerunPlan struct {
 	skipped []notebook.Skipped       // a notebook's code cells left out (skip-execution)
 	text    string                   // a notebook's Markdown
 	extras  []session.RecordedExtra  // the packages the session had added to its sandbox
+	missing []missingInput           // a notebook's inputs not there: the cells that read them fail, as in Jupyter
+	folders []string                 // the folders a notebook's code writes into (notebook.RerunNotebook.Folders)
 }
 
 func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFlags) error {
-	plan, err := planRerun(source, files, f.maps)
+	plan, err := planRerun(source, files, f.maps, f.strict)
 	if err != nil {
 		return inputError{err}
+	}
+	for _, m := range plan.missing {
+		fmt.Fprintln(a.notes, "quarry: warning: "+m.words(filepath.Base(plan.source)))
 	}
 	cfg, err := config.Load(f.overrides)
 	if err != nil {
@@ -148,6 +156,7 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 		Options:     session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
 		Source:      plan.source,
 		Inputs:      plan.inputs,
+		Folders:     plan.folders,
 		Turns:       plan.turns,
 		AllowErrors: f.allowErrors,
 		Extras:      plan.extras,
@@ -182,7 +191,7 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	reports, reportErr := rerunReport(ctx, f.report, res.Dir, cfg, a.notes)
 	compared := compareCells(rec, plan.stored)
 	if f.jsonOut {
-		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan.skipped, reports)
+		err = writeRerunJSON(a.stdout, rec, res, report, compared, plan, reports)
 	} else if err = export.Render(a.stdout, rec, export.Markdown); err == nil {
 		err = writeComparison(a.stdout, compared, plan.skipped)
 	}
@@ -224,19 +233,26 @@ func failureLine(c *session.Cell) string {
 
 // planRerun reads what to rerun and settles a file for each input:
 // positional files in order, --map by name, else the file where it was.
-func planRerun(source string, files, maps []string) (*rerunPlan, error) {
+// A notebook's input that is not where it was is left out and named in
+// plan.missing, so the run goes as Jupyter's would, up to the cell that
+// reads it; strict refuses it up front instead, as a session's is.
+func planRerun(source string, files, maps []string, strict bool) (*rerunPlan, error) {
 	plan := &rerunPlan{source: source}
 	var originals []session.Input
 	outside := map[string]string{} // a notebook's input named outside its folder: read only when given
 	rels := map[string]string{}    // a notebook's input inside its folder: where its code finds it
-	if strings.EqualFold(filepath.Ext(source), ".ipynb") {
+	cells := map[string]int{}      // a notebook's input: the code cell that reads it first
+	isNB := strings.EqualFold(filepath.Ext(source), ".ipynb")
+	if isNB {
 		nb, err := notebook.ReadNotebook(source)
 		if err != nil {
 			return nil, err
 		}
 		abs, _ := filepath.Abs(source)
 		plan.source, plan.turns, plan.stored, plan.skipped, plan.text = abs, nb.Turns, nb.Stored, nb.Skipped, nb.Text
+		plan.folders = nb.Folders
 		for _, in := range nb.Inputs {
+			cells[in.Name] = in.Cell
 			originals = append(originals, session.Input{Name: in.Name, Path: in.Path, Profile: in.Profile})
 			if in.Named != "" {
 				outside[in.Name] = in.Named
@@ -284,6 +300,14 @@ func planRerun(source string, files, maps []string) (*rerunPlan, error) {
 		}
 		if p, ok := mapped[in.Name]; ok {
 			path, how = p, "given"
+		}
+		if isNB && !strict && how == "where it was" && notThere(path, outside[in.Name]) {
+			where := rels[in.Name]
+			if where == "" {
+				where = cmp.Or(outside[in.Name], in.Name)
+			}
+			plan.missing = append(plan.missing, missingInput{name: in.Name, path: where, cell: cells[in.Name]})
+			continue
 		}
 		if path == "" && outside[in.Name] != "" {
 			return nil, fmt.Errorf("%s: the notebook reads it from %s, outside the notebook's folder, and quarry reads no file a notebook chooses there: "+

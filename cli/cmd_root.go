@@ -28,6 +28,8 @@ type rootFlags struct {
 	maps         []string             // --map OLD=NEW, for a resumed session's inputs
 	demo         *demoRun             // quarry demo: a scripted model on the shipped files
 	notebook     *session.NotebookRun // quarry NOTEBOOK.ipynb: the notebook the chat continues
+	missing      []string             // the notebook's inputs not there, said before it runs (rerun_missing.go)
+	strict       bool                 // --strict-inputs
 	report       string               // --report: the formats, as given
 	reports      []export.Format      // --report, read (cli/report.go); the demo's own
 }
@@ -98,11 +100,11 @@ func (a *app) mainCommand() *cobra.Command {
 				return err
 			}
 			if isNotebook(f.files) {
-				nb, err := openNotebook(f.files[0], f.maps)
+				nb, missing, err := openNotebook(f.files[0], f.maps, f.strict)
 				if err != nil {
 					return inputError{err}
 				}
-				f.notebook, f.files = nb, f.files[1:]
+				f.notebook, f.missing, f.files = nb, missing, f.files[1:]
 			}
 			if f.promptSet {
 				return a.headless(c.Context(), f)
@@ -119,6 +121,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.StringVar(&f.resume, "resume", "", "continue a saved session: its id, or the latest without one (quarry sessions lists them)")
 	fs.Lookup("resume").NoOptDefVal = session.Latest
 	fs.StringArrayVar(&f.maps, "map", nil, "with --resume or a notebook: use file NEW for the input OLD (OLD=NEW, repeatable)")
+	strictInputsFlag(fs, &f.strict)
 	fs.StringVar(&f.report, "report", "", "headless: also write the report: xlsx, pdf, html, comma-separated (in the chat: /report)")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
@@ -145,6 +148,8 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--resume continues a saved session; a notebook is continued by naming it alone: quarry %s", f.files[0])
 	case len(f.maps) > 0 && f.resume == "" && !isNotebook(f.files):
 		return usagef(c, "--map goes with --resume, a notebook (quarry NOTEBOOK.ipynb) or quarry rerun")
+	case f.strict && !isNotebook(f.files):
+		return usagef(c, "--strict-inputs goes with a notebook (quarry NOTEBOOK.ipynb) or quarry rerun")
 	case f.resume != "" && o.OutputDir != "":
 		return usagef(c, "a resumed session keeps its own folder: --output-dir does not go with --resume")
 	case c.Flags().Changed("report") && !f.promptSet:

@@ -32,29 +32,36 @@ func laterNotebook(files []string) bool {
 }
 
 // openNotebook reads the notebook and settles its inputs, before anything
-// starts: every error is bad input.
-func openNotebook(path string, maps []string) (*session.NotebookRun, error) {
-	plan, err := planRerun(path, nil, maps)
+// starts: every error is bad input. missing says, a line each, the inputs
+// that are not there (the cells that read them fail, as in Jupyter).
+func openNotebook(path string, maps []string, strict bool) (nb *session.NotebookRun, missing []string, err error) {
+	plan, err := planRerun(path, nil, maps, strict)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	nb := &session.NotebookRun{Name: filepath.Base(path), Inputs: plan.inputs, Text: plan.text}
+	for _, m := range plan.missing {
+		missing = append(missing, m.words(filepath.Base(path)))
+	}
+	nb = &session.NotebookRun{Name: filepath.Base(path), Inputs: plan.inputs, Folders: plan.folders, Text: plan.text}
 	for _, t := range plan.turns {
 		for _, c := range t.Cells {
 			nb.Cells = append(nb.Cells, session.Cell{Num: c.Num, Code: c.Code}) // the notebook's code cell, for the kernel's check
 		}
 	}
-	return nb, nil
+	return nb, missing, nil
 }
 
 // notebookResume is the chat's opening for a notebook: nothing past to
 // show, the cells run (and show) in Restore.
-func notebookResume(sess *session.Session, nb *session.NotebookRun) *ui.Resume {
+func notebookResume(sess *session.Session, nb *session.NotebookRun, missing []string) *ui.Resume {
 	name := render.SanitizeLine(nb.Name)
 	r := &ui.Resume{
 		ID: name,
 		Notice: fmt.Sprintf("Continuing the notebook %s: its %d code cells run in the kernel now, then the model sees them with their outputs.",
 			name, len(nb.Cells)),
+	}
+	for _, m := range missing {
+		r.Notice += "\nWarning: " + m
 	}
 	for _, in := range nb.Inputs {
 		r.Inputs = append(r.Inputs, in.Path)

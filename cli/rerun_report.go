@@ -24,8 +24,16 @@ type rerunJSON struct {
 	FailedCell  *int               `json:"failed_cell"`       // the first that failed
 	FailedCells []int              `json:"failed_cells"`      // every one (--allow-errors runs them all)
 	Skipped     []rerunJSONSkipped `json:"skipped"`           // a notebook's code cells left out (skip-execution)
-	Inputs      []rerunJSONInput   `json:"inputs"`
-	Cells       []rerunJSONCell    `json:"cells"`
+	// MissingInputs are a notebook's inputs that were not there: the cells
+	// that read them failed (or would have), as in Jupyter.
+	MissingInputs []rerunJSONMissing `json:"missing_inputs"`
+	Inputs        []rerunJSONInput   `json:"inputs"`
+	Cells         []rerunJSONCell    `json:"cells"`
+}
+
+type rerunJSONMissing struct {
+	Path     string `json:"path"`      // as the notebook names it
+	CodeCell int    `json:"code_cell"` // the code cell that reads it first; 0 when not known
 }
 
 type rerunJSONSkipped struct {
@@ -55,10 +63,13 @@ type rerunJSONCell struct {
 	headless.CellResult
 }
 
-func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, skipped []notebook.Skipped, reports []string) error {
+func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, plan *rerunPlan, reports []string) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report, Reports: reports,
-		Status: "ok", FailedCells: []int{}, Skipped: []rerunJSONSkipped{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
-	for _, c := range skipped {
+		Status: "ok", FailedCells: []int{}, Skipped: []rerunJSONSkipped{}, MissingInputs: []rerunJSONMissing{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
+	for _, m := range plan.missing {
+		doc.MissingInputs = append(doc.MissingInputs, rerunJSONMissing{Path: render.SanitizeLine(m.path), CodeCell: m.cell})
+	}
+	for _, c := range plan.skipped {
 		doc.Skipped = append(doc.Skipped, rerunJSONSkipped{CodeCell: c.Num, Why: c.Why})
 	}
 	for i, c := range res.Failed {

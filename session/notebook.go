@@ -22,8 +22,10 @@ import (
 type NotebookRun struct {
 	Name   string // the notebook's file name, for the model and the user
 	Inputs []RerunInput
-	Cells  []Cell // code only
-	Text   string // the notebook's Markdown cells, joined
+	// Folders are the folders its code writes into (RerunOptions.Folders).
+	Folders []string
+	Cells   []Cell // code only
+	Text    string // the notebook's Markdown cells, joined
 }
 
 // maxNotebookText bounds the notebook's text given to the model.
@@ -70,7 +72,7 @@ func (s *Session) continueNotebook(ctx context.Context, nb NotebookRun) error {
 			return err
 		}
 	}
-	if err := s.makeLayout(ctx, nb.Inputs); err != nil {
+	if err := s.makeLayout(ctx, nb.Inputs, nb.Folders); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -105,7 +105,10 @@ type RerunOptions struct {
 	Options
 	Source string // what is rerun: a session id or a notebook's path
 	Inputs []RerunInput
-	Turns  []Turn // the questions and the cells to run; only each cell's Num and Code are used
+	// Folders are the folders a notebook's code writes into, made in the
+	// working folder before the cells run (rerun_layout.go).
+	Folders []string
+	Turns   []Turn // the questions and the cells to run; only each cell's Num and Code are used
 	// AllowErrors runs every cell, as jupyter nbconvert --execute
 	// --allow-errors does; else the first cell that fails stops the rerun.
 	AllowErrors bool
@@ -162,7 +165,7 @@ func Rerun(ctx context.Context, o RerunOptions) (*RerunResult, error) {
 	if o.Compared != nil {
 		o.Compared(res.Changes)
 	}
-	if err := s.makeLayout(ctx, o.Inputs); err != nil {
+	if err := s.makeLayout(ctx, o.Inputs, o.Folders); err != nil {
 		return nil, s.maskErr(err)
 	}
 	sink := s.opts.Events

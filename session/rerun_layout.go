@@ -20,9 +20,16 @@ import (
 // to its copy in /data. The harvest takes regular files only, so the links
 // never come back as outputs.
 
-// layoutCode is the Python that makes the links, "" when no input has a
-// relative path. Each path was checked by checkRel.
-func layoutCode(inputs []RerunInput) (string, error) {
+// layoutCode is the Python that makes the links, and the folders the
+// notebook's code writes into (as it finds them in its folder in Jupyter),
+// "" when there is neither. Each path is checked by checkRel. It runs in a
+// function of its own, so the session's namespace gets no name of its.
+func layoutCode(inputs []RerunInput, folders []string) (string, error) {
+	for _, f := range folders {
+		if err := checkRel(f); err != nil {
+			return "", fmt.Errorf("%s: %w", f, err)
+		}
+	}
 	var pairs [][2]string
 	for _, in := range inputs {
 		if in.Rel == "" {
@@ -33,13 +40,20 @@ func layoutCode(inputs []RerunInput) (string, error) {
 		}
 		pairs = append(pairs, [2]string{in.Rel, "/data/" + in.Name})
 	}
-	if len(pairs) == 0 {
+	if len(pairs) == 0 && len(folders) == 0 {
 		return "", nil
 	}
-	list, _ := json.Marshal(pairs) // a JSON list of strings is a Python literal
-	return "import os as _os\nfor _rel, _src in " + string(list) + ":\n" +
-		"    if _os.path.dirname(_rel):\n        _os.makedirs(_os.path.dirname(_rel), exist_ok=True)\n" +
-		"    if not _os.path.lexists(_rel):\n        _os.symlink(_src, _rel)\ndel _os, _rel, _src\n", nil
+	if pairs == nil {
+		pairs = [][2]string{}
+	}
+	links, _ := json.Marshal(pairs) // a JSON list of strings is a Python literal
+	dirs, _ := json.Marshal(append([]string{}, folders...))
+	return "def _quarry_layout():\n    import os\n" +
+		"    for d in " + string(dirs) + ":\n        os.makedirs(d, exist_ok=True)\n" +
+		"    for rel, src in " + string(links) + ":\n" +
+		"        if os.path.dirname(rel):\n            os.makedirs(os.path.dirname(rel), exist_ok=True)\n" +
+		"        if not os.path.lexists(rel):\n            os.symlink(src, rel)\n" +
+		"_quarry_layout()\ndel _quarry_layout\n", nil
 }
 
 // checkRel refuses a path that would leave the working folder.
@@ -52,8 +66,8 @@ func checkRel(rel string) error {
 }
 
 // makeLayout runs layoutCode in the sandbox before the cells.
-func (s *Session) makeLayout(ctx context.Context, inputs []RerunInput) error {
-	code, err := layoutCode(inputs)
+func (s *Session) makeLayout(ctx context.Context, inputs []RerunInput, folders []string) error {
+	code, err := layoutCode(inputs, folders)
 	if err != nil || code == "" {
 		return err
 	}
