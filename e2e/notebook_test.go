@@ -233,6 +233,8 @@ func TestContinueNotebookBadInput(t *testing.T) {
 		{[]string{"-p", "go on", reaches}, "ledger.csv: the notebook reads it from " + elsewhere + ", outside the notebook's folder"},
 		{[]string{"--resume", reaches}, "a notebook is continued by naming it alone"},
 		{[]string{"-p", "go on", elsewhere, later}, "name the notebook first"},
+		{[]string{"-p", "go on", later, "--strict-inputs"}, "--map q1.csv=FILE"},
+		{[]string{"-p", "go on", elsewhere, "--strict-inputs"}, "--strict-inputs goes with a notebook"},
 	} {
 		r := newRun(t, "", c.args...).withoutModel()
 		if code := r.exec(time.Minute); code != 2 {
