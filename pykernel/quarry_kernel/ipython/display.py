@@ -1,6 +1,9 @@
 # IPython.display's stand-in for quarry's kernel (sent together with kernel.py,
 # after ipython.py): display(), HTML, Markdown and Image with their plain
 # meaning, a Styler where pandas has none, found only when code imports them.
+import re as ipy_re
+import sys as ipy_sys
+import types as ipy_types
 
 class IPyDisplayObject:
     def __init__(self, data=None, url=None, filename=None, **kw):

@@ -4,6 +4,11 @@
 # namespace, and get_ipython() for code that calls IPython's shell itself.
 # Each does what IPython's magic of that name does, arguments expanded as
 # IPython expands them ($name, {expr}) except %time and %timeit's.
+import os
+import re as ipy_re
+import shlex as ipy_shlex
+import sys as ipy_sys
+import time as ipy_time
 
 
 class UsageError(Exception):

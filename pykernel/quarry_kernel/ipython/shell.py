@@ -16,6 +16,9 @@ import string as ipy_string
 import subprocess as ipy_subprocess
 import sys as ipy_sys
 import threading as ipy_threading
+import os
+import signal
+import sys
 
 # The window IPython's pexpect gives a !command.
 IPY_PTY_ROWS, IPY_PTY_COLS = 24, 80

@@ -2,6 +2,7 @@
 # program): the encoding, dialect and table are found from samples of the
 # bytes, and the read_csv call built from them is run; the call that ran is
 # the one reported, so the model's first read works as the profile's did.
+import collections
 
 
 def profile_csv(path, size, out, lim, spec):

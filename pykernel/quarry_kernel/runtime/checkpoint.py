@@ -11,6 +11,9 @@
 # snapshot when the kernel dies.
 import ctypes
 import signal
+import io
+import os
+import time
 
 # The OOM killer takes older snapshots first, then the newest (unless it
 # holds little of its own: its score is its size plus half the limit), and

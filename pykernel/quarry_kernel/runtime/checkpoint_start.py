@@ -9,6 +9,8 @@
 # snapshot keeps but files, which the copy lists when it is claimed), is
 # that copy. A kernel woken from it starts its imports as a new kernel does.
 import select
+import os
+import time
 
 
 def fork_start_snapshot():

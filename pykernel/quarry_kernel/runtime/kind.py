@@ -4,6 +4,7 @@
 # 'kind' frame with the file's start and end (sandbox/kind.go), as sql(db=)
 # asks for a query.
 import base64
+import os
 
 KIND_HEAD = 256 << 10
 KIND_TAIL = 64 << 10

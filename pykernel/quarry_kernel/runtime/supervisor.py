@@ -16,6 +16,8 @@
 import ctypes
 import select
 import signal
+import os
+import time
 
 def _libc():
     return ctypes.CDLL(None, use_errno=True)
