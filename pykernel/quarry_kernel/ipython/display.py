@@ -5,6 +5,7 @@ import re as ipy_re
 import sys as ipy_sys
 import types as ipy_types
 
+
 class IPyDisplayObject:
     def __init__(self, data=None, url=None, filename=None, **kw):
         if filename is None and isinstance(data, str) and len(data) < 4096 and '\n' not in data and '<' not in data:
@@ -41,6 +42,7 @@ def ipy_html_table(html):
         return None
     try:
         import io
+
         import pandas as pd
         tables = pd.read_html(io.StringIO(html), flavor='lxml')
         if not tables:

@@ -145,7 +145,7 @@ class IPythonRuntime:
     """What the rewritten lines call, as __quarry_ipython__ in the user's
     namespace."""
 
-    notes = []
+    notes = []  # type: list[str]
     float_digits = None  # %precision: how a float value is shown
 
     @staticmethod

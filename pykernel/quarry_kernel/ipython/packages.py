@@ -27,7 +27,7 @@ class PackageRequest(ImportError):
 
 def ipy_package_name(spec):
     """A requirement's name: xgboost for xgboost==3.0, pandas for pandas[excel]."""
-    return ipy_re.split(r'[<>=!~\[;@ ]', spec, 1)[0] or spec
+    return ipy_re.split(r'[<>=!~\[;@ ]', spec, maxsplit=1)[0] or spec
 
 
 # The commands that install, by their first word, and the options of each

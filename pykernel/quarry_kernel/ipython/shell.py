@@ -10,15 +10,15 @@
 # an interrupt (Ctrl+C, the cell's time limit) kills the group and stops
 # the cell. pip, conda and apt raise PackageRequest (ipython_packages.py).
 import codecs as ipy_codecs
+import os
 import re as ipy_re
 import shlex as ipy_shlex
+import signal
 import string as ipy_string
 import subprocess as ipy_subprocess
+import sys
 import sys as ipy_sys
 import threading as ipy_threading
-import os
-import signal
-import sys
 
 # The window IPython's pexpect gives a !command.
 IPY_PTY_ROWS, IPY_PTY_COLS = 24, 80

@@ -10,12 +10,8 @@
 # meaning in a sandbox (%run, %cd, %load, extensions...) stops the cell
 # before any of it runs, naming the line and what to do. docs/usage.md
 # lists both.
-import io as ipy_io
 import re as ipy_re
-import sys as ipy_sys
-import time as ipy_time
 import tokenize as ipy_tokenize
-import types as ipy_types
 from textwrap import dedent as ipy_dedent
 
 IPY_NAME = '__quarry_ipython__'

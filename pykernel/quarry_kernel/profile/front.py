@@ -24,12 +24,12 @@ LARGE_SHARE = 0.5
 # by the name its rows give as 'reader'; each module adds its own. The host
 # sends the file's row with the request and the kernel reports these names
 # when it is ready, so a test sees the two sides disagree.
-READERS = {}
+READERS = {}  # type: dict[str, object]
 
 # KNOWN holds the row the host sent for each file it had profiled, by real
 # path, so code in the kernel that is handed one of those files (variance()
 # reading a path) reads it as its kind without deciding the kind again.
-KNOWN = {}
+KNOWN = {}  # type: dict[str, dict]
 
 
 def short(v):

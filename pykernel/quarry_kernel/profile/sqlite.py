@@ -18,6 +18,7 @@ def sqlite_uri(path):
 
 def profile_sqlite(path, size, out, lim, spec):
     import sqlite3
+
     import pandas as pd
     con = sqlite3.connect(sqlite_uri(path), uri=True)
     try:

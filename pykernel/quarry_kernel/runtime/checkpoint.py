@@ -10,9 +10,9 @@
 # protocol on a new reader. The supervisor (supervisor.py) revives a
 # snapshot when the kernel dies.
 import ctypes
-import signal
 import io
 import os
+import signal
 import time
 
 # The OOM killer takes older snapshots first, then the newest (unless it
@@ -26,7 +26,7 @@ HANDOFF_SECS = 10        # a kernel that left must have a successor by then
 class Checkpoints:
     sup = None     # the supervisor's pid
     ctl = None     # write end of the supervisor's control pipe
-    snaps = {}     # checkpoint id -> (pid, write end of its wake pipe); the active kernel's view
+    snaps = {}  # type: dict[int, tuple[int, int]]  # checkpoint id -> (pid, write end of its wake pipe); the active kernel's view
     output = None  # in a snapshot: /output as it was
     sqlfiles = None  # in a snapshot: the SQL database's files as they were
     wake = None    # in a snapshot: the write end of its own wake pipe, for a kernel it forks

@@ -8,8 +8,8 @@
 # checkpoint, when no cell has run since (profiles change nothing a
 # snapshot keeps but files, which the copy lists when it is claimed), is
 # that copy. A kernel woken from it starts its imports as a new kernel does.
-import select
 import os
+import select
 import time
 
 

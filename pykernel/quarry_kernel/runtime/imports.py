@@ -45,7 +45,6 @@ import sys
 import threading
 import time
 
-
 IDLE_SECS = 0.2  # the kernel is idle this long: matplotlib's turn
 
 

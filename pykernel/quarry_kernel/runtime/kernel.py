@@ -23,7 +23,6 @@ import time
 import traceback
 import types
 
-
 _send_lock = threading.Lock()
 
 

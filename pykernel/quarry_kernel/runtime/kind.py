@@ -8,7 +8,7 @@ import os
 
 KIND_HEAD = 256 << 10
 KIND_TAIL = 64 << 10
-_kind_waits = {}
+_kind_waits = {}  # type: dict[tuple, object]
 _kind_seq = [0]
 
 

@@ -14,10 +14,11 @@
 # Without one it exits with the kernel's status, and the host sees the
 # container stop as it did before checkpoints.
 import ctypes
+import os
 import select
 import signal
-import os
 import time
+
 
 def _libc():
     return ctypes.CDLL(None, use_errno=True)

@@ -5,7 +5,6 @@ import base64
 import io
 import os
 import signal
-import sys
 import time
 
 

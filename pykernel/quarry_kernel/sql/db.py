@@ -23,7 +23,7 @@ class _DBWait:
         self.msg = None
 
 
-_db_waits = {}
+_db_waits = {}  # type: dict[tuple, object]
 _db_seq = [0]
 
 

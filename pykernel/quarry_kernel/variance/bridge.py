@@ -101,7 +101,7 @@ def bridge(v, max_bars=BRIDGE_BARS, title=None):
     ax.invert_yaxis()
     pad = (hi - lo) * 0.18 or 1.0
     ax.set_xlim(lo, hi + pad)
-    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: '{:,.0f}'.format(x)))
+    ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda x, _: f'{x:,.0f}'))
     ax.grid(axis='x', color='#dddddd', linewidth=0.5)
     ax.set_axisbelow(True)
     for side in ('top', 'right'):
@@ -110,7 +110,7 @@ def bridge(v, max_bars=BRIDGE_BARS, title=None):
     ax.set_title(_chart_label(title, 120) if title else 'Budget to actual: %s' % what, fontsize=11, loc='left')
     note = 'Bars: effect of each material line on the %s, largest first' % what
     if lo != 0:
-        note += '; the axis starts at {:,.0f}, not 0'.format(lo)
+        note += f'; the axis starts at {lo:,.0f}, not 0'
     ax.set_xlabel(note, fontsize=8)
     legend = [Patch(facecolor=BRIDGE_COLOURS[k], hatch=BRIDGE_HATCH[k], edgecolor='#333333', label=w)
               for k, w in (('better', 'better (+)' if bottom != 'cost' else 'better (−)'),
@@ -143,9 +143,9 @@ def _axis(bars):
 
 def _value_text(b):
     if b.what in ('start', 'end'):
-        return '{:,.2f}'.format(b.value)
+        return f'{b.value:,.2f}'
     word = {'better': 'better', 'worse': 'worse', 'neutral': ''}[b.effect]
-    return ('{:+,.2f}'.format(b.value).replace('-', '\u2212') + (' ' + word if word else ''))
+    return (f'{b.value:+,.2f}'.replace('-', '\u2212') + (' ' + word if word else ''))
 
 
 def _chart_label(s, n=BRIDGE_LABEL):

@@ -7,7 +7,7 @@ TOLERANCE = 0.01  # a cent: exports round each line
 
 
 def money(v):
-    return '{:,.2f}'.format(v) if v == v else 'nothing'
+    return f'{v:,.2f}' if v == v else 'nothing'
 
 
 def check_totals(st, side_sums, kinds_of_lines, name):

@@ -69,7 +69,7 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
     ks = decide_kinds(merged, kind, None)
     notes += ks.notes
     amounts = {}
-    for lay_i, st_i, sides in files:
+    for _lay_i, st_i, sides in files:
         for side in sides:
             per_line = sums[(id(st_i), side)]
             idx = (lambda m: m.a) if side == 'actual' else (lambda m: m.b)
@@ -174,7 +174,7 @@ def _sum_periods(files, period, notes):
         if period is not None:
             raise ValueError('period=%r: neither file has periods (columns or a period column)' % (period,))
         a_use = b_use = [None]
-    for lay_i, st_i, sides in files:
+    for _lay_i, st_i, sides in files:
         for side in sides:
             use = a_use if side == 'actual' else b_use
             for what, per in (('lines', st_i.amounts[side]), ('totals', st_i.total_amounts[side])):
@@ -238,7 +238,7 @@ def _merged_amounts(merged, per_line, idx):
 def _file_kinds(files, merged, kinds):
     """Each file's lines' kinds, from the merged lines they went into."""
     out = {}
-    for i, (lay_i, st_i, sides) in enumerate(files):
+    for i, (_lay_i, st_i, _sides) in enumerate(files):
         ks = [None] * len(st_i.lines)
         for m, k in zip(merged, kinds):
             for j in (m.a if i == 0 else m.b):

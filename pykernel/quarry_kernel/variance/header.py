@@ -91,7 +91,7 @@ class Header:
 
 
 def find_header(inp):
-    import pandas as pd
+    import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
     frame = inp.frame
     top = []
     if not inp.raw:
@@ -104,7 +104,7 @@ def find_header(inp):
     years_ok = years >= 2
     best, best_score = None, 0
     says = []
-    for k, (i, cells) in enumerate(top):
+    for k, (_i, cells) in enumerate(top):
         filled = [j for j, c in enumerate(cells) if cell_text(c)]
         says.append(frozenset(j for j in filled if _says(cells[j], years_ok)) if len(filled) >= 2 else frozenset())
         if len(says[k]) > best_score:

@@ -30,7 +30,7 @@ class Layout:
 def layout_of(inp, role, value=None, by=None, kind=None, both=False):
     """role: 'actual' or 'budget', the side of period columns that name
     none; both: the input holds both sides (budget left out)."""
-    import pandas as pd
+    import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
     lay = Layout(inp, find_header(inp))
     lay.role = role
     body = lay.body

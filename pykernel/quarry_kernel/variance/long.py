@@ -88,8 +88,7 @@ def _long_structure(lay):
     for side in st.amounts:
         st.total_amounts[side] = {k: np.zeros(0) for k in st.amounts[side]}
     if lay.period_pos is not None:
-        text = body.iloc[:, lay.period_pos]
-        for r, k in zip(range(n), periods):
+        for _r, k in zip(range(n), periods):
             if k is not None and k not in st.period_text:
                 st.period_text[k] = period_label(k)
     per_line = frame.groupby(['side', 'period', 'line']).size()

@@ -68,7 +68,9 @@ def _groups(lines, use_codes, side, notes):
 
 def match_lines(la, lb):
     notes = []
-    coded = lambda lines: lines and sum(1 for ln in lines if ln.code) * 2 >= len(lines)
+    def coded(lines):
+        return lines and sum(1 for ln in lines if ln.code) * 2 >= len(lines)
+
     use_codes = bool(coded(la) and coded(lb))
     ga = _groups(la, use_codes, 'actuals', notes)
     gb = _groups(lb, use_codes, 'budget', notes)

@@ -34,7 +34,7 @@ def money_text(series):
 
 def number_format_of(columns):
     """(decimal, thousands) for a file from its amount columns' cells."""
-    import pandas as pd
+    import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
     sample = []
     for col in columns:
         if col.dtype != object:
