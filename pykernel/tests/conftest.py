@@ -16,8 +16,16 @@ PACKAGE = ROOT / 'quarry_kernel'
 # Set by the host before the kernel's parts run (sandbox/kernel_conn.go,
 # limits.go, kernel_imports.go): the protocol's fds, the profiler's source
 # and the imports settings.
-HOST_NAMES = {'QIN', 'QOUT', 'PROFILE_SRC', 'IMPORTS_MODE', 'EAGER_IMPORTS', 'IMPORTS_DELAY',
-              'IMPORTS_BROKEN', 'IMPORTS_SLOW'}
+HOST_NAMES = {
+    'QIN',
+    'QOUT',
+    'PROFILE_SRC',
+    'IMPORTS_MODE',
+    'EAGER_IMPORTS',
+    'IMPORTS_DELAY',
+    'IMPORTS_BROKEN',
+    'IMPORTS_SLOW',
+}
 
 
 def program(name: str) -> list[str]:
@@ -46,9 +54,17 @@ def load_profile() -> types.ModuleType:
 def load_kernel() -> dict:
     """The kernel's namespace with every part but the main loop run, each
     compiled under its own name so a traceback names the file."""
-    ns: dict = {'__name__': '__quarry__', 'QIN': None, 'QOUT': None, 'PROFILE_SRC': '',
-                'IMPORTS_MODE': 'names', 'EAGER_IMPORTS': False, 'IMPORTS_DELAY': 0,
-                'IMPORTS_BROKEN': [], 'IMPORTS_SLOW': {}}
+    ns: dict = {
+        '__name__': '__quarry__',
+        'QIN': None,
+        'QOUT': None,
+        'PROFILE_SRC': '',
+        'IMPORTS_MODE': 'names',
+        'EAGER_IMPORTS': False,
+        'IMPORTS_DELAY': 0,
+        'IMPORTS_BROKEN': [],
+        'IMPORTS_SLOW': {},
+    }
     for part in program('kernel'):
         if part == 'runtime/kernel.py':
             continue  # main(): the loop on the protocol fds

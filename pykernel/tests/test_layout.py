@@ -23,8 +23,16 @@ BUILTINS = set(dir(builtins)) | {'__file__', '__name__', '__builtins__'}
 # Set by the host before the kernel's parts run: the protocol's fds, the
 # profiler's source, the imports settings (sandbox/kernel_conn.go,
 # kernel_imports.go).
-HOST_NAMES = {'QIN', 'QOUT', 'PROFILE_SRC', 'IMPORTS_MODE', 'EAGER_IMPORTS', 'IMPORTS_DELAY',
-              'IMPORTS_BROKEN', 'IMPORTS_SLOW'}
+HOST_NAMES = {
+    'QIN',
+    'QOUT',
+    'PROFILE_SRC',
+    'IMPORTS_MODE',
+    'EAGER_IMPORTS',
+    'IMPORTS_DELAY',
+    'IMPORTS_BROKEN',
+    'IMPORTS_SLOW',
+}
 
 
 def programs() -> dict[str, list[str]]:
@@ -62,7 +70,11 @@ def bindings(src: str, name: str) -> tuple[set[str], set[str], set[str]]:
             for s in child.get_symbols():
                 if s.is_declared_global() and s.is_assigned():
                     defined.add(s.get_name())  # global x; x = ... in a function
-                free = s.is_global() if child.get_type() != 'class' else not (s.is_assigned() or s.is_local() or s.is_imported())
+                free = (
+                    s.is_global()
+                    if child.get_type() != 'class'
+                    else not (s.is_assigned() or s.is_local() or s.is_imported())
+                )
                 if s.is_referenced() and free:
                     used.add(s.get_name())
             walk(child)
@@ -90,11 +102,15 @@ def layout_errors(sources: dict[str, str]) -> list[str]:
                 if where is None:
                     if program == 'kernel' and n in HOST_NAMES:
                         continue
-                    errors.append('%s uses %s, which no part of the %s program defines (a module: import it there)'
-                                  % (part, n, program))
+                    errors.append(
+                        '%s uses %s, which no part of the %s program defines (a module: import it there)'
+                        % (part, n, program)
+                    )
                 elif where.split('/')[0] not in allowed:
-                    errors.append('%s uses %s of %s: room %s may use %s' % (
-                        part, n, where, room, ', '.join(sorted(allowed - {room})) or 'nothing'))
+                    errors.append(
+                        '%s uses %s of %s: room %s may use %s'
+                        % (part, n, where, room, ', '.join(sorted(allowed - {room})) or 'nothing')
+                    )
     return errors
 
 
@@ -116,14 +132,26 @@ def test_parts_use_only_the_names_their_room_may():
 
 # The rule can fail: a name of a room not allowed, a name nothing defines
 # and a module used without its import are each caught.
-@pytest.mark.parametrize(('part', 'line', 'want'), [
-    ('variance/words.py', 'def _layout_probe():\n    return check_cells([])\n',
-     'variance/words.py uses check_cells of ipython/syntax.py: room variance may use runtime'),
-    ('profile/csv.py', 'def _layout_probe():\n    return send({})\n',
-     'profile/csv.py uses send, which no part of the profile program defines'),
-    ('report/capture.py', 'def _layout_probe():\n    return undefined_thing\n',
-     'report/capture.py uses undefined_thing, which no part of the kernel program defines'),
-])
+@pytest.mark.parametrize(
+    ('part', 'line', 'want'),
+    [
+        (
+            'variance/words.py',
+            'def _layout_probe():\n    return check_cells([])\n',
+            'variance/words.py uses check_cells of ipython/syntax.py: room variance may use runtime',
+        ),
+        (
+            'profile/csv.py',
+            'def _layout_probe():\n    return send({})\n',
+            'profile/csv.py uses send, which no part of the profile program defines',
+        ),
+        (
+            'report/capture.py',
+            'def _layout_probe():\n    return undefined_thing\n',
+            'report/capture.py uses undefined_thing, which no part of the kernel program defines',
+        ),
+    ],
+)
 def test_layout_rule_catches_breaks(part, line, want):
     src = sources()
     src[part] += '\n' + line

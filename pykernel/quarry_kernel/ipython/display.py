@@ -10,14 +10,17 @@ class IPyDisplayObject:
     def __init__(self, data=None, url=None, filename=None, **kw):
         if filename is None and isinstance(data, str) and len(data) < 4096 and '\n' not in data and '<' not in data:
             import os
+
             if os.path.isfile(data):
                 filename = data
         if filename is not None and data is None:
             with open(filename, 'rb') as f:
                 data = f.read()
         if url is not None and data is None:
-            raise ValueError('%s(url=...) reads from the network, which the sandbox has none of: '
-                             'save the file beside the notebook and give its name' % type(self).__name__)
+            raise ValueError(
+                '%s(url=...) reads from the network, which the sandbox has none of: '
+                'save the file beside the notebook and give its name' % type(self).__name__
+            )
         self.data, self.filename = data, filename
 
     def __repr__(self):
@@ -44,13 +47,16 @@ def ipy_html_table(html):
         import io
 
         import pandas as pd
+
         tables = pd.read_html(io.StringIO(html), flavor='lxml')
         if not tables:
             return None
         t = tables[0]
         if t.columns.nlevels > 1:
             # to_html() writes the index's name as a second header row
-            t.columns = [' '.join(str(p) for p in c if not str(p).startswith('Unnamed:')) or str(c[-1]) for c in t.columns]
+            t.columns = [
+                ' '.join(str(p) for p in c if not str(p).startswith('Unnamed:')) or str(c[-1]) for c in t.columns
+            ]
         return t
     except Exception:
         return None
@@ -58,6 +64,7 @@ def ipy_html_table(html):
 
 def ipy_html_text(html):
     import html as h
+
     return h.unescape(ipy_re.sub(r'<[^>]+>', '', html)).strip()
 
 
@@ -136,6 +143,7 @@ class IPyFinder:
         if name not in self.mods:
             return None
         import importlib.machinery
+
         return importlib.machinery.ModuleSpec(name, self, is_package=name in ('IPython', 'IPython.core'))
 
     def create_module(self, spec):
@@ -160,13 +168,20 @@ def ipy_install():
         ns.setdefault('get_ipython', lambda: ipy_shell_object)  # as IPython puts it there (ipython_magics.py)
         try:
             import importlib.util
+
             real = importlib.util.find_spec('IPython') is not None
         except Exception:
             real = False
         if not real:
             disp = ipy_types.ModuleType('IPython.display')
-            for name, v in (('display', display), ('HTML', HTML), ('Markdown', Markdown), ('Image', Image),
-                            ('clear_output', clear_output), ('DisplayObject', IPyDisplayObject)):
+            for name, v in (
+                ('display', display),
+                ('HTML', HTML),
+                ('Markdown', Markdown),
+                ('Image', Image),
+                ('clear_output', clear_output),
+                ('DisplayObject', IPyDisplayObject),
+            ):
                 setattr(disp, name, v)
             core = ipy_types.ModuleType('IPython.core')
             core.display = disp
@@ -178,8 +193,9 @@ def ipy_install():
             top.__path__ = core.__path__ = []
             # Found only when the code imports them, so libraries that look
             # for IPython in sys.modules find none until then.
-            ipy_sys.meta_path.append(IPyFinder({'IPython': top, 'IPython.display': disp, 'IPython.core': core,
-                                                'IPython.core.display': disp}))
+            ipy_sys.meta_path.append(
+                IPyFinder({'IPython': top, 'IPython.display': disp, 'IPython.core': core, 'IPython.core.display': disp})
+            )
             ns.setdefault('display', display)
     pd = whole_module('pandas')  # imports.py: not one the import thread is still making
     if pd is not None and not IPyState.styler:

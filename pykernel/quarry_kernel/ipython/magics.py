@@ -67,6 +67,7 @@ def ipy_magic_time(arg, frame):
     """%time STATEMENT: runs it and prints the times; an expression's value
     is returned."""
     import ast
+
     g, l = frame.f_globals, frame.f_locals
     t0, c0 = ipy_time.perf_counter(), ipy_cpu()
     tree = ast.parse(arg, '<%time>', 'exec')
@@ -127,10 +128,18 @@ def ipy_script_as(program):
 # IPython's default aliases on Linux (IPython/core/alias.py): %ls, %cat ...,
 # a one-line cell `ls data` too (automagic).
 IPY_ALIASES = {
-    'mkdir': 'mkdir', 'rmdir': 'rmdir', 'mv': 'mv', 'rm': 'rm', 'cp': 'cp', 'cat': 'cat',
-    'ls': 'ls -F --color', 'll': 'ls -F -o --color',
-    'lf': 'ls -F -o --color %l | grep ^-', 'lk': 'ls -F -o --color %l | grep ^l',
-    'ldir': 'ls -F -o --color %l | grep /$', 'lx': 'ls -F -o --color %l | grep ^-..x',
+    'mkdir': 'mkdir',
+    'rmdir': 'rmdir',
+    'mv': 'mv',
+    'rm': 'rm',
+    'cp': 'cp',
+    'cat': 'cat',
+    'ls': 'ls -F --color',
+    'll': 'ls -F -o --color',
+    'lf': 'ls -F -o --color %l | grep ^-',
+    'lk': 'ls -F -o --color %l | grep ^l',
+    'ldir': 'ls -F -o --color %l | grep /$',
+    'lx': 'ls -F -o --color %l | grep ^-..x',
 }
 
 
@@ -138,6 +147,7 @@ def ipy_alias(cmd):
     def run(arg, frame):
         line = cmd.replace('%l', arg) if '%l' in cmd else '%s %s' % (cmd, arg)
         ipy_system(line, frame, line)
+
     return run
 
 
@@ -210,8 +220,10 @@ class IPyShell:
         return ipy_sys.modules['__main__'].__dict__
 
     def __getattr__(self, name):
-        raise AttributeError('get_ipython().%s is IPython\'s; quarry\'s kernel has system, getoutput, '
-                             'run_line_magic, run_cell_magic and user_ns' % name)
+        raise AttributeError(
+            'get_ipython().%s is IPython\'s; quarry\'s kernel has system, getoutput, '
+            'run_line_magic, run_cell_magic and user_ns' % name
+        )
 
 
 ipy_shell_object = IPyShell()
@@ -231,6 +243,7 @@ def ipy_automagic(code, ns):
         return code
     import builtins
     import keyword
+
     if head in ns or hasattr(builtins, head) or keyword.iskeyword(head):
         return code
     if rest.strip()[:1] in ('=', ','):
@@ -253,8 +266,10 @@ def ipy_print_time(c0, wall):
     """IPython's two lines, from the CPU times at the start."""
     u, s = ipy_cpu()
     u, s = u - c0[0], s - c0[1]
-    print('CPU times: user %s, sys: %s, total: %s\nWall time: %s' % (
-        ipy_fmt_time(u), ipy_fmt_time(s), ipy_fmt_time(u + s), ipy_fmt_time(wall)))
+    print(
+        'CPU times: user %s, sys: %s, total: %s\nWall time: %s'
+        % (ipy_fmt_time(u), ipy_fmt_time(s), ipy_fmt_time(u + s), ipy_fmt_time(wall))
+    )
 
 
 def ipy_timeit_flags(arg):
@@ -299,9 +314,17 @@ def ipy_timeit(run, loops=0, repeat=0):
         times.append((ipy_time.perf_counter() - t0) / loops)
     mean = sum(times) / len(times)
     sd = (sum((t - mean) ** 2 for t in times) / len(times)) ** 0.5
-    print('%s \u00b1 %s per loop (mean \u00b1 std. dev. of %d run%s, %s loop%s each)' % (
-        ipy_fmt_time(mean), ipy_fmt_time(sd), repeat, '' if repeat == 1 else 's',
-        format(loops, ','), '' if loops == 1 else 's'))
+    print(
+        '%s \u00b1 %s per loop (mean \u00b1 std. dev. of %d run%s, %s loop%s each)'
+        % (
+            ipy_fmt_time(mean),
+            ipy_fmt_time(sd),
+            repeat,
+            '' if repeat == 1 else 's',
+            format(loops, ','),
+            '' if loops == 1 else 's',
+        )
+    )
 
 
 def ipython_execute(code, cid, execute):

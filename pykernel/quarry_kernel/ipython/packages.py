@@ -17,11 +17,17 @@ class PackageRequest(ImportError):
     def __init__(self, via, packages, line):
         self.via, self.packages = via, list(packages)
         if self.packages:
-            msg = ('%s: the sandbox has no network and %s does not run in it; quarry can add Debian packages '
-                   'to the sandbox: quarry sandbox add %s' % (line.strip()[:200], via, ' '.join(ipy_package_name(p) for p in self.packages)))
+            msg = (
+                '%s: the sandbox has no network and %s does not run in it; quarry can add Debian packages '
+                'to the sandbox: quarry sandbox add %s'
+                % (line.strip()[:200], via, ' '.join(ipy_package_name(p) for p in self.packages))
+            )
         else:
-            msg = ('%s: the sandbox has no network and %s does not run in it; quarry can add Debian packages '
-                   'to the sandbox (quarry sandbox add PACKAGE), and quarry sandbox status lists what it has' % (line.strip()[:200], via))
+            msg = (
+                '%s: the sandbox has no network and %s does not run in it; quarry can add Debian packages '
+                'to the sandbox (quarry sandbox add PACKAGE), and quarry sandbox status lists what it has'
+                % (line.strip()[:200], via)
+            )
         super().__init__(msg)
 
 
@@ -33,27 +39,70 @@ def ipy_package_name(spec):
 # The commands that install, by their first word, and the options of each
 # that take a value (dropped with it).
 IPY_INSTALLERS = {
-    'pip': ('pip', {'-r', '--requirement', '-c', '--constraint', '-i', '--index-url', '--extra-index-url',
-                    '-f', '--find-links', '-t', '--target', '--prefix', '--root', '--src', '-e', '--editable',
-                    '--upgrade-strategy', '--python-version', '--platform', '--only-binary', '--no-binary',
-                    '--trusted-host', '--proxy', '--timeout', '--retries', '--cache-dir', '--log'}),
+    'pip': (
+        'pip',
+        {
+            '-r',
+            '--requirement',
+            '-c',
+            '--constraint',
+            '-i',
+            '--index-url',
+            '--extra-index-url',
+            '-f',
+            '--find-links',
+            '-t',
+            '--target',
+            '--prefix',
+            '--root',
+            '--src',
+            '-e',
+            '--editable',
+            '--upgrade-strategy',
+            '--python-version',
+            '--platform',
+            '--only-binary',
+            '--no-binary',
+            '--trusted-host',
+            '--proxy',
+            '--timeout',
+            '--retries',
+            '--cache-dir',
+            '--log',
+        },
+    ),
     'conda': ('conda', {'-c', '--channel', '-n', '--name', '-p', '--prefix', '--file', '--override-channels-from'}),
     'apt': ('apt', {'-o', '--option', '-t', '--target-release', '-c', '--config-file'}),
 }
-IPY_INSTALLER_NAMES = {'pip': 'pip', 'pip3': 'pip', 'conda': 'conda', 'mamba': 'conda', 'micromamba': 'conda',
-                       'apt': 'apt', 'apt-get': 'apt', 'aptitude': 'apt'}
+IPY_INSTALLER_NAMES = {
+    'pip': 'pip',
+    'pip3': 'pip',
+    'conda': 'conda',
+    'mamba': 'conda',
+    'micromamba': 'conda',
+    'apt': 'apt',
+    'apt-get': 'apt',
+    'aptitude': 'apt',
+}
 
 
 def ipy_install_words(words):
     """(via, words after the installer) when a simple command installs."""
-    while words and ('=' in words[0] and not words[0].startswith('-') or words[0] in ('sudo', 'env', 'command', 'exec')):
+    while words and (
+        '=' in words[0] and not words[0].startswith('-') or words[0] in ('sudo', 'env', 'command', 'exec')
+    ):
         words = words[1:]
     if not words:
         return None
     first = words[0].rsplit('/', 1)[-1]
     if first.startswith('python') and len(words) > 2 and words[1] == '-m' and words[2] in IPY_INSTALLER_NAMES:
         return IPY_INSTALLER_NAMES[words[2]], words[3:]
-    if first.startswith('python') and len(words) > 1 and words[1].startswith('-m') and words[1][2:] in IPY_INSTALLER_NAMES:
+    if (
+        first.startswith('python')
+        and len(words) > 1
+        and words[1].startswith('-m')
+        and words[1][2:] in IPY_INSTALLER_NAMES
+    ):
         return IPY_INSTALLER_NAMES[words[1][2:]], words[2:]
     if first in IPY_INSTALLER_NAMES:
         return IPY_INSTALLER_NAMES[first], words[1:]

@@ -26,6 +26,7 @@ IPY_PTY_ROWS, IPY_PTY_COLS = 24, 80
 
 # ---- $name and {expr}: IPython's DollarFormatter (IPython/utils/text.py) ----
 
+
 class IPyDollarFormatter(ipy_string.Formatter):
     """{expr} is evaluated in the user's namespace, $name and $name.attr are
     looked up there, $$ is a literal $; a $ inside single quotes stays."""
@@ -77,6 +78,7 @@ def ipy_var_expand(cmd, frame):
 
 # ---- what x = !cmd gives: IPython's SList (and LSString) ------------------
 
+
 class SList(list):
     """A list of lines with .l (the list), .n (joined on newlines), .s
     (joined on spaces), .p (the paths that exist), grep, fields and sort."""
@@ -88,6 +90,7 @@ class SList(list):
     @property
     def p(self):
         import pathlib
+
         return [pathlib.Path(x) for x in self if os.path.exists(x)]
 
     paths = p
@@ -101,6 +104,7 @@ class SList(list):
                 return parts[field]
             except IndexError:
                 return ''
+
         pred = (lambda x: ipy_re.search(pattern, x, ipy_re.IGNORECASE)) if isinstance(pattern, str) else pattern
         return type(self)([el for el in self if bool(pred(target(el))) != bool(prune)])
 
@@ -140,6 +144,7 @@ class LSString(str):
 
 
 # ---- running them ----------------------------------------------------------
+
 
 def ipy_shell():
     return os.environ.get('SHELL') or '/bin/bash'
@@ -195,6 +200,7 @@ def ipy_terminal():
     import fcntl
     import struct
     import termios
+
     try:
         master, slave = os.openpty()
     except OSError:
@@ -215,8 +221,15 @@ def ipy_system(cmd, frame, line):
     ipy_package_request(cmd, line)
     master, slave = ipy_terminal()
     try:
-        p = ipy_subprocess.Popen([ipy_shell(), '-c', cmd], stdin=ipy_subprocess.DEVNULL, stdout=slave, stderr=slave,
-                                 start_new_session=True, env=ipy_shell_env(), close_fds=True)
+        p = ipy_subprocess.Popen(
+            [ipy_shell(), '-c', cmd],
+            stdin=ipy_subprocess.DEVNULL,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+            env=ipy_shell_env(),
+            close_fds=True,
+        )
     except BaseException:
         os.close(master)
         os.close(slave)
@@ -253,16 +266,26 @@ def ipy_getoutput(cmd, frame, line, split=True):
     ipy_background(cmd)
     cmd = ipy_var_expand(cmd, frame)
     ipy_package_request(cmd, line)
-    p = ipy_subprocess.Popen(cmd, shell=True, executable=ipy_shell(), stdin=ipy_subprocess.DEVNULL,
-                             stdout=ipy_subprocess.PIPE, stderr=ipy_subprocess.STDOUT, start_new_session=True,
-                             env=ipy_shell_env(), close_fds=True)
+    p = ipy_subprocess.Popen(
+        cmd,
+        shell=True,
+        executable=ipy_shell(),
+        stdin=ipy_subprocess.DEVNULL,
+        stdout=ipy_subprocess.PIPE,
+        stderr=ipy_subprocess.STDOUT,
+        start_new_session=True,
+        env=ipy_shell_env(),
+        close_fds=True,
+    )
     try:
         out, _ = p.communicate()
     except BaseException:
         ipy_kill_group(p)
         raise
     if p.returncode:
-        IPythonRuntime.notes.append('line %d: %s exited with status %d' % (ipy_lineno(frame), line.strip()[:80], p.returncode))
+        IPythonRuntime.notes.append(
+            'line %d: %s exited with status %d' % (ipy_lineno(frame), line.strip()[:80], p.returncode)
+        )
     text = out.decode('utf-8', 'replace')
     return SList(text.splitlines()) if split else LSString(text)
 
@@ -276,6 +299,7 @@ class IPyScriptArgs:
 
     def __init__(self, line):
         import argparse
+
         parser = argparse.ArgumentParser(prog='%%script', add_help=False, exit_on_error=False)
         parser.add_argument('--out')
         parser.add_argument('--err')
@@ -310,8 +334,15 @@ def ipy_script(line, cell):
         if name:
             ns[name] = ''
     try:
-        p = ipy_subprocess.Popen(args.cmd, stdin=ipy_subprocess.PIPE, stdout=ipy_subprocess.PIPE, stderr=ipy_subprocess.PIPE,
-                                 start_new_session=True, env=ipy_shell_env(), close_fds=True)
+        p = ipy_subprocess.Popen(
+            args.cmd,
+            stdin=ipy_subprocess.PIPE,
+            stdout=ipy_subprocess.PIPE,
+            stderr=ipy_subprocess.PIPE,
+            start_new_session=True,
+            env=ipy_shell_env(),
+            close_fds=True,
+        )
     except FileNotFoundError:
         print("Couldn't find program: %r" % args.cmd[0])
         return
@@ -341,9 +372,11 @@ def ipy_script(line, cell):
             else:
                 to.write(text)
 
-    threads = [ipy_threading.Thread(target=feed, daemon=True),
-               ipy_threading.Thread(target=pump, args=(p.stdout, args.out, sys.stdout), daemon=True),
-               ipy_threading.Thread(target=pump, args=(p.stderr, args.err, sys.stderr), daemon=True)]
+    threads = [
+        ipy_threading.Thread(target=feed, daemon=True),
+        ipy_threading.Thread(target=pump, args=(p.stdout, args.out, sys.stdout), daemon=True),
+        ipy_threading.Thread(target=pump, args=(p.stderr, args.err, sys.stderr), daemon=True),
+    ]
     for t in threads:
         t.start()
     try:

@@ -21,24 +21,45 @@ IPY_NOOP = 'nothing to do in quarry'  # figures are captured anyway; no modules 
 # Line magics that run, by name: the runtime's function (ipython_magics.py),
 # or IPY_NOOP.
 IPY_LINE_MAGICS = {
-    'matplotlib': IPY_NOOP, 'autoreload': IPY_NOOP, 'aimport': IPY_NOOP,
-    'config': IPY_NOOP, 'load_ext': IPY_NOOP, 'reload_ext': IPY_NOOP,  # the arguments that do not run are refused (ipy_line_refusal)
-    'xmode': IPY_NOOP, 'pprint': IPY_NOOP, 'colors': IPY_NOOP,  # how IPython prints, which quarry does its own way
-    'precision': ipy_magic_precision, 'env': ipy_magic_env, 'set_env': ipy_magic_set_env,
-    'time': ipy_magic_time, 'timeit': ipy_magic_timeit,
-    'sx': ipy_magic_sx, 'system': ipy_magic_sx, 'pwd': ipy_magic_pwd,
-    'pip': ipy_magic_pip, 'conda': ipy_magic_conda, 'mamba': ipy_magic_conda, 'micromamba': ipy_magic_conda,
+    'matplotlib': IPY_NOOP,
+    'autoreload': IPY_NOOP,
+    'aimport': IPY_NOOP,
+    'config': IPY_NOOP,
+    'load_ext': IPY_NOOP,
+    'reload_ext': IPY_NOOP,  # the arguments that do not run are refused (ipy_line_refusal)
+    'xmode': IPY_NOOP,
+    'pprint': IPY_NOOP,
+    'colors': IPY_NOOP,  # how IPython prints, which quarry does its own way
+    'precision': ipy_magic_precision,
+    'env': ipy_magic_env,
+    'set_env': ipy_magic_set_env,
+    'time': ipy_magic_time,
+    'timeit': ipy_magic_timeit,
+    'sx': ipy_magic_sx,
+    'system': ipy_magic_sx,
+    'pwd': ipy_magic_pwd,
+    'pip': ipy_magic_pip,
+    'conda': ipy_magic_conda,
+    'mamba': ipy_magic_conda,
+    'micromamba': ipy_magic_conda,
 }
 IPY_LINE_MAGICS.update({name: ipy_alias(cmd) for name, cmd in IPY_ALIASES.items()})
 
 # Cell magics that run: the runtime's function of (line, body); time,
 # timeit and capture run the body as the cell itself (ipython_execute).
 IPY_CELL_MAGICS = {
-    'script': ipy_script, 'writefile': ipy_magic_writefile,
-    'sx': ipy_sx_cell, 'system': ipy_sx_cell, '!': ipy_sx_cell,
-    'time': None, 'timeit': None, 'capture': None,
+    'script': ipy_script,
+    'writefile': ipy_magic_writefile,
+    'sx': ipy_sx_cell,
+    'system': ipy_sx_cell,
+    '!': ipy_sx_cell,
+    'time': None,
+    'timeit': None,
+    'capture': None,
 }
-IPY_CELL_MAGICS.update({name: ipy_script_as(name) for name in ('sh', 'bash', 'perl', 'ruby', 'python', 'python2', 'python3', 'pypy')})
+IPY_CELL_MAGICS.update(
+    {name: ipy_script_as(name) for name in ('sh', 'bash', 'perl', 'ruby', 'python', 'python2', 'python3', 'pypy')}
+)
 
 # Magics refused, and what to do instead.
 IPY_REFUSED = {
@@ -97,6 +118,7 @@ def ipy_call(fn, *args):
 
 # ---- IPython's cleanup of a cell ------------------------------------------
 
+
 def ipy_leading_empty(lines):
     for i, line in enumerate(lines):
         if line and not line.isspace():
@@ -121,6 +143,7 @@ def ipy_strip_prompts(lines):
 
 # ---- IPython's token transforms -------------------------------------------
 
+
 def ipy_tokens_by_line(lines):
     """The tokens of lines, grouped by logical line (IPython's
     make_tokens_by_line); what does not tokenize ends the list."""
@@ -134,7 +157,7 @@ def ipy_tokens_by_line(lines):
                 depth += 1
             elif tok.string in ')]}' and tok.string and depth > 0:
                 depth -= 1
-    except (ipy_tokenize.TokenError, SyntaxError):
+    except ipy_tokenize.TokenError, SyntaxError:
         pass
     if not out[-1]:
         out.pop()
@@ -163,7 +186,7 @@ def ipy_continued_end(lines, start):
 
 
 def ipy_joined(lines, start, col, end):
-    parts = [lines[start][col:]] + lines[start + 1:end + 1]
+    parts = [lines[start][col:]] + lines[start + 1 : end + 1]
     return ' '.join([p.rstrip()[:-1] for p in parts[:-1]] + [parts[-1].rstrip()])
 
 
@@ -173,13 +196,23 @@ def ipy_find(tokens_by_line):
     found = []
     for line in tokens_by_line:
         ix = ipy_assign_op(line)
-        if ix is not None and len(line) > ix + 2 and line[ix + 1].string == '%' and line[ix + 2].type == ipy_tokenize.NAME:
+        if (
+            ix is not None
+            and len(line) > ix + 2
+            and line[ix + 1].string == '%'
+            and line[ix + 2].type == ipy_tokenize.NAME
+        ):
             found.append((line[ix + 1].start, 10, 'magic_assign'))
             break
     for line in tokens_by_line:
         ix = ipy_assign_op(line)
-        if (ix is not None and not line[ix].line.strip().startswith('=') and len(line) > ix + 1
-                and line[ix + 1].type == ipy_tokenize.OP and line[ix + 1].string == '!'):
+        if (
+            ix is not None
+            and not line[ix].line.strip().startswith('=')
+            and len(line) > ix + 1
+            and line[ix + 1].type == ipy_tokenize.OP
+            and line[ix + 1].string == '!'
+        ):
             found.append((line[ix + 1].start, 10, 'system_assign'))
             break
     for line in tokens_by_line:
@@ -222,7 +255,7 @@ class IPyTransform:
     def replace(self, lines, start, end, new):
         """lines with start..end (0-based) replaced by new and blank lines,
         so the lines after keep their numbers."""
-        return lines[:start] + [new + '\n'] + ['\n'] * (end - start) + lines[end + 1:]
+        return lines[:start] + [new + '\n'] + ['\n'] * (end - start) + lines[end + 1 :]
 
     def line_magic(self, start, line, content):
         name, _, arg = content.partition(' ')
@@ -248,7 +281,9 @@ class IPyTransform:
         elif esc == '!!':
             call = ipy_call('getoutput', content)
         elif esc in ('?', '??'):
-            self.notes.append('line %d: %s: IPython help is not shown; the line was skipped' % (start + 1, line.strip()[:80]))
+            self.notes.append(
+                'line %d: %s: IPython help is not shown; the line was skipped' % (start + 1, line.strip()[:80])
+            )
             call = 'pass'
         elif esc == '%':
             call = self.line_magic(start, orig, content)
@@ -277,11 +312,13 @@ class IPyTransform:
         return self.replace(lines, start, end, lhs + call)
 
     def help_end(self, lines, start, col, q_line):
-        piece = ''.join(lines[start:q_line + 1])
+        piece = ''.join(lines[start : q_line + 1])
         indent, content = piece[:col], piece[col:]
         if not IPY_HELP_END.search(content.rstrip('\n')):
             raise SyntaxError(content)
-        self.notes.append('line %d: %s: IPython help is not shown; the line was skipped' % (start + 1, content.strip()[:80]))
+        self.notes.append(
+            'line %d: %s: IPython help is not shown; the line was skipped' % (start + 1, content.strip()[:80])
+        )
         return self.replace(lines, start, q_line, indent + 'pass')
 
     def tokens(self, lines):
@@ -360,15 +397,22 @@ class IPyTransform:
 
 
 IPY_ESCAPE_LINE = ipy_re.compile(r'^[ \t]*[,;/]', ipy_re.M)  # IPython's ,f a b  ;f a  /f a
-IPY_GET_IPYTHON = ipy_re.compile(r'''get_ipython\(\)\s*\.\s*(run_line_magic|run_cell_magic|magic)\s*\(\s*(['"])([^'"\\]*)\2''')
+IPY_GET_IPYTHON = ipy_re.compile(
+    r'''get_ipython\(\)\s*\.\s*(run_line_magic|run_cell_magic|magic)\s*\(\s*(['"])([^'"\\]*)\2'''
+)
 
 
 def ipython_transform(code):
     """code with IPython's syntax made Python, line for line, the cell
     magic that runs its body and the notes. Raises IPythonSyntaxRefused
     for the first line that does not run."""
-    if (not any(c in code for c in '%!?') and not IPY_ESCAPE_LINE.search(code)
-            and 'get_ipython' not in code and '>>>' not in code and 'In [' not in code):
+    if (
+        not any(c in code for c in '%!?')
+        and not IPY_ESCAPE_LINE.search(code)
+        and 'get_ipython' not in code
+        and '>>>' not in code
+        and 'In [' not in code
+    ):
         return code, '', []  # no IPython syntax: nothing to tokenize
     t = IPyTransform()
     try:

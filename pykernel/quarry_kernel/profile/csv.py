@@ -7,6 +7,7 @@ import collections
 
 def profile_csv(path, size, out, lim, spec):
     import pandas as pd
+
     compression = spec.get('compression')
     src = TextSource(path, size, compression, lim)
     enc, strict = detect_encoding(src.chunks)
@@ -45,14 +46,15 @@ def profile_csv(path, size, out, lim, spec):
         # Values with spaces inside (a name, "(Debian QA Group)"): the
         # columns are where the text is, as read_fwf reads them.
         reader, delim = 'pd.read_fwf', 'fixed-width'
-        split, rows = rows, [fixed_cells(l, spans) for l in text.splitlines()[:len(rows)]]
+        split, rows = rows, [fixed_cells(l, spans) for l in text.splitlines()[: len(rows)]]
     table = find_table(rows, kind_of, partial=not src.whole)
     if spans and table.header:
         if len(split[table.start]) == len(spans):
             names = split[table.start]  # one word each, not lined up with the values
         else:
-            spans = column_spans([text.splitlines()[i] for i in table.body() if rows[i]],
-                                 text.splitlines()[table.start])
+            spans = column_spans(
+                [text.splitlines()[i] for i in table.body() if rows[i]], text.splitlines()[table.start]
+            )
             rows[table.start] = fixed_cells(text.splitlines()[table.start], spans)
         kinds.clear()
     out.update(encoding=enc, delimiter=delim, header_row=table.start if table.header else -1)
@@ -96,17 +98,22 @@ def profile_csv(path, size, out, lim, spec):
         kw['comment'] = '#'
         skip = set()
     if table.comments:
-        notes.append(plural(len(table.comments), 'comment line') + ' (starting with #) inside the table '
-                     + ('is' if len(table.comments) == 1 else 'are') + ' skipped')
+        notes.append(
+            plural(len(table.comments), 'comment line')
+            + ' (starting with #) inside the table '
+            + ('is' if len(table.comments) == 1 else 'are')
+            + ' skipped'
+        )
     skipped = sorted(set(range(table.start)) | skip)
     if skipped:
         kw['skiprows'] = len(skipped) if skipped[-1] == len(skipped) - 1 else skipped
-    footer = sum(1 for r in rows[table.end:] if not pandas_blank(r))
+    footer = sum(1 for r in rows[table.end :] if not pandas_blank(r))
     if src.whole and footer:
         kw['nrows'] = sum(1 for r in body if not pandas_blank(r))
     elif not src.whole and src.tail:
-        footer = tail_footer(src.tail.decode(enc, errors='replace'), WHITESPACE if spans else delim, quote, spaced,
-                            table.width)
+        footer = tail_footer(
+            src.tail.decode(enc, errors='replace'), WHITESPACE if spans else delim, quote, spaced, table.width
+        )
     width = max(table.width, len(rows[table.start]) if table.header and table.start < len(rows) else 0, 1)
     # A very wide table is profiled from its first MAX_COLUMNS columns (read
     # with usecols), so the time does not grow with the width.
@@ -123,7 +130,7 @@ def profile_csv(path, size, out, lim, spec):
         kw['na_values'] = na
         notes.append('%s mark%s missing values' % (', '.join(repr(t) for t in na), 's' if len(na) == 1 else ''))
     names = kw.get('names') or (header_names(pd, reader, path, kw, usecols) if table.header else list(range(width)))
-    names = names[:len(columns)]
+    names = names[: len(columns)]
     if len(names) == len(columns):
         dates = date_formats(names, columns)
         if table.header or 'names' in kw:
@@ -145,13 +152,18 @@ def profile_csv(path, size, out, lim, spec):
     rows_total = len(df)
     if src.sampled and len(df) >= lim['sample_rows']:
         rows_total = max(src.lines - table.start - (1 if table.header else 0) - footer, len(df))
-        notes.insert(0, 'sampled: the file is %s, so dtypes, missing counts and examples come from its first %d '
-                     'rows only; the row count %d is an estimate from counting lines' % (
-                         file_size_text(size, compression, src), len(df), rows_total))
+        notes.insert(
+            0,
+            'sampled: the file is %s, so dtypes, missing counts and examples come from its first %d '
+            'rows only; the row count %d is an estimate from counting lines'
+            % (file_size_text(size, compression, src), len(df), rows_total),
+        )
     if footer and src.sampled:
-        notes.append('the file ends with %s that %s not part of the table (a footer): drop %s after reading '
-                     '(df.iloc[:-%d])' % (plural(footer, 'line'), 'is' if footer == 1 else 'are',
-                                          'it' if footer == 1 else 'them', footer))
+        notes.append(
+            'the file ends with %s that %s not part of the table (a footer): drop %s after reading '
+            '(df.iloc[:-%d])'
+            % (plural(footer, 'line'), 'is' if footer == 1 else 'are', 'it' if footer == 1 else 'them', footer)
+        )
     out['rows'] = int(rows_total)
     fmts = kw.get('date_format') or {}
     if isinstance(fmts, str):
@@ -166,18 +178,25 @@ def profile_csv(path, size, out, lim, spec):
     out['read'] = read_spec(reader, kw)
     if usecols:
         out['column_count'] = width
-        notes.insert(0, 'wide: the table has %d columns; the profile read and lists the first %d (add '
-                     'usecols= to the read call to load only the columns you need; '
-                     '%s(path, nrows=0%s).columns names them all)' % (
-                         width, len(usecols), reader, ''.join(', %s=%r' % a for a in kw.items()
-                                                               if a[0] in ('sep', 'skiprows', 'encoding'))))
+        notes.insert(
+            0,
+            'wide: the table has %d columns; the profile read and lists the first %d (add '
+            'usecols= to the read call to load only the columns you need; '
+            '%s(path, nrows=0%s).columns names them all)'
+            % (
+                width,
+                len(usecols),
+                reader,
+                ''.join(', %s=%r' % a for a in kw.items() if a[0] in ('sep', 'skiprows', 'encoding')),
+            ),
+        )
     judge_memory(out, df, rows_total, lim, width / max(len(df.columns), 1))
 
 
 def fixed_width(text, rows):
     """read_fwf's colspecs for a space-aligned table whose lines do not
     split into one number of fields; None when whitespace splits them."""
-    lines = text.splitlines()[:len(rows)]
+    lines = text.splitlines()[: len(rows)]
     data = [i for i, r in enumerate(rows) if r and not r[0].startswith('#')]
     widths = collections.Counter(len(rows[i]) for i in data)
     if not data or widths.most_common(1)[0][1] * 20 >= len(data) * 19:
@@ -189,8 +208,11 @@ def fixed_width(text, rows):
 def file_size_text(size, compression, src):
     if not compression:
         return size_text(size)
-    return '%s (%s, %s unpacked)' % (size_text(size), compression,
-                                    size_text(src.unpacked) if src.unpacked_exact else 'about ' + size_text(src.unpacked))
+    return '%s (%s, %s unpacked)' % (
+        size_text(size),
+        compression,
+        size_text(src.unpacked) if src.unpacked_exact else 'about ' + size_text(src.unpacked),
+    )
 
 
 def fixed_cells(line, spans):
@@ -241,13 +263,15 @@ def run_read(pd, reader, path, kw, sample_rows, usecols=None):
             if kw.get('encoding_errors'):
                 raise
             kw['encoding_errors'] = 'replace'
-            notes.append('some bytes are not valid %s (%s); they read as \ufffd' % (kw.get('encoding', 'utf-8'), e.reason))
+            notes.append(
+                'some bytes are not valid %s (%s); they read as \ufffd' % (kw.get('encoding', 'utf-8'), e.reason)
+            )
         except pd.errors.ParserError as e:
             if kw.get('on_bad_lines'):
                 raise
             kw['on_bad_lines'] = 'skip'
             notes.append('read_csv could not split every line (%s); such lines are skipped' % str(e).strip()[:160])
-        except (ValueError, TypeError):
+        except ValueError, TypeError:
             if not any(k in kw for k in ('parse_dates', 'dtype')):
                 raise
             # A name pandas spells differently: read without the extras
@@ -273,8 +297,9 @@ def ragged(rows, table, kw, skip, line_of, whole):
         kw['index_col'] = False  # trailing delimiters: the empty last field is dropped
     elif filled and len(filled) * 2 > len(body) and table.header:
         extra = max(len(rows[i]) for i in filled) - width
-        kw['names'] = [c.strip() or 'Unnamed: %d' % j for j, c in enumerate(rows[table.start])] + \
-            ['extra_%d' % (j + 1) for j in range(extra)]
+        kw['names'] = [c.strip() or 'Unnamed: %d' % j for j, c in enumerate(rows[table.start])] + [
+            'extra_%d' % (j + 1) for j in range(extra)
+        ]
         kw['header'] = None
         skip.add(table.start)
         notes.append('most rows have more fields than the header; the extra ones are named extra_1, ...')
@@ -282,12 +307,20 @@ def ragged(rows, table, kw, skip, line_of, whole):
         skip.update(filled)
         if not whole:
             kw['on_bad_lines'] = 'skip'
-        notes.append('%s (%s) %s more fields than the header and %s skipped' % (
-            plural(len(filled), 'line'), lines_text(filled, line_of), 'has' if len(filled) == 1 else 'have',
-            'is' if len(filled) == 1 else 'are'))
+        notes.append(
+            '%s (%s) %s more fields than the header and %s skipped'
+            % (
+                plural(len(filled), 'line'),
+                lines_text(filled, line_of),
+                'has' if len(filled) == 1 else 'have',
+                'is' if len(filled) == 1 else 'are',
+            )
+        )
     if short:
-        notes.append('%s (%s) %s fewer fields than the header; the missing ones read as NaN' % (
-            plural(len(short), 'line'), lines_text(short, line_of), 'has' if len(short) == 1 else 'have'))
+        notes.append(
+            '%s (%s) %s fewer fields than the header; the missing ones read as NaN'
+            % (plural(len(short), 'line'), lines_text(short, line_of), 'has' if len(short) == 1 else 'have')
+        )
     return notes
 
 
@@ -299,7 +332,7 @@ def tail_footer(text, delim, quote, spaced, width):
     """The number of footer lines at the end of a file whose head alone was
     sampled."""
     cut = text.find('\n')
-    rows = parse(text[cut + 1:], delim, quote, spaced) or []
+    rows = parse(text[cut + 1 :], delim, quote, spaced) or []
     if len(rows) < 3:
         return 0
     kinds = {}
@@ -313,7 +346,7 @@ def tail_footer(text, delim, quote, spaced, width):
     t = find_table(rows, kind_of)
     if t.end >= len(rows) or t.width != width:
         return 0
-    return sum(1 for r in rows[t.end:] if not pandas_blank(r))
+    return sum(1 for r in rows[t.end :] if not pandas_blank(r))
 
 
 READERS['csv'] = profile_csv

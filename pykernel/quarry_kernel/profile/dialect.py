@@ -14,10 +14,14 @@ SNIFF_ROWS = 300
 USUAL_DELIMITERS = ',;\t|'
 QUOTES = ('"', "'")
 
-_NUMBER = re.compile(r'^[(]?[+-]?[$€£¥]?\s?(\d+|\d{1,3}([.,\' \u00a0\u202f]\d{3})+)?([.,]\d+)?'
-                     r'([eE][+-]?\d+)?\s?[%$€£¥]?[)]?-?$')
-_DATE = re.compile(r'^(\d{1,4}[-./]\d{1,2}[-./]\d{1,4}|\d{4}\d{2}\d{2})'
-                   r'([ T]\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$')
+_NUMBER = re.compile(
+    r'^[(]?[+-]?[$€£¥]?\s?(\d+|\d{1,3}([.,\' \u00a0\u202f]\d{3})+)?([.,]\d+)?'
+    r'([eE][+-]?\d+)?\s?[%$€£¥]?[)]?-?$'
+)
+_DATE = re.compile(
+    r'^(\d{1,4}[-./]\d{1,2}[-./]\d{1,4}|\d{4}\d{2}\d{2})'
+    r'([ T]\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$'
+)
 _TIME = re.compile(r'^\d{1,2}:\d{2}(:\d{2}([.,]\d+)?)?( ?[AaPp][Mm])?$')
 _WORDS = re.compile(r'^[^\W_][\w\s.\-\'&()/+#%@:!?*]*$')
 _URL = re.compile(r'^(https?://|www\.)\S+$|^[\w.+-]+@[\w-]+\.[\w.]+$')
@@ -53,7 +57,7 @@ def sample_lines(text):
     if len(t) < len(text):
         cut = max(t.rfind('\n'), t.rfind('\r'))
         if cut > 0:
-            t = t[:cut + 1]
+            t = t[: cut + 1]
     return t
 
 
@@ -69,8 +73,13 @@ def parse(text, delim, quote, skipinitialspace=False, limit=None, ends=None):
         return rows
     rows = []
     try:
-        r = csv.reader(io.StringIO(text, newline=''), delimiter=delim, quotechar=quote,
-                       skipinitialspace=skipinitialspace, strict=False)
+        r = csv.reader(
+            io.StringIO(text, newline=''),
+            delimiter=delim,
+            quotechar=quote,
+            skipinitialspace=skipinitialspace,
+            strict=False,
+        )
         for row in r:
             rows.append(row)
             if ends is not None:
@@ -183,8 +192,12 @@ def column_spans(lines, header=None):
     # it holds text on most lines: "(Debian Install System Team)" is one value.
     merged = []
     for sp in spans:
-        if merged and sp[0] - merged[-1][1] == 1 and not header_starts(header, sp[0]) and \
-                sum(1 for l in lines if l[sp[0]:sp[1]].strip()) * 2 < len(lines):
+        if (
+            merged
+            and sp[0] - merged[-1][1] == 1
+            and not header_starts(header, sp[0])
+            and sum(1 for l in lines if l[sp[0] : sp[1]].strip()) * 2 < len(lines)
+        ):
             merged[-1][1] = sp[1]
         else:
             merged.append(sp)

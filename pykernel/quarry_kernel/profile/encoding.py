@@ -12,8 +12,20 @@ import unicodedata
 
 # Tried in this order; on a tie the earlier one wins. Windows code pages come
 # before their ISO subsets because they decode more bytes the same way.
-SINGLE_BYTE = ('cp1252', 'cp1250', 'cp1251', 'cp1253', 'cp1254', 'cp1257',
-               'cp1255', 'cp1256', 'cp1258', 'cp850', 'mac_roman', 'koi8_r')
+SINGLE_BYTE = (
+    'cp1252',
+    'cp1250',
+    'cp1251',
+    'cp1253',
+    'cp1254',
+    'cp1257',
+    'cp1255',
+    'cp1256',
+    'cp1258',
+    'cp850',
+    'mac_roman',
+    'koi8_r',
+)
 # Each CJK codec with the byte ranges of its frequent characters (lead byte,
 # trail byte): text decoded with the wrong codec lands mostly outside them.
 CJK = {
@@ -72,7 +84,7 @@ def trim_partial(b):
     """Cuts a sample at its last line break, so a multibyte character split
     by the sample's end does not count against a codec."""
     i = b.rfind(b'\n')
-    return b[:i + 1] if i > 0 else b
+    return b[: i + 1] if i > 0 else b
 
 
 def detect_encoding(chunks):
@@ -180,8 +192,11 @@ def _symbol_score(c, prev, nxt):
         return 1
     if c in '\u20ac\xa3\xa5' and (prev.isdigit() or nxt.isdigit() or prev.isspace() and nxt.isspace()):
         return 1
-    if '\u2500' <= c <= '\u259f' and (prev == ' ' or '\u2500' <= prev <= '\u259f' or prev == '\n') and \
-            (nxt in ' \n' or '\u2500' <= nxt <= '\u259f'):
+    if (
+        '\u2500' <= c <= '\u259f'
+        and (prev == ' ' or '\u2500' <= prev <= '\u259f' or prev == '\n')
+        and (nxt in ' \n' or '\u2500' <= nxt <= '\u259f')
+    ):
         return 1
     return 0.5
 
@@ -248,8 +263,13 @@ def _cjk_score(text, codec, ranges):
         if v is None:
             v = seen[c] = _cjk_weight(c, codec, ranges)
         i = m.start()
-        if 0 < i < len(text) - 1 and text[i - 1].isascii() and text[i - 1].isalpha() and \
-                text[i + 1].isascii() and text[i + 1].isalpha():
+        if (
+            0 < i < len(text) - 1
+            and text[i - 1].isascii()
+            and text[i - 1].isalpha()
+            and text[i + 1].isascii()
+            and text[i + 1].isalpha()
+        ):
             v = -1  # "K\u7f75n": a Latin word's letters read as a pair
         score += v
     return score
@@ -283,6 +303,7 @@ def decoded_cells(chunks, codec, delim):
     """The distinct cells holding non-ASCII characters, as codec reads them
     (each clipped around its first such character), in file order."""
     import re as _re
+
     split = _re.compile(_re.escape(delim) if len(delim) == 1 else r'\s{2,}|\t')
     seen = []
     for chunk in chunks:
@@ -296,7 +317,7 @@ def decoded_cells(chunks, codec, delim):
                 if len(cell) > SAMPLE_CELL:
                     i = next(j for j, c in enumerate(cell) if c >= '\x80')
                     lo = max(0, min(i - SAMPLE_CELL // 3, len(cell) - SAMPLE_CELL))
-                    cell = ('\u2026' if lo else '') + cell[lo:lo + SAMPLE_CELL] + '\u2026'
+                    cell = ('\u2026' if lo else '') + cell[lo : lo + SAMPLE_CELL] + '\u2026'
                 seen.append(cell)
                 if sum(len(c) + 3 for c in seen) >= SAMPLE_CHARS:
                     return seen

@@ -5,12 +5,13 @@
 import datetime
 import numbers
 
-EXCEL_ROWS = 50000   # rows per sheet read for the profile
+EXCEL_ROWS = 50000  # rows per sheet read for the profile
 MAX_SHEETS = 50
 
 
 def profile_excel(path, size, out, lim, spec):
     import pandas as pd
+
     states, charts = sheet_states(path, spec['name'])
     nrows = min(lim['sample_rows'], EXCEL_ROWS)
     grids = pd.read_excel(path, sheet_name=None, header=None, nrows=nrows)
@@ -32,10 +33,18 @@ def profile_excel(path, size, out, lim, spec):
     notes = []
     hidden = [s['name'] for s in out['sheets'] if s.get('state')]
     if hidden:
-        notes.append('hidden sheet%s: %s (Excel does not show %s; the data may still matter)' % (
-            '' if len(hidden) == 1 else 's', ', '.join(repr(h) for h in hidden), 'it' if len(hidden) == 1 else 'them'))
+        notes.append(
+            'hidden sheet%s: %s (Excel does not show %s; the data may still matter)'
+            % (
+                '' if len(hidden) == 1 else 's',
+                ', '.join(repr(h) for h in hidden),
+                'it' if len(hidden) == 1 else 'them',
+            )
+        )
     if charts:
-        notes.append('chart sheet%s without data: %s' % ('' if len(charts) == 1 else 's', ', '.join(repr(c) for c in charts)))
+        notes.append(
+            'chart sheet%s without data: %s' % ('' if len(charts) == 1 else 's', ', '.join(repr(c) for c in charts))
+        )
     if len(names) > MAX_SHEETS:
         notes.append('the workbook has %d sheets; only the first %d are profiled' % (len(names), MAX_SHEETS))
     if main is not None:
@@ -46,9 +55,11 @@ def profile_excel(path, size, out, lim, spec):
             out['column_count'] = main['column_count']
         if len(tables) > 1:
             shapes = ', '.join('%r %d × %d' % (s['name'], s['rows'], len(s['columns'])) for s in tables[:8])
-            notes.insert(0, 'the sheets hold different tables (%s): the read call loads %r, the largest; each sheet '
-                         'has its own read call below, use the one whose table the question is about' % (
-                             shapes, main['name']))
+            notes.insert(
+                0,
+                'the sheets hold different tables (%s): the read call loads %r, the largest; each sheet '
+                'has its own read call below, use the one whose table the question is about' % (shapes, main['name']),
+            )
         elif len(names) > 1:
             notes.insert(0, 'the read call loads sheet %r; each sheet has its own below' % main['name'])
     else:
@@ -81,7 +92,7 @@ def profile_sheet(pd, path, name, grid, multi, nrows):
     span = column_span(rows, table)
     if span and (span[0] > 0 or span[1] < grid.shape[1] - 1):
         kw['usecols'] = '%s:%s' % (column_letter(span[0]), column_letter(span[1]))
-    if table.end < len(rows) and any(any(c for c in r) for r in rows[table.end:]):
+    if table.end < len(rows) and any(any(c for c in r) for r in rows[table.end :]):
         kw['nrows'] = table.end - table.start - (1 if table.header else 0)
     call = dict(kw)
     if partial:
@@ -162,12 +173,14 @@ def sheet_states(path, name):
     try:
         if name == 'xls':
             import xlrd
+
             book = xlrd.open_workbook(path, on_demand=True)
             states = {s.name: ('visible', 'hidden', 'veryHidden')[min(s.visibility, 2)] for s in book.sheets()}
             book.release_resources()
             return states, []
         if name == 'xlsx':
             import openpyxl
+
             with open(path, 'rb') as fh:  # a handle: openpyxl refuses a name without .xlsx
                 wb = openpyxl.load_workbook(fh, read_only=True)
                 states = {ws.title: ws.sheet_state for ws in wb.worksheets}

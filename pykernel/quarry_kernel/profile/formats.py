@@ -8,6 +8,7 @@
 def profile_parquet(path, size, out, lim, spec):
     import pandas as pd
     import pyarrow.parquet as pq
+
     pf = pq.ParquetFile(path)
     total = pf.metadata.num_rows
     if size > lim['full_bytes'] and total > lim['sample_rows']:
@@ -25,6 +26,7 @@ def profile_feather(path, size, out, lim, spec):
     import pandas as pd
     import pyarrow as pa
     import pyarrow.ipc as ipc
+
     with pa.memory_map(path) as src:
         try:
             reader = ipc.open_file(src)
@@ -33,8 +35,9 @@ def profile_feather(path, size, out, lim, spec):
         if reader is not None:
             total = sum(reader.get_batch(i).num_rows for i in range(reader.num_record_batches))
             if size > lim['full_bytes'] and total > lim['sample_rows']:
-                df = sample_batches((reader.get_batch(i) for i in range(reader.num_record_batches)), reader.schema,
-                                    lim['sample_rows'])
+                df = sample_batches(
+                    (reader.get_batch(i) for i in range(reader.num_record_batches)), reader.schema, lim['sample_rows']
+                )
                 out['notes'] = [sampled_note(size, len(df), total)]
                 finish(out, df, total, spec['reads'][0], {}, lim)
                 return
@@ -47,6 +50,7 @@ def profile_arrow_stream(path, size, out, lim, spec):
     write): pandas has no reader for it, so the notes give pyarrow's line."""
     import pyarrow as pa
     import pyarrow.ipc as ipc
+
     with pa.memory_map(path) as src:
         reader = ipc.open_stream(src)
         kept, total = [], 0
@@ -63,6 +67,7 @@ def profile_arrow_stream(path, size, out, lim, spec):
 
 def sample_batches(batches, schema, n):
     import pyarrow as pa
+
     kept, rows = [], 0
     for b in batches:
         kept.append(b)
@@ -74,14 +79,17 @@ def sample_batches(batches, schema, n):
 
 def profile_json(path, size, out, lim, spec):
     import pandas as pd
+
     compression = spec.get('compression')
     lines = spec['name'] == 'jsonl'
     kw = {'lines': True} if lines else {}
     if compression and not spec.get('compression_named'):
         kw['compression'] = compression
     if not lines and size > lim['full_bytes']:
-        raise ValueError('a single JSON document of %s is too large to profile; convert it to JSON lines or '
-                         'Parquet' % size_text(size))
+        raise ValueError(
+            'a single JSON document of %s is too large to profile; convert it to JSON lines or '
+            'Parquet' % size_text(size)
+        )
     df = pd.read_json(path, nrows=lim['sample_rows'], **kw) if lines else pd.read_json(path, **kw)
     total = len(df)
     notes = []
@@ -91,16 +99,27 @@ def profile_json(path, size, out, lim, spec):
         notes.append(sampled_note(size, len(df), total))
     nested = [c for c in df.columns[:MAX_COLUMNS] if df[c].map(lambda v: isinstance(v, (dict, list))).any()]
     if nested:
-        notes.append('column%s %s hold%s nested objects: pd.json_normalize flattens them' % (
-            '' if len(nested) == 1 else 's', ', '.join(repr(str(c)) for c in nested[:5]), 's' if len(nested) == 1 else ''))
+        notes.append(
+            'column%s %s hold%s nested objects: pd.json_normalize flattens them'
+            % (
+                '' if len(nested) == 1 else 's',
+                ', '.join(repr(str(c)) for c in nested[:5]),
+                's' if len(nested) == 1 else '',
+            )
+        )
     out['notes'] = notes
     finish(out, df, total, spec['reads'][0], kw, lim)
 
 
 # pyreadstat's metadata reader for each read call a statistics file's row
 # may name.
-_META_READER = {'pd.read_stata': 'read_dta', 'pd.read_spss': 'read_sav', 'pyreadstat.read_por': 'read_por',
-                'pyreadstat.read_sas7bdat': 'read_sas7bdat', 'pyreadstat.read_xport': 'read_xport'}
+_META_READER = {
+    'pd.read_stata': 'read_dta',
+    'pd.read_spss': 'read_sav',
+    'pyreadstat.read_por': 'read_por',
+    'pyreadstat.read_sas7bdat': 'read_sas7bdat',
+    'pyreadstat.read_xport': 'read_xport',
+}
 
 
 def profile_stats(path, size, out, lim, spec):
@@ -108,6 +127,7 @@ def profile_stats(path, size, out, lim, spec):
     and value labels, pyreadstat's where pandas' do not."""
     import pandas as pd
     import pyreadstat
+
     func = spec['reads'][0]
     meta_reader = getattr(pyreadstat, _META_READER[func])
     _, meta = meta_reader(path, metadataonly=True)
@@ -140,8 +160,11 @@ def profile_stats(path, size, out, lim, spec):
 
 
 def sampled_note(size, n, total):
-    return ('sampled: the file is %s with %d rows; dtypes, missing counts and examples come from its first %d rows'
-            % (size_text(size), total, n))
+    return 'sampled: the file is %s with %d rows; dtypes, missing counts and examples come from its first %d rows' % (
+        size_text(size),
+        total,
+        n,
+    )
 
 
 def finish(out, df, total, func, kw, lim):
@@ -156,5 +179,12 @@ def finish(out, df, total, func, kw, lim):
     judge_memory(out, df, total, lim)
 
 
-READERS.update(parquet=profile_parquet, feather=profile_feather, arrow_stream=profile_arrow_stream,
-               json=profile_json, stata=profile_stats, spss=profile_stats, sas=profile_stats)
+READERS.update(
+    parquet=profile_parquet,
+    feather=profile_feather,
+    arrow_stream=profile_arrow_stream,
+    json=profile_json,
+    stata=profile_stats,
+    spss=profile_stats,
+    sas=profile_stats,
+)

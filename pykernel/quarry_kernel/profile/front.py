@@ -34,7 +34,7 @@ KNOWN = {}  # type: dict[str, dict]
 
 def short(v):
     s = str(v)
-    return s if len(s) <= CELL else s[:CELL - 1] + '\u2026'
+    return s if len(s) <= CELL else s[: CELL - 1] + '\u2026'
 
 
 def columns_of(df):
@@ -60,9 +60,31 @@ def head_of(df):
 
 
 # The order keyword arguments are reported in, most telling first.
-_ARG_ORDER = ('sheet_name', 'sep', 'colspecs', 'quotechar', 'skipinitialspace', 'encoding', 'encoding_errors', 'skiprows',
-              'header', 'names', 'usecols', 'index_col', 'nrows', 'comment', 'decimal', 'thousands',
-              'na_values', 'dtype', 'parse_dates', 'date_format', 'on_bad_lines', 'lines', 'compression')
+_ARG_ORDER = (
+    'sheet_name',
+    'sep',
+    'colspecs',
+    'quotechar',
+    'skipinitialspace',
+    'encoding',
+    'encoding_errors',
+    'skiprows',
+    'header',
+    'names',
+    'usecols',
+    'index_col',
+    'nrows',
+    'comment',
+    'decimal',
+    'thousands',
+    'na_values',
+    'dtype',
+    'parse_dates',
+    'date_format',
+    'on_bad_lines',
+    'lines',
+    'compression',
+)
 
 
 def read_spec(func, kw):
@@ -120,9 +142,11 @@ def judge_memory(out, df, rows_total, lim, col_scale=1.0):
         out['memory_limit'] = limit
     if limit and est > LARGE_SHARE * limit:
         out['large'] = True
-        out.setdefault('notes', []).insert(0, 'large: a DataFrame of all of it needs about %s, more than half of the '
-                                           'sandbox\'s %s memory; %s' % (size_text(est), size_text(limit),
-                                                                          large_advice(out)))
+        out.setdefault('notes', []).insert(
+            0,
+            'large: a DataFrame of all of it needs about %s, more than half of the '
+            'sandbox\'s %s memory; %s' % (size_text(est), size_text(limit), large_advice(out)),
+        )
 
 
 def large_advice(out):
@@ -133,7 +157,11 @@ def large_advice(out):
     if kind == 'csv' and comp in (None, 'gzip'):
         opt = ", compression='gzip'" if comp and not out.get('compression_named') else ''
         return "aggregate it with sql(), which reads it in pieces%s (read_csv('%s'%s)), or %s" % (
-            ' and unpacks gzip itself' if comp else '', out['path'], opt, pieces)
+            ' and unpacks gzip itself' if comp else '',
+            out['path'],
+            opt,
+            pieces,
+        )
     if kind in ('parquet', 'json') and not comp:
         return 'aggregate it with sql(), which reads it in pieces, or ' + pieces
     if comp:
@@ -157,8 +185,14 @@ def profile(path, limits=None, kind=None):
     if kind:
         KNOWN[os.path.realpath(path)] = kind
     size = os.path.getsize(path)
-    out = {'name': os.path.basename(path), 'path': path, 'size': size, 'header_row': -1, 'rows': 0,
-           'kind': kind.get('reader', '')}
+    out = {
+        'name': os.path.basename(path),
+        'path': path,
+        'size': size,
+        'header_row': -1,
+        'rows': 0,
+        'kind': kind.get('reader', ''),
+    }
     if kind.get('compression'):
         out['compression'] = kind['compression']
         out['compression_named'] = bool(kind.get('compression_named'))
@@ -182,11 +216,23 @@ def explain(e):
     low = msg.lower()
     if 'encrypt' in low or 'password' in low:
         return 'the file is password-protected: remove the password (save an unprotected copy) and attach that'
-    damaged = ('not a zip file', 'ended before', 'crc check failed', 'invalid data stream', 'while decompressing',
-               'magic bytes', 'thrift', 'footer', 'truncated', 'unexpected end')
+    damaged = (
+        'not a zip file',
+        'ended before',
+        'crc check failed',
+        'invalid data stream',
+        'while decompressing',
+        'magic bytes',
+        'thrift',
+        'footer',
+        'truncated',
+        'unexpected end',
+    )
     if type(e).__name__ in ('BadZipFile', 'EOFError') or any(d in low for d in damaged):
         return 'the file is damaged or incomplete (%s): export or download it again' % msg[:200]
     if type(e).__name__ in ('ReadstatError', 'PyreadstatError'):
         return 'the file could not be read as %s (%s): export it again from the program that made it' % (
-            'a statistics file', msg[:200])
+            'a statistics file',
+            msg[:200],
+        )
     return '%s: %s' % (type(e).__name__, msg[:300])

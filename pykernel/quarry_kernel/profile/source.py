@@ -5,11 +5,11 @@ import io
 import re
 import time
 
-SCAN_SECONDS = 1.0   # a compressed file's line count and size are extrapolated after this
-PACKED_COST = 8      # a compressed file is sampled from full_bytes / PACKED_COST unpacked
+SCAN_SECONDS = 1.0  # a compressed file's line count and size are extrapolated after this
+PACKED_COST = 8  # a compressed file is sampled from full_bytes / PACKED_COST unpacked
 TAIL_BYTES = 64 << 10
 EXTRA_BYTES = 64 << 10
-HEAD_LINES = 3       # the head is read on until it holds this many lines (very wide tables) ...
+HEAD_LINES = 3  # the head is read on until it holds this many lines (very wide tables) ...
 WIDE_HEAD = 16 << 20  # ... or this many bytes
 _HIGH = re.compile(rb'[\x80-\xff]')
 
@@ -67,6 +67,7 @@ def reconcile_unpacked(path, compression, estimate):
     try:
         if compression == 'zip':
             import zipfile
+
             with zipfile.ZipFile(path) as z:
                 return [i for i in z.infolist() if not i.is_dir()][0].file_size, True
         if compression == 'gzip':
@@ -77,7 +78,7 @@ def reconcile_unpacked(path, compression, estimate):
             cand = isize + k * (1 << 32)
             if abs(cand - estimate) <= 0.2 * estimate:
                 return cand, False
-    except (OSError, IndexError, ValueError):
+    except OSError, IndexError, ValueError:
         pass
     return estimate, False
 
@@ -87,21 +88,25 @@ def open_text(path, compression):
     # opened itself.
     if compression == 'gzip':
         import gzip
+
         f = gzip.GzipFile(fileobj=SmallReads(path), mode='rb')
         f.myfileobj = f.fileobj
         return f
     if compression == 'bz2':
         import bz2
+
         f = bz2.BZ2File(SmallReads(path), 'rb')
         f._closefp = True
         return f
     if compression == 'xz':
         import lzma
+
         f = lzma.LZMAFile(SmallReads(path), 'rb')
         f._closefp = True
         return f
     if compression == 'zip':
         import zipfile
+
         z = zipfile.ZipFile(path)
         members = [i for i in z.infolist() if not i.is_dir()]
         return ZipMember(z, members[0])
@@ -129,7 +134,7 @@ class SmallReads(io.RawIOBase):
 
     def readinto(self, b):
         data = self.read(len(b))
-        b[:len(data)] = data
+        b[: len(data)] = data
         return len(data)
 
     def seek(self, pos, whence=0):
@@ -260,13 +265,14 @@ def window(b, start, aligned):
         hi = b.find(b'\n', i)
     if hi < lo:
         return None
-    return b[lo:hi + 1]
+    return b[lo : hi + 1]
 
 
 def first_undecodable(path, compression, codec):
     """Whole lines around the first bytes of the file codec cannot decode,
     or None when it decodes all of it."""
     import codecs
+
     dec = codecs.getincrementaldecoder(codec)('strict')
     prev = b''
     with open_text(path, compression) as f:
@@ -279,7 +285,7 @@ def first_undecodable(path, compression, codec):
                 i = len(prev) + max(e.start, 0)
                 lo = buf.rfind(b'\n', 0, i) + 1
                 hi = buf.find(b'\n', i)
-                return buf[lo:hi + 1 if hi >= 0 else len(buf)]
+                return buf[lo : hi + 1 if hi >= 0 else len(buf)]
             if not b:
                 return None
             prev = b[-4096:]

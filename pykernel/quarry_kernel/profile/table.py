@@ -7,13 +7,19 @@ import statistics
 
 # A totals row repeats what the rows above add up to; summing it with them
 # doubles the answer.
-_TOTALS = re.compile(r'^\W*(grand[ -]?total|sub-?totals?|totals?|summe|zwischensumme|gesamt\w*|endsumme|'
-                     r'somme|sous-total|totale|suma|sum|合計|总计|合计|總計|小計|小计|計|총계|합계|소계)'
-                     r'(\W*$|[\s:]+\w+\W*$|\s+\w+\s+\w+\W*$)', re.I)
+_TOTALS = re.compile(
+    r'^\W*(grand[ -]?total|sub-?totals?|totals?|summe|zwischensumme|gesamt\w*|endsumme|'
+    r'somme|sous-total|totale|suma|sum|合計|总计|合计|總計|小計|小计|計|총계|합계|소계)'
+    r'(\W*$|[\s:]+\w+\W*$|\s+\w+\s+\w+\W*$)',
+    re.I,
+)
 # Words that start a note or a source line under (or over) a table.
-_NOTE = re.compile(r'^\s*(\*|†|‡|\(?\d{1,2}\)|¹|²|³|※|注|出典|出所|来源|資料來源|资料来源|'
-                   r'notes?\b|source[sn]?\b|fuente|quelle|hinweis|anmerkung|stand\b|remarques?\b|'
-                   r'nota\b|footnote|legend|erl[äa]uterung|abk[üu]rzung)', re.I)
+_NOTE = re.compile(
+    r'^\s*(\*|†|‡|\(?\d{1,2}\)|¹|²|³|※|注|出典|出所|来源|資料來源|资料来源|'
+    r'notes?\b|source[sn]?\b|fuente|quelle|hinweis|anmerkung|stand\b|remarques?\b|'
+    r'nota\b|footnote|legend|erl[äa]uterung|abk[üu]rzung)',
+    re.I,
+)
 # The columns a header or totals row is judged by: the time stays bounded
 # for a table of any width.
 JUDGED_COLUMNS = 200
@@ -71,8 +77,12 @@ def find_table(rows, kind_of, partial=False, grid=False):
     last = max(i for i in range(n) if dense[i])
     end, notes = _end(rows, kind_of, ne, last, width, partial)
     header = _is_header(rows, kind_of, start, end, width)
-    if not header and start - 1 in hashed and width <= 2 * len(rows[start - 1]) <= 4 * width and \
-            nonempty(rows[start - 1]) > 1:
+    if (
+        not header
+        and start - 1 in hashed
+        and width <= 2 * len(rows[start - 1]) <= 4 * width
+        and nonempty(rows[start - 1]) > 1
+    ):
         # '#id,name,...': a header written as a comment (VCF's #CHROM).
         hashed.discard(start - 1)
         start, header = start - 1, True
@@ -128,7 +138,9 @@ def _covers(rows, i, nxt):
     """Whether row i of a sheet has a value over every column the rows
     after it mostly fill, but one (a header leaves the row labels' blank; a
     title's "Period: 2024-03" covers two columns of a table of four)."""
-    used = [j for j in range(len(rows[i])) if sum(1 for k in nxt if j < len(rows[k]) and rows[k][j].strip()) * 2 > len(nxt)]
+    used = [
+        j for j in range(len(rows[i])) if sum(1 for k in nxt if j < len(rows[k]) and rows[k][j].strip()) * 2 > len(nxt)
+    ]
     return sum(1 for j in used if not rows[i][j].strip()) <= 1
 
 
@@ -162,8 +174,7 @@ def _end(rows, kind_of, ne, last, width, partial):
             gap = True
             continue
         first = next(c for c in rows[i] if c.strip())
-        if gap or _NOTE.match(first) or any(_TOTALS.match(c) for c in rows[i] if c.strip()) or \
-                len(rows[i]) * 2 < width:
+        if gap or _NOTE.match(first) or any(_TOTALS.match(c) for c in rows[i] if c.strip()) or len(rows[i]) * 2 < width:
             break
         end = i + 1
     else:
@@ -171,8 +182,10 @@ def _end(rows, kind_of, ne, last, width, partial):
             end = n
         return end, []
     footer = sum(1 for r in rows[end:] if nonempty(r))
-    return end, ['%d line%s below the table (notes, a source or totals) %s left out' % (
-        footer, '' if footer == 1 else 's', 'is' if footer == 1 else 'are')]
+    return end, [
+        '%d line%s below the table (notes, a source or totals) %s left out'
+        % (footer, '' if footer == 1 else 's', 'is' if footer == 1 else 'are')
+    ]
 
 
 def _totals(rows, kind_of, body0, end):
@@ -212,8 +225,11 @@ def _is_header(rows, kind_of, start, end, width):
     row = rows[start][:JUDGED_COLUMNS]
     below = [k for k in range(start + 1, end) if nonempty(rows[k])][:50]
     # Years over columns of years are data ('Bach,1685,1750'), not labels.
-    labels = {j for j in _year_labels(row)
-              if sum(1 for k in below if j < len(rows[k]) and _YEAR.match(rows[k][j].strip())) * 2 <= len(below)}
+    labels = {
+        j
+        for j in _year_labels(row)
+        if sum(1 for k in below if j < len(rows[k]) and _YEAR.match(rows[k][j].strip())) * 2 <= len(below)
+    }
     votes = 0
     for j, h in enumerate(row):
         if not h.strip():

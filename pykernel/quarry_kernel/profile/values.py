@@ -16,13 +16,46 @@ _PLAIN = re.compile(r'^[+-]?\d+$')
 _CODE = re.compile(r'^0\d+$')
 _NA_TOKEN = re.compile(r'^[^\w\s]{1,6}$|^(n\.?\s?[av]\.?|k\.?\s?a\.?|x)$', re.I)
 # pandas already reads these as missing.
-_PANDAS_NA = frozenset(('', '#N/A', '#N/A N/A', '#NA', '-1.#IND', '-1.#QNAN', '-NaN', '-nan', '1.#IND', '1.#QNAN',
-                        '<NA>', 'N/A', 'NA', 'NULL', 'NaN', 'None', 'n/a', 'nan', 'null'))
+_PANDAS_NA = frozenset(
+    (
+        '',
+        '#N/A',
+        '#N/A N/A',
+        '#NA',
+        '-1.#IND',
+        '-1.#QNAN',
+        '-NaN',
+        '-nan',
+        '1.#IND',
+        '1.#QNAN',
+        '<NA>',
+        'N/A',
+        'NA',
+        'NULL',
+        'NaN',
+        'None',
+        'n/a',
+        'nan',
+        'null',
+    )
+)
 # Text dates read_csv should parse, tried in order. The two slashed forms
 # are ambiguous: a column that fits both gets no format rather than a guess.
-_DATE_FORMATS = ('%Y-%m-%d', '%Y-%m-%d %H:%M:%S', '%Y-%m-%dT%H:%M:%S', '%Y-%m-%d %H:%M', '%d.%m.%Y',
-                 '%d.%m.%Y %H:%M', '%d.%m.%Y %H:%M:%S', '%d.%m.%y', '%Y/%m/%d', '%d/%m/%Y', '%m/%d/%Y',
-                 '%d-%m-%Y', '%Y%m%d')
+_DATE_FORMATS = (
+    '%Y-%m-%d',
+    '%Y-%m-%d %H:%M:%S',
+    '%Y-%m-%dT%H:%M:%S',
+    '%Y-%m-%d %H:%M',
+    '%d.%m.%Y',
+    '%d.%m.%Y %H:%M',
+    '%d.%m.%Y %H:%M:%S',
+    '%d.%m.%y',
+    '%Y/%m/%d',
+    '%d/%m/%Y',
+    '%m/%d/%Y',
+    '%d-%m-%Y',
+    '%Y%m%d',
+)
 _DATE_SHAPE = re.compile(r'^\d{1,4}[-./]?\d{1,2}[-./]?\d{1,4}([ T][\d:]{4,8})?$')
 
 

@@ -8,9 +8,9 @@
 import functools
 import math
 
-REPORT_LABEL_KEEP = 1001          # characters of a label carried: one more than a report shows (TEXT_MAX)
-REPORT_NOTES_KEEP = 500           # notes carried
-REPORT_MAX_BYTES = 40 << 20       # of one cell's report data: a frame is capped at 64 MiB
+REPORT_LABEL_KEEP = 1001  # characters of a label carried: one more than a report shows (TEXT_MAX)
+REPORT_NOTES_KEEP = 500  # notes carried
+REPORT_MAX_BYTES = 40 << 20  # of one cell's report data: a frame is capped at 64 MiB
 
 
 class _ReportCalls:
@@ -59,7 +59,9 @@ def report_of_cell(keep=True):
         try:
             out['variance'] = variance_record(v)
         except Exception as e:
-            notes.append('the variance table could not be kept for the report: %s: %s' % (type(e).__name__, str(e)[:200]))
+            notes.append(
+                'the variance table could not be kept for the report: %s: %s' % (type(e).__name__, str(e)[:200])
+            )
     if fig is not None:
         try:
             b = bridge_record(fig)
@@ -77,7 +79,7 @@ def report_of_cell(keep=True):
 def _finite(x):
     try:
         f = float(x)
-    except (TypeError, ValueError):
+    except TypeError, ValueError:
         return None
     return f if math.isfinite(f) else None
 
@@ -102,10 +104,16 @@ def variance_record(v):
         total = last_total and i == n - 1
         if size > REPORT_MAX_BYTES and not total:
             continue
-        ln = {'label': [_label(lc[i]) for lc in label_cols], 'kind': _label(cols['kind'][i]),
-              'actual': _finite(cols['actual'][i]) or 0.0, 'budget': _finite(cols['budget'][i]) or 0.0,
-              'variance': _finite(cols['variance'][i]) or 0.0, 'pct': _finite(cols['variance_pct'][i]),
-              'effect': _label(cols['effect'][i]), 'material': bool(cols['material'][i])}
+        ln = {
+            'label': [_label(lc[i]) for lc in label_cols],
+            'kind': _label(cols['kind'][i]),
+            'actual': _finite(cols['actual'][i]) or 0.0,
+            'budget': _finite(cols['budget'][i]) or 0.0,
+            'variance': _finite(cols['variance'][i]) or 0.0,
+            'pct': _finite(cols['variance_pct'][i]),
+            'effect': _label(cols['effect'][i]),
+            'material': bool(cols['material'][i]),
+        }
         if total:
             ln['total'] = True
         size += sum(len(x) for x in ln['label']) + 160
@@ -113,13 +121,19 @@ def variance_record(v):
     a = v.attrs
     srcs = a.get('sources') if isinstance(a.get('sources'), dict) else {}
     mabs = _finite(a.get('material_abs'))
-    out = {'labels': [_label(c) for c in labels], 'lines': lines, 'rows': n,
-           'notes': [_label(x) for x in list(a.get('notes') or [])[:REPORT_NOTES_KEEP]],
-           'periods': [_label(x) for x in list(a.get('periods') or [])],
-           'period': _label(a.get('period') or ''), 'material_pct': _finite(a.get('material_pct')) or 0.0,
-           'currency': _label(a.get('currency') or ''), 'bottom_line': _label(a.get('bottom_line') or ''),
-           'sources': {str(k): _label(x) for k, x in srcs.items()},
-           'title': [_label(x) for x in list(a.get('title') or [])]}
+    out = {
+        'labels': [_label(c) for c in labels],
+        'lines': lines,
+        'rows': n,
+        'notes': [_label(x) for x in list(a.get('notes') or [])[:REPORT_NOTES_KEEP]],
+        'periods': [_label(x) for x in list(a.get('periods') or [])],
+        'period': _label(a.get('period') or ''),
+        'material_pct': _finite(a.get('material_pct')) or 0.0,
+        'currency': _label(a.get('currency') or ''),
+        'bottom_line': _label(a.get('bottom_line') or ''),
+        'sources': {str(k): _label(x) for k, x in srcs.items()},
+        'title': [_label(x) for x in list(a.get('title') or [])],
+    }
     if mabs is not None:
         out['material_abs'] = mabs
     return out
@@ -127,6 +141,7 @@ def variance_record(v):
 
 def bridge_record(fig):
     import sys
+
     plt = sys.modules.get('matplotlib.pyplot')
     if plt is None or not hasattr(fig, 'number') or fig.number not in plt.get_fignums():
         return None
@@ -137,8 +152,15 @@ def bridge_record(fig):
         out['bottom_line'] = _label(bars.attrs.get('bottom_line') or '')
         out['gap'] = _finite(bars.attrs.get('gap')) or 0.0
         for b in bars.to_dict('records'):
-            out['bars'].append({'label': _label(b.get('label')), 'what': _label(b.get('what')),
-                                'value': _finite(b.get('value')) or 0.0, 'start': _finite(b.get('start')) or 0.0,
-                                'end': _finite(b.get('end')) or 0.0, 'effect': _label(b.get('effect')),
-                                'lines': int(b.get('lines') or 0)})
+            out['bars'].append(
+                {
+                    'label': _label(b.get('label')),
+                    'what': _label(b.get('what')),
+                    'value': _finite(b.get('value')) or 0.0,
+                    'start': _finite(b.get('start')) or 0.0,
+                    'end': _finite(b.get('end')) or 0.0,
+                    'effect': _label(b.get('effect')),
+                    'lines': int(b.get('lines') or 0),
+                }
+            )
     return out

@@ -19,18 +19,18 @@ import time
 # holds little of its own: its score is its size plus half the limit), and
 # the kernel last.
 SNAPSHOT_OOM_ADJ, NEWEST_OOM_ADJ = 1000, 500
-SQL_KEEP = 16 << 20      # the SQL database is kept in a snapshot up to this size
-HANDOFF_SECS = 10        # a kernel that left must have a successor by then
+SQL_KEEP = 16 << 20  # the SQL database is kept in a snapshot up to this size
+HANDOFF_SECS = 10  # a kernel that left must have a successor by then
 
 
 class Checkpoints:
-    sup = None     # the supervisor's pid
-    ctl = None     # write end of the supervisor's control pipe
+    sup = None  # the supervisor's pid
+    ctl = None  # write end of the supervisor's control pipe
     snaps = {}  # type: dict[int, tuple[int, int]]  # checkpoint id -> (pid, write end of its wake pipe); the active kernel's view
     output = None  # in a snapshot: /output as it was
     sqlfiles = None  # in a snapshot: the SQL database's files as they were
-    wake = None    # in a snapshot: the write end of its own wake pipe, for a kernel it forks
-    start = None   # (pid, wake write end, ack read end): the start's copy, while no cell ran
+    wake = None  # in a snapshot: the write end of its own wake pipe, for a kernel it forks
+    start = None  # (pid, wake write end, ack read end): the start's copy, while no cell ran
 
 
 class _Revive(Exception):
@@ -101,6 +101,7 @@ def _fork():
     signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
     try:
         import warnings
+
         with warnings.catch_warnings():
             warnings.simplefilter('ignore', DeprecationWarning)  # "multi-threaded, use of fork()"
             pid = os.fork()

@@ -78,7 +78,9 @@ LIBRARIES = [
     Library('pd', 'pandas', _jupyter_pandas, group=0),
     Library('matplotlib', 'matplotlib', _agg, group=1, later=True),
     Library('plt', 'matplotlib.pyplot', _quiet_show, group=1, later=True),
-    Library('pyreadstat', 'pyreadstat', group=2, later=True, quiet=True),  # the profile's read call for SAS and SPSS portable files
+    Library(
+        'pyreadstat', 'pyreadstat', group=2, later=True, quiet=True
+    ),  # the profile's read call for SAS and SPSS portable files
 ]
 VERSIONED = ('numpy', 'pandas', 'matplotlib')  # reported in the ready frame when eager
 
@@ -110,14 +112,14 @@ IMPORTED = re.compile(r'\bfrom[ \t]+([\w.]+)[ \t]+import\b|\bimport[ \t]+([^\n;#
 
 class Imports:
     def __init__(self):
-        self.wanted = threading.Event()   # someone waits for a later library
-        self.busy = 0                     # operations running in the main thread
+        self.wanted = threading.Event()  # someone waits for a later library
+        self.busy = 0  # operations running in the main thread
         self.idle_since = time.monotonic()
-        self.names = {}      # name -> module, imported
+        self.names = {}  # name -> module, imported
         self.installed = set()  # names put in the user's namespace (a cell may rebind or delete them later)
-        self.versions = {}   # for the ready frame when imported before it
+        self.versions = {}  # for the ready frame when imported before it
         self.errors = []
-        self.reported = 0    # how many of them went to a cell's notes
+        self.reported = 0  # how many of them went to a cell's notes
         self.thread = None
 
 
@@ -141,6 +143,7 @@ class _HalfMade:
         def slowly(module):
             time.sleep(secs)
             run(module)
+
         spec.loader.exec_module = slowly
         return spec
 
@@ -252,7 +255,11 @@ def _needed(code):
         need = max(need, LIBRARY_WORDS[w])
     if 'import' in code:
         for m in IMPORTED.finditer(code):
-            names = [m.group(1)] if m.group(1) else [p.split()[0] for p in m.group(2).strip('()\\ \t').split(',') if p.split()]
+            names = (
+                [m.group(1)]
+                if m.group(1)
+                else [p.split()[0] for p in m.group(2).strip('()\\ \t').split(',') if p.split()]
+            )
             for name in names:
                 top = name.split('.')[0]
                 if top and top not in LIBRARY_WORDS and whole_module(top) is None:
@@ -284,6 +291,7 @@ class LazyNames(dict):
     builtins module's (this is a copy of its dict, kept up to date at each
     cell's start). Code run meanwhile, and functions defined by it, look
     their globals up the generic (slower) way."""
+
     __slots__ = ()
 
     def __missing__(self, key):
@@ -320,7 +328,7 @@ def import_notes():
     """The imports that failed since the last call, for a cell's notes:
     each is said once."""
     im = imports
-    new = im.errors[im.reported:]
+    new = im.errors[im.reported :]
     im.reported += len(new)
     return new
 

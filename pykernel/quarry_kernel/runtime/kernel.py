@@ -37,8 +37,8 @@ def send(obj):
 
 
 class State:
-    cell = None        # id of the running cell, None between cells
-    running = False    # user code is executing (SIGINT raises only then)
+    cell = None  # id of the running cell, None between cells
+    running = False  # user code is executing (SIGINT raises only then)
     interrupted = False  # the host interrupted the running cell
     main_ident = threading.main_thread().ident
 
@@ -215,9 +215,21 @@ def run_cell(msg):
     dropped_out = out_cap.finish()
     dropped_err = err_cap.finish()
     state.cell = None
-    send({'t': 'result', 'id': cid, 'value': rendered, 'error': err, 'figures': figs, 'inline': inline,
-          'files': files, 'dropped': dropped_out + dropped_err, 'notes': notes,
-          'seconds': duration, 'report': report})
+    send(
+        {
+            't': 'result',
+            'id': cid,
+            'value': rendered,
+            'error': err,
+            'figures': figs,
+            'inline': inline,
+            'files': files,
+            'dropped': dropped_out + dropped_err,
+            'notes': notes,
+            'seconds': duration,
+            'report': report,
+        }
+    )
 
 
 def run_profile(msg):
@@ -294,6 +306,7 @@ def main():
     sys.modules['__main__'] = main_mod
     user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
     import warnings
+
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
     install_reported(user_ns)  # report_capture.py: variance() and bridge() remembered for the report
     profile_mod = types.ModuleType('quarry_profile')

@@ -43,8 +43,18 @@ def file_row(path):
     w = _DBWait()
     _kind_waits[key] = w
     try:
-        send({'t': 'kind', 'id': state.cell, 'rid': key[1], 'name': os.path.basename(path), 'size': size,
-              'head': base64.b64encode(head).decode(), 'tail': base64.b64encode(tail).decode(), 'tail_at': at})
+        send(
+            {
+                't': 'kind',
+                'id': state.cell,
+                'rid': key[1],
+                'name': os.path.basename(path),
+                'size': size,
+                'head': base64.b64encode(head).decode(),
+                'tail': base64.b64encode(tail).decode(),
+                'tail_at': at,
+            }
+        )
         while not w.done.wait(0.25):  # a timed wait lets Ctrl+C and the timeout in
             pass
     finally:

@@ -11,10 +11,10 @@ import threading
 import time
 
 # Limits shared by all kernel files (output.py comes first in the program).
-HEAD_CHARS = 48000   # output kept from the start of a cell, per stream
-TAIL_CHARS = 12000   # output kept from the end of a cell, per stream
-FLUSH_CHARS = 8192   # pending output sent once it reaches this size...
-FLUSH_SECS = 0.03    # ...or this age
+HEAD_CHARS = 48000  # output kept from the start of a cell, per stream
+TAIL_CHARS = 12000  # output kept from the end of a cell, per stream
+FLUSH_CHARS = 8192  # pending output sent once it reaches this size...
+FLUSH_SECS = 0.03  # ...or this age
 REPR_CHARS = 10000
 TABLE_HEAD, TABLE_TAIL, TABLE_ALL = 10, 5, 20
 CELL_CHARS = 40
@@ -32,7 +32,7 @@ def utf8_len(s, start=0):
         return len(s) - start
     n = 0
     for i in range(start, len(s), 1 << 20):
-        n += len(s[i:i + (1 << 20)].encode('utf-8', 'surrogatepass'))
+        n += len(s[i : i + (1 << 20)].encode('utf-8', 'surrogatepass'))
     return n
 
 
@@ -63,7 +63,7 @@ class Cap:
                 return
             n, start = len(s), 0
             if self.head_left > 0:
-                take = s if n <= self.head_left else s[:self.head_left]
+                take = s if n <= self.head_left else s[: self.head_left]
                 start = len(take)
                 self.head_left -= start
                 self.pending.append(take)
@@ -74,7 +74,7 @@ class Cap:
                     return
             # Past the head: count and keep a tail, never copying all of s.
             self.over += (n - start) if s.isascii() else utf8_len(s, start)
-            part = s[max(start, n - TAIL_CHARS):]
+            part = s[max(start, n - TAIL_CHARS) :]
             self.tail.append(part)
             self.tail_len += len(part)
             while self.tail_len - len(self.tail[0]) >= TAIL_CHARS:

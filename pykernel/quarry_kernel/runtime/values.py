@@ -16,7 +16,7 @@ def cap_text(s, n=REPR_CHARS):
 
 def cell_str(v):
     s = str(v)
-    return s if len(s) <= CELL_CHARS else s[:CELL_CHARS - 1] + '\u2026'
+    return s if len(s) <= CELL_CHARS else s[: CELL_CHARS - 1] + '\u2026'
 
 
 def shown(values):
@@ -25,6 +25,7 @@ def shown(values):
     values (cell_str) are what the model reads."""
     try:
         from pandas.io.formats.format import format_array
+
         return [cell_str(v.strip()) for v in format_array(values, None, leading_space=False)]
     except Exception:
         return [cell_str(v) for v in values]
@@ -98,7 +99,7 @@ def table_of(value):
         head, tail = sub, sub.iloc[0:0]
         at = list(range(rows))
     else:
-        head, tail = sub.iloc[:TABLE_HEAD], sub.iloc[rows - TABLE_TAIL:]
+        head, tail = sub.iloc[:TABLE_HEAD], sub.iloc[rows - TABLE_TAIL :]
         at = list(range(TABLE_HEAD)) + list(range(rows - TABLE_TAIL, rows))
     both = pd.concat([head, tail]) if len(tail) else head
     cols_shown = [shown(both.iloc[:, j]._values) for j in range(both.shape[1])]
@@ -160,6 +161,7 @@ def inline_png(fig, box):
     if w <= 0 or h <= 0 or font_px <= 0:
         return None
     import matplotlib
+
     size = fig.get_size_inches()
     font_pt = float(matplotlib.rcParams.get('font.size', 10)) or 10.0
     dpi = max(30.0, min(300.0, font_px * 72.0 / font_pt))
@@ -190,7 +192,9 @@ def figures(box=None):
                 if len(data) > MAX_PNG:
                     notes.append('figure %d skipped: PNG larger than %d MiB' % (num, MAX_PNG >> 20))
                 elif total + len(data) > MAX_PNG_TOTAL:
-                    notes.append('figure %d skipped: the figures of one cell are capped at %d MiB' % (num, MAX_PNG_TOTAL >> 20))
+                    notes.append(
+                        'figure %d skipped: the figures of one cell are capped at %d MiB' % (num, MAX_PNG_TOTAL >> 20)
+                    )
                 else:
                     total += len(data)
                     figs.append(base64.b64encode(data).decode('ascii'))
@@ -258,8 +262,7 @@ def kill_others(spare=None):
     keep = {1, me, ck.sup} | set(spare)
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
-        pids = [int(n) for n in os.listdir('/proc')
-                if n.isdigit() and int(n) not in keep]
+        pids = [int(n) for n in os.listdir('/proc') if n.isdigit() and int(n) not in keep]
         live = [p for p in pids if alive(p)]
         if not live:
             break
@@ -282,5 +285,5 @@ def alive(pid):
     try:
         with open('/proc/%d/stat' % pid) as f:
             return f.read().rsplit(')', 1)[1].split()[0] != 'Z'
-    except (OSError, IndexError):
+    except OSError, IndexError:
         return False

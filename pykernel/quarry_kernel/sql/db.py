@@ -100,6 +100,7 @@ def _remote(query, db, max_rows):
     if not w.chunks:
         return None
     import pyarrow as pa
+
     data = b''.join(w.chunks)
     w.chunks = None
     table = pa.ipc.open_stream(pa.py_buffer(data)).read_all()
@@ -140,6 +141,7 @@ class _Background:
 def _sqlite(path, query, max_rows):
     import sqlite3
     import urllib.parse
+
     uri = 'file:%s?mode=ro&immutable=1' % urllib.parse.quote(path)
     con = sqlite3.connect(uri, uri=True, check_same_thread=False)
     notes = []
@@ -160,7 +162,10 @@ def _sqlite(path, query, max_rows):
             raise DatabaseError(str(e)) from None
         if max_rows is not None and len(rows) > max_rows:
             rows = rows[:max_rows]
-            notes.append('the result has more than %d rows; only the first %d were fetched (pass max_rows= for more)' % (max_rows, max_rows))
+            notes.append(
+                'the result has more than %d rows; only the first %d were fetched (pass max_rows= for more)'
+                % (max_rows, max_rows)
+            )
         return cols, rows
 
     try:
@@ -172,6 +177,7 @@ def _sqlite(path, query, max_rows):
     if got is None:
         return None
     import pandas as pd
+
     return pd.DataFrame.from_records(got[1], columns=got[0])
 
 

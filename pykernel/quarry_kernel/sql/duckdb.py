@@ -15,8 +15,8 @@ import resource
 # DuckDB's out-of-memory error instead of taking the kernel down.
 SQL_DIR = '/tmp/quarry-sql'
 SQL_DB = SQL_DIR + '/session.duckdb'
-SQL_HEADROOM = 256 << 20     # memory left to the kernel beside DuckDB's share
-SQL_SHARE = 0.75             # of what is free after the headroom
+SQL_HEADROOM = 256 << 20  # memory left to the kernel beside DuckDB's share
+SQL_SHARE = 0.75  # of what is free after the headroom
 SQL_DIRS = ['/data', '/output', '/tmp']  # the only paths SQL may read or write
 
 
@@ -32,9 +32,14 @@ class _Arrow(ctypes.Structure):
 
 class _Result(ctypes.Structure):
     # duckdb_result (48 bytes); a few functions take it by value.
-    _fields_ = [('column_count', ctypes.c_uint64), ('row_count', ctypes.c_uint64),
-                ('rows_changed', ctypes.c_uint64), ('columns', ctypes.c_void_p),
-                ('error', ctypes.c_char_p), ('internal', ctypes.c_void_p)]
+    _fields_ = [
+        ('column_count', ctypes.c_uint64),
+        ('row_count', ctypes.c_uint64),
+        ('rows_changed', ctypes.c_uint64),
+        ('columns', ctypes.c_void_p),
+        ('error', ctypes.c_char_p),
+        ('internal', ctypes.c_void_p),
+    ]
 
 
 _lib = None
@@ -114,7 +119,7 @@ def _memory_stat(key, path):
                 fields = line.split()
                 if len(fields) >= 2 and fields[0] == key:
                     return int(fields[1])
-    except (OSError, ValueError):
+    except OSError, ValueError:
         pass
     return 0
 
@@ -184,8 +189,9 @@ def _settings(memory, threads):
 
 # Run before the user's SQL on every connection: file access outside
 # SQL_DIRS is refused and no setting (limits included) can change after.
-_LOCK = ("SET allowed_directories = [%s]; SET enable_external_access = false; "
-         "SET lock_configuration = true" % ', '.join("'%s'" % d for d in SQL_DIRS))
+_LOCK = "SET allowed_directories = [%s]; SET enable_external_access = false; SET lock_configuration = true" % ', '.join(
+    "'%s'" % d for d in SQL_DIRS
+)
 
 
 def _open(lib, db, cfg):
@@ -218,8 +224,10 @@ def _open_db(memory, threads, notes):
                 except OSError:
                     pass
             if _open(lib, db, cfg) is None:
-                notes.append("sql(): the session's SQL database could not be opened (%s); a new one "
-                             "was started, so views made earlier are gone" % msg.split('\n')[0])
+                notes.append(
+                    "sql(): the session's SQL database could not be opened (%s); a new one "
+                    "was started, so views made earlier are gone" % msg.split('\n')[0]
+                )
                 msg = None
         if msg is not None:
             raise DuckDBError(msg or 'the SQL database %s could not be opened' % SQL_DB)
@@ -238,15 +246,18 @@ def _with_advice(e, memory):
         return DuckDBError(
             '%s\nsql() had %d MiB for DuckDB in this sandbox and does not spill to disk: '
             'aggregate to fewer groups, select fewer columns, split the query (e.g. by month), '
-            'or raise the sandbox memory (the memory setting, e.g. QUARRY_MEMORY=4g)' % (first, memory >> 20))
+            'or raise the sandbox memory (the memory setting, e.g. QUARRY_MEMORY=4g)' % (first, memory >> 20)
+        )
     if 'does not support the encoding' in first:
         return DuckDBError(
             "%s\nDuckDB reads UTF-8, UTF-16 and latin-1 here (no extensions): for other encodings "
             "stream the file with pyarrow.csv.open_csv(path, read_options=pyarrow.csv.ReadOptions("
-            "encoding=...)) or read it with pandas" % first)
+            "encoding=...)) or read it with pandas" % first
+        )
     if 'extension' in first and ('exists in the' in first or 'INSTALL' in msg):
         cut = first.split(' but it exists in the ')[0].rstrip(',')
         return DuckDBError(
             '%s\nDuckDB extensions cannot be installed in the sandbox (only parquet, json, icu and the '
-            'core functions are built in): read such files with pandas (e.g. pd.read_excel)' % cut)
+            'core functions are built in): read such files with pandas (e.g. pd.read_excel)' % cut
+        )
     return e

@@ -102,6 +102,7 @@ class _Call:
 
     def fetch(self, res):
         import pyarrow as pa
+
         lib = _lib
         rp = ctypes.byref(res)
         ncol = lib.duckdb_column_count(rp)
@@ -136,11 +137,13 @@ class _Call:
                 if self.max_rows is not None and rows > self.max_rows:
                     raise DuckDBError(
                         'the result has more than %d rows: aggregate in SQL (GROUP BY), add LIMIT, '
-                        'or pass max_rows= if you need them all in pandas' % self.max_rows)
+                        'or pass max_rows= if you need them all in pandas' % self.max_rows
+                    )
                 if size > self.max_bytes:
                     raise DuckDBError(
                         'the result is larger than %d MiB, too large for pandas in this sandbox: '
-                        'select fewer columns or rows, or aggregate in SQL' % (self.max_bytes >> 20))
+                        'select fewer columns or rows, or aggregate in SQL' % (self.max_bytes >> 20)
+                    )
                 batches.append(batch)
             self.schema, self.batches = schema, batches
         finally:
@@ -167,6 +170,7 @@ def _frame(schema, batches):
     and HUGEINT become numbers (int64 when whole and in range, else
     float64) rather than columns of Python Decimal objects."""
     import pyarrow as pa
+
     table = pa.Table.from_batches(batches, schema=schema)
     for i, field in enumerate(table.schema):
         if pa.types.is_decimal(field.type):
@@ -175,7 +179,7 @@ def _frame(schema, batches):
                 if field.type.scale != 0:
                     raise pa.ArrowInvalid('fractional')
                 col = col.cast(pa.int64())
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            except pa.ArrowInvalid, pa.ArrowNotImplementedError:
                 col = col.cast(pa.float64(), safe=False)
             table = table.set_column(i, field.name, col)
     # No Arrow thread pool: it would outlive the call (see open_and_query).
@@ -184,6 +188,7 @@ def _frame(schema, batches):
     except pa.ArrowNotImplementedError:
         # A type pandas has no column for (DuckDB's UNION): Python objects.
         import pandas as pd
+
         cols = {}
         for name, col in zip(table.column_names, table.columns):
             try:

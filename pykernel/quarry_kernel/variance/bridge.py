@@ -7,8 +7,8 @@
 # and word of their labels.
 import re
 
-BRIDGE_BARS = 12      # material lines drawn as bars; the rest join 'Other'
-BRIDGE_LABEL = 40     # characters of a line's label on the chart
+BRIDGE_BARS = 12  # material lines drawn as bars; the rest join 'Other'
+BRIDGE_LABEL = 40  # characters of a line's label on the chart
 BRIDGE_COLOURS = {'better': '#0072B2', 'worse': '#D55E00', 'neutral': '#999999', 'total': '#4D4D4D'}
 BRIDGE_HATCH = {'better': '', 'worse': '///', 'neutral': '..', 'total': ''}
 _MATH = re.compile(r'\$')
@@ -21,6 +21,7 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
     effect ('better', 'worse', 'neutral'; 'total' for start and end),
     lines (how many lines the bar stands for)."""
     import pandas as pd
+
     if not isinstance(v, pd.DataFrame) or not set(VARIANCE_COLUMNS) <= set(v.columns):
         raise TypeError('bridge() takes the table variance() returns')
     if not isinstance(max_bars, int) or isinstance(max_bars, bool) or max_bars < 0:
@@ -32,9 +33,13 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
     total = v[is_total].iloc[-1]
     lines = v[~is_total]
     bottom = v.attrs.get('bottom_line') or {'profit': 'profit', 'revenue': 'revenue', 'cost': 'cost'}.get(
-        total['kind'], 'sum')
-    sign = lines['kind'].map({'revenue': 1.0, 'cost': -1.0}).fillna(0.0) if bottom == 'profit' else \
-        pd.Series(1.0, index=lines.index)
+        total['kind'], 'sum'
+    )
+    sign = (
+        lines['kind'].map({'revenue': 1.0, 'cost': -1.0}).fillna(0.0)
+        if bottom == 'profit'
+        else pd.Series(1.0, index=lines.index)
+    )
     impact = (lines['variance'].astype(float) * sign).round(9)
     order = impact.abs().sort_values(ascending=False, kind='stable').index
     material = [i for i in order if bool(lines.at[i, 'material']) and impact[i] != 0]
@@ -44,8 +49,15 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
     for i in shown:
         name = ' · '.join(str(lines.at[i, c]) for c in labels if str(lines.at[i, c]).strip())
         effect = lines.at[i, 'effect']
-        bars.append({'label': name, 'what': 'line', 'value': float(impact[i]),
-                     'effect': effect if effect in ('better', 'worse') else 'neutral', 'lines': 1})
+        bars.append(
+            {
+                'label': name,
+                'what': 'line',
+                'value': float(impact[i]),
+                'effect': effect if effect in ('better', 'worse') else 'neutral',
+                'lines': 1,
+            }
+        )
     other = round(gap - sum(b['value'] for b in bars[1:]), 9)
     others = len(lines) - len(shown)
     if others and abs(other) >= 0.005:
@@ -53,10 +65,14 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
         down = {'better': 'worse', 'worse': 'better', 'neutral': 'neutral'}[up]
         word = 'Other (%d line%s)' % (others, '' if others == 1 else 's')
         if rest:
-            word = 'Other (%d material, %d more line%s)' % (len(rest), others - len(rest), '' if others - len(rest) == 1
-                                                           else 's')
-        bars.append({'label': word, 'what': 'other', 'value': other, 'effect': up if other > 0 else down,
-                     'lines': others})
+            word = 'Other (%d material, %d more line%s)' % (
+                len(rest),
+                others - len(rest),
+                '' if others - len(rest) == 1 else 's',
+            )
+        bars.append(
+            {'label': word, 'what': 'other', 'value': other, 'effect': up if other > 0 else down, 'lines': others}
+        )
     bars.append({'label': 'Actual', 'what': 'end', 'value': float(total['actual']), 'effect': 'total', 'lines': 0})
     at = float(total['budget'])
     for b in bars:
@@ -77,6 +93,7 @@ def bridge(v, max_bars=BRIDGE_BARS, title=None):
     bars are in fig.bridge_data (see bridge_data)."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
+
     bars = bridge_data(v, max_bars)
     bottom = bars.attrs['bottom_line']
     n = len(bars)
@@ -88,11 +105,25 @@ def bridge(v, max_bars=BRIDGE_BARS, title=None):
             left, width = lo, b.value - lo
         else:
             left, width = min(b.start, b.end), abs(b.value)
-        ax.barh(y, width, left=left, height=0.6, color=BRIDGE_COLOURS[kind], hatch=BRIDGE_HATCH[kind],
-                edgecolor='white' if kind == 'total' else '#333333', linewidth=0.6)
-        ax.annotate(_value_text(b), (max(left, left + width) if b.value >= 0 or b.what in ('start', 'end') else left, y),
-                    xytext=(4 if b.value >= 0 or b.what in ('start', 'end') else -4, 0), textcoords='offset points',
-                    ha='left' if b.value >= 0 or b.what in ('start', 'end') else 'right', va='center', fontsize=8)
+        ax.barh(
+            y,
+            width,
+            left=left,
+            height=0.6,
+            color=BRIDGE_COLOURS[kind],
+            hatch=BRIDGE_HATCH[kind],
+            edgecolor='white' if kind == 'total' else '#333333',
+            linewidth=0.6,
+        )
+        ax.annotate(
+            _value_text(b),
+            (max(left, left + width) if b.value >= 0 or b.what in ('start', 'end') else left, y),
+            xytext=(4 if b.value >= 0 or b.what in ('start', 'end') else -4, 0),
+            textcoords='offset points',
+            ha='left' if b.value >= 0 or b.what in ('start', 'end') else 'right',
+            va='center',
+            fontsize=8,
+        )
         if y + 1 < n:
             edge = b.end
             ax.plot([edge, edge], [y + 0.3, y + 0.7], color='#777777', linewidth=0.6)
@@ -112,16 +143,33 @@ def bridge(v, max_bars=BRIDGE_BARS, title=None):
     if lo != 0:
         note += f'; the axis starts at {lo:,.0f}, not 0'
     ax.set_xlabel(note, fontsize=8)
-    legend = [Patch(facecolor=BRIDGE_COLOURS[k], hatch=BRIDGE_HATCH[k], edgecolor='#333333', label=w)
-              for k, w in (('better', 'better (+)' if bottom != 'cost' else 'better (−)'),
-                           ('worse', 'worse (−, hatched)' if bottom != 'cost' else 'worse (+, hatched)'))
-              if (bars['effect'] == k).any()]
+    legend = [
+        Patch(facecolor=BRIDGE_COLOURS[k], hatch=BRIDGE_HATCH[k], edgecolor='#333333', label=w)
+        for k, w in (
+            ('better', 'better (+)' if bottom != 'cost' else 'better (−)'),
+            ('worse', 'worse (−, hatched)' if bottom != 'cost' else 'worse (+, hatched)'),
+        )
+        if (bars['effect'] == k).any()
+    ]
     if (bars['effect'] == 'neutral').any():
-        legend.append(Patch(facecolor=BRIDGE_COLOURS['neutral'], hatch=BRIDGE_HATCH['neutral'], edgecolor='#333333',
-                            label='unclassified'))
+        legend.append(
+            Patch(
+                facecolor=BRIDGE_COLOURS['neutral'],
+                hatch=BRIDGE_HATCH['neutral'],
+                edgecolor='#333333',
+                label='unclassified',
+            )
+        )
     if legend:
-        ax.legend(handles=legend, loc='lower right', bbox_to_anchor=(1.0, 1.0), ncol=len(legend), fontsize=8,
-                  frameon=False, borderaxespad=0.2)
+        ax.legend(
+            handles=legend,
+            loc='lower right',
+            bbox_to_anchor=(1.0, 1.0),
+            ncol=len(legend),
+            fontsize=8,
+            frameon=False,
+            borderaxespad=0.2,
+        )
     fig.tight_layout()
     fig.bridge_data = bars
     return fig
@@ -145,7 +193,7 @@ def _value_text(b):
     if b.what in ('start', 'end'):
         return f'{b.value:,.2f}'
     word = {'better': 'better', 'worse': 'worse', 'neutral': ''}[b.effect]
-    return (f'{b.value:+,.2f}'.replace('-', '\u2212') + (' ' + word if word else ''))
+    return f'{b.value:+,.2f}'.replace('-', '\u2212') + (' ' + word if word else '')
 
 
 def _chart_label(s, n=BRIDGE_LABEL):
@@ -153,5 +201,5 @@ def _chart_label(s, n=BRIDGE_LABEL):
     mathtext ($...$), cut to n characters."""
     s = clean_label(s)
     if len(s) > n:
-        s = s[:n - 1] + '\u2026'
+        s = s[: n - 1] + '\u2026'
     return _MATH.sub(r'\\$', s)

@@ -14,6 +14,7 @@ def check_totals(st, side_sums, kinds_of_lines, name):
     """side_sums: side -> (line amounts, total amounts) over the periods
     summed, in the file's own signs. Returns (records, notes)."""
     import numpy as np
+
     records, notes = [], []
     for t_i, t in enumerate(st.totals):
         rec = {'label': t.label, 'what': t.what}
@@ -41,8 +42,10 @@ def check_totals(st, side_sums, kinds_of_lines, name):
             rec[side + '_lines'] = round(cands[0] if match is None else match, 9)
             if match is None:
                 ok = False
-                notes.append('%s: %r (%s) is %s, but the lines it totals give %s (a difference of %s)' % (
-                    name, short_name(t.label), side, money(stated), money(cands[0]), money(stated - cands[0])))
+                notes.append(
+                    '%s: %r (%s) is %s, but the lines it totals give %s (a difference of %s)'
+                    % (name, short_name(t.label), side, money(stated), money(cands[0]), money(stated - cands[0]))
+                )
         rec['ok'] = ok
         records.append(rec)
     return records, notes
@@ -53,6 +56,7 @@ def sign_convention(amounts, kinds, side_name):
     amounts, and the note that says so: a side whose cost lines are nearly
     all negative (while its revenue is not) writes costs as negatives."""
     import numpy as np
+
     signs = {'revenue': 1.0, 'cost': 1.0}
     share = {}
     for k in ('revenue', 'cost'):

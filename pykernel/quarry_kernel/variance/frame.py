@@ -41,8 +41,9 @@ def effects(kinds, var):
 
 def materiality(var, pct, budget, material_pct, material_abs):
     import numpy as np
+
     av = np.abs(var)
-    with_budget = (np.abs(np.nan_to_num(pct)) + EDGE >= material_pct)
+    with_budget = np.abs(np.nan_to_num(pct)) + EDGE >= material_pct
     if material_abs is not None:
         with_budget &= av + EDGE >= material_abs
         without = av + EDGE >= material_abs
@@ -55,10 +56,12 @@ def materiality(var, pct, budget, material_pct, material_abs):
 def variance_table(merged, kinds, actual, budget, lay, material_pct, material_abs, notes):
     import numpy as np
     import pandas as pd
+
     width = max((len(m.labels) for m in merged), default=1)
     names = _label_names(lay, width)
-    labels = [tuple([''] * (width - len(m.labels))) + tuple(m.labels) if len(m.labels) < width else m.labels
-              for m in merged]
+    labels = [
+        tuple([''] * (width - len(m.labels))) + tuple(m.labels) if len(m.labels) < width else m.labels for m in merged
+    ]
     a = np.round(np.asarray(actual, dtype='float64'), 9)
     b = np.round(np.asarray(budget, dtype='float64'), 9)
     kinds = list(kinds)

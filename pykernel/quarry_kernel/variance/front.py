@@ -11,8 +11,7 @@ VARIANCE_COLUMNS = ('kind', 'actual', 'budget', 'variance', 'variance_pct', 'eff
 NOTES_PRINTED = 40
 
 
-def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5.0, material_abs=None,
-             period=None):
+def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5.0, material_abs=None, period=None):
     """Actuals against budget, one row per line and a final 'Total' row.
 
     actual, budget: DataFrames or file paths (CSV, Excel, ... read as the
@@ -43,9 +42,11 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
         st = structure_of(lay)
         for side in ('actual', 'budget'):
             if side not in st.amounts:
-                raise ValueError('budget= was left out, so %s must hold both sides, but %s no %s column (the '
-                                 'columns: %s): pass budget= or name the columns Actual and Budget' % (
-                                     a_in.name, 'they have', side, ', '.join(repr(c.text) for c in lay.columns[:30])))
+                raise ValueError(
+                    'budget= was left out, so %s must hold both sides, but %s no %s column (the '
+                    'columns: %s): pass budget= or name the columns Actual and Budget'
+                    % (a_in.name, 'they have', side, ', '.join(repr(c.text) for c in lay.columns[:30]))
+                )
         files = [(lay, st, ('actual', 'budget'))]
         merged, match_notes = one_file_lines(st.lines)
     else:
@@ -55,11 +56,15 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
         lb = layout_of(b_in, 'budget', _present(b_in, value), by, _present(b_in, kind))
         sb = structure_of(lb)
         if 'actual' not in st.amounts:
-            raise ValueError('%s hold only budget columns (%s): pass them as budget=' % (
-                a_in.name, quoted([c.text for c in lay.sides.get('budget', [])])))
+            raise ValueError(
+                '%s hold only budget columns (%s): pass them as budget='
+                % (a_in.name, quoted([c.text for c in lay.sides.get('budget', [])]))
+            )
         if 'budget' not in sb.amounts and 'actual' in sb.amounts and lb.sides:
-            raise ValueError('%s hold only actual columns (%s): pass the budget file as budget=' % (
-                b_in.name, quoted([c.text for c in lb.sides.get('actual', [])])))
+            raise ValueError(
+                '%s hold only actual columns (%s): pass the budget file as budget='
+                % (b_in.name, quoted([c.text for c in lb.sides.get('actual', [])]))
+            )
         files = [(lay, st, ('actual',)), (lb, sb, ('budget',))]
         merged, match_notes = match_lines(st.lines, sb.lines)
     for lay_i, st_i, _ in files:
@@ -87,29 +92,33 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
             notes.append(note)
             amounts[side] = [v * signs.get(k, 1.0) if k else v for v, k in zip(amounts[side], ks.kind)]
     out = variance_table(merged, ks.kind, amounts['actual'], amounts['budget'], lay, material_pct, material_abs, notes)
-    out.attrs.update({
-        'notes': notes,
-        'periods': [st.period_text.get(k, period_label(k)) for k in choice.keys] if choice else [],
-        'period': choice.words if choice else None,
-        'material_pct': float(material_pct),
-        'material_abs': None if material_abs is None else float(material_abs),
-        'sources': {'actual': a_in.name, 'budget': a_in.name if budget is None else b_in.name},
-        'title': list(lay.header.title),
-        'footer': list(st.footer),
-        'currency': lay.currency,
-        'subtotals': records,
-        'file_total': _file_total(records),
-    })
+    out.attrs.update(
+        {
+            'notes': notes,
+            'periods': [st.period_text.get(k, period_label(k)) for k in choice.keys] if choice else [],
+            'period': choice.words if choice else None,
+            'material_pct': float(material_pct),
+            'material_abs': None if material_abs is None else float(material_abs),
+            'sources': {'actual': a_in.name, 'budget': a_in.name if budget is None else b_in.name},
+            'title': list(lay.header.title),
+            'footer': list(st.footer),
+            'currency': lay.currency,
+            'subtotals': records,
+            'file_total': _file_total(records),
+        }
+    )
     _print_notes(notes)
     return out
 
 
 def _check_args(by, value, kind, material_pct, material_abs, period):
     import numbers
+
     if not isinstance(material_pct, numbers.Real) or isinstance(material_pct, bool) or not material_pct >= 0:
         raise ValueError('material_pct must be a percentage of the budget, 0 or more (got %r)' % (material_pct,))
-    if material_abs is not None and (not isinstance(material_abs, numbers.Real) or isinstance(material_abs, bool)
-                                     or not material_abs >= 0):
+    if material_abs is not None and (
+        not isinstance(material_abs, numbers.Real) or isinstance(material_abs, bool) or not material_abs >= 0
+    ):
         raise ValueError('material_abs must be an amount, 0 or more, or None (got %r)' % (material_abs,))
     if value is not None and not isinstance(value, str):
         raise TypeError('value= names the amount column, as a string')
@@ -141,6 +150,7 @@ def _sum_periods(files, period, notes):
     """Each side's line and total amounts summed over the chosen periods,
     keyed (id(structure), side) and (id(structure), side, 'totals')."""
     import numpy as np
+
     a_lay, a_st, _ = files[0]
     a_per = a_st.amounts['actual']
     b_st = files[-1][1]
@@ -153,8 +163,10 @@ def _sum_periods(files, period, notes):
         had = {k for k in a_keys if np.any(np.nan_to_num(a_per[k]) != 0)}
         choice = choose_periods(a_keys, had, period)
         if not b_keys:
-            notes.append('the budget has no periods: its amounts are compared with the actuals of %s' % (
-                _span_words([a_st.period_text.get(k, period_label(k)) for k in choice.keys])))
+            notes.append(
+                'the budget has no periods: its amounts are compared with the actuals of %s'
+                % (_span_words([a_st.period_text.get(k, period_label(k)) for k in choice.keys]))
+            )
             b_use = [None]
         else:
             b_use = _budget_keys(choice.keys, b_keys, notes)
@@ -163,13 +175,17 @@ def _sum_periods(files, period, notes):
     elif b_keys:
         span = _aggregate_span(a_lay)
         if period is None and span is None:
-            raise ValueError('the budget is by period (%s) but the actuals are one amount per line: pass period= '
-                             'to say which budget periods the actuals cover, e.g. period=(%r, %r)' % (
-                                 _span_words(b_keys), period_label(b_keys[0]), period_label(b_keys[-1])))
+            raise ValueError(
+                'the budget is by period (%s) but the actuals are one amount per line: pass period= '
+                'to say which budget periods the actuals cover, e.g. period=(%r, %r)'
+                % (_span_words(b_keys), period_label(b_keys[0]), period_label(b_keys[-1]))
+            )
         choice = choose_periods(b_keys, set(b_keys), period if period is not None else span)
         b_use, a_use = choice.keys, [None]
-        notes.append('the actuals are one amount per line; the budget is summed over %s' % _span_words(
-            [b_st.period_text.get(k, period_label(k)) for k in choice.keys]))
+        notes.append(
+            'the actuals are one amount per line; the budget is summed over %s'
+            % _span_words([b_st.period_text.get(k, period_label(k)) for k in choice.keys])
+        )
     else:
         if period is not None:
             raise ValueError('period=%r: neither file has periods (columns or a period column)' % (period,))
@@ -200,8 +216,9 @@ def _budget_keys(keys, b_keys, notes):
     want = {a_plain[k] for k in keys}
     use = [k for k in b_keys if b_plain[k] in want]
     if not use:
-        raise ValueError('the budget\'s periods (%s) do not include the actuals\' (%s)' % (
-            _span_words(b_keys), _span_words(keys)))
+        raise ValueError(
+            'the budget\'s periods (%s) do not include the actuals\' (%s)' % (_span_words(b_keys), _span_words(keys))
+        )
     return use
 
 
@@ -210,7 +227,9 @@ def _period_note(choice, st, keys, had, notes):
     note = 'periods summed: %s, %s' % (_span_words(text), choice.words)
     later = [k for k in choice.keys if k not in had]
     if later and choice.words.startswith('the period'):
-        note += '; the actuals have nothing in %s' % _span_words([st.period_text.get(k, period_label(k)) for k in later])
+        note += '; the actuals have nothing in %s' % _span_words(
+            [st.period_text.get(k, period_label(k)) for k in later]
+        )
     notes.append(note)
 
 
@@ -224,6 +243,7 @@ def _aggregate_span(lay):
 def _merged_amounts(merged, per_line, idx):
     """Each merged line's amount: the sum of the file lines it holds."""
     import numpy as np
+
     into, lines = [], []
     for i, m in enumerate(merged):
         ii = idx(m)
@@ -241,7 +261,7 @@ def _file_kinds(files, merged, kinds):
     for i, (_lay_i, st_i, _sides) in enumerate(files):
         ks = [None] * len(st_i.lines)
         for m, k in zip(merged, kinds):
-            for j in (m.a if i == 0 else m.b):
+            for j in m.a if i == 0 else m.b:
                 ks[j] = k
         out[id(st_i)] = ks
     return out
@@ -260,5 +280,9 @@ def _print_notes(notes):
         return
     shown = notes[:NOTES_PRINTED]
     more = len(notes) - len(shown)
-    print('variance() notes:\n' + '\n'.join('- ' + n for n in shown) +
-          ('\n- … %d more in .attrs["notes"]' % more if more else ''), file=sys.stderr)
+    print(
+        'variance() notes:\n'
+        + '\n'.join('- ' + n for n in shown)
+        + ('\n- … %d more in .attrs["notes"]' % more if more else ''),
+        file=sys.stderr,
+    )

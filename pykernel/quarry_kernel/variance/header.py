@@ -14,7 +14,7 @@ class Column:
         self.pos, self.text, self.group = pos, text, group  # group: the text of the row above, carried over
         self.side, self.period, self.span, self.total = None, None, None, False
         self.role = None  # set by the layout: 'amount', 'label', 'code', 'kind', 'scenario', 'period', 'year'
-        self.raw = raw    # the header cell as it was (a datetime for an Excel date)
+        self.raw = raw  # the header cell as it was (a datetime for an Excel date)
 
     def describe(self, years_ok):
         self.side, rest = side_of(self.text)
@@ -45,7 +45,7 @@ def side_of(text):
         if rx.search(folded):
             light = fold_period(text)
             m = rx.search(light)
-            rest = (light[:m.start()] + ' ' + light[m.end():]) if m else rx.sub(' ', folded)
+            rest = (light[: m.start()] + ' ' + light[m.end() :]) if m else rx.sub(' ', folded)
             return side, rest.strip(' .,:;()[]-')
     return None, str(text).strip()
 
@@ -64,6 +64,7 @@ def texts_of(col):
     """A column's cells as stripped text ('' for none), fast for a column
     of strings (a file read as a grid)."""
     import pandas as pd
+
     if col.dtype == object and pd.api.types.infer_dtype(col, skipna=False) == 'string':
         return col.str.strip()
     return col.map(cell_text)
@@ -92,6 +93,7 @@ class Header:
 
 def find_header(inp):
     import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
+
     frame = inp.frame
     top = []
     if not inp.raw:
@@ -122,8 +124,12 @@ def find_header(inp):
         first = min((j for j, c in enumerate(cells) if _says(c, years_ok)), default=0)
         above = [c for j, c in enumerate(top[best - 1][1]) if cell_text(c)]
         over = all(j >= first for j, c in enumerate(top[best - 1][1]) if cell_text(c))
-        if above and over and all(_says(c, years_ok) or TOTAL_HEADERS.match(fold_text(cell_text(c))) for c in above) \
-                and not (inp.raw is False and top[best - 1][0] == -1 and _generic(top[best - 1][1])):
+        if (
+            above
+            and over
+            and all(_says(c, years_ok) or TOTAL_HEADERS.match(fold_text(cell_text(c))) for c in above)
+            and not (inp.raw is False and top[best - 1][0] == -1 and _generic(top[best - 1][1]))
+        ):
             upper = top[best - 1][1]
             rows.insert(0, top[best - 1][0])
     texts = []
@@ -159,7 +165,7 @@ def find_header(inp):
 def _data_run(says, k):
     """Whether the rows after k say things in the same columns as k does:
     long data ('2026-01-15', ..., 'Actual') rather than a header."""
-    after = says[k + 1:k + 4]
+    after = says[k + 1 : k + 4]
     return len(after) >= 2 and all(a and len(a & says[k]) * 2 >= len(says[k]) for a in after)
 
 

@@ -45,7 +45,7 @@ def section_named(name):
 
 def short_name(s, n=60):
     s = str(s)
-    return s if len(s) <= n else s[:n - 1] + '\u2026'
+    return s if len(s) <= n else s[: n - 1] + '\u2026'
 
 
 def quoted(names, total=None):
@@ -108,8 +108,12 @@ def decide_kinds(lines, kind, section_counts):
             key = (ln.section_source or ln.section, ln.section_kind)
             by_section[key] = by_section.get(key, 0) + 1
     if by_section:
-        ks.notes.append('kinds from the section headers: ' + '; '.join(
-            '%r → %s (%d line%s)' % (short_name(s), k, c, '' if c == 1 else 's') for (s, k), c in by_section.items()))
+        ks.notes.append(
+            'kinds from the section headers: '
+            + '; '.join(
+                '%r → %s (%d line%s)' % (short_name(s), k, c, '' if c == 1 else 's') for (s, k), c in by_section.items()
+            )
+        )
     by_name = {'revenue': [], 'cost': []}
     unsure = []
     for i, ln in enumerate(lines):
@@ -123,17 +127,25 @@ def decide_kinds(lines, kind, section_counts):
             unsure.append(i)
     for k in ('revenue', 'cost'):
         if by_name[k]:
-            ks.notes.append('taken as %s from %s: %s' % (
-                k, 'its name' if len(by_name[k]) == 1 else 'their names', quoted(by_name[k])))
+            ks.notes.append(
+                'taken as %s from %s: %s'
+                % (k, 'its name' if len(by_name[k]) == 1 else 'their names', quoted(by_name[k]))
+            )
     _by_account(lines, ks)
     left = [i for i in range(n) if ks.kind[i] is None]
     if left and any(ks.kind):
-        ks.notes.append('not classified as revenue or cost (%s): %s; pass kind={...} to say which they are' % (
-            'their names hold words of both' if set(left) <= set(unsure) else 'nothing in the file says',
-            quoted([lines[i].label for i in left])))
+        ks.notes.append(
+            'not classified as revenue or cost (%s): %s; pass kind={...} to say which they are'
+            % (
+                'their names hold words of both' if set(left) <= set(unsure) else 'nothing in the file says',
+                quoted([lines[i].label for i in left]),
+            )
+        )
     elif left:
-        ks.notes.append("no line could be classified as revenue or cost, so better and worse cannot be told: pass "
-                        "kind='cost' (or 'revenue', a mapping line -> kind, or a column)")
+        ks.notes.append(
+            "no line could be classified as revenue or cost, so better and worse cannot be told: pass "
+            "kind='cost' (or 'revenue', a mapping line -> kind, or a column)"
+        )
     return ks
 
 
@@ -168,8 +180,14 @@ def _by_account(lines, ks):
                 ks.kind[i], ks.how[i] = next(iter(seen)), 'account'
                 found.append(i)
     if found:
-        ks.notes.append('taken from the account number, like the file\'s other accounts starting with %s: %s' % (
-            ' or '.join(sorted({lines[i].account[:1] for i in found})),
-            '; '.join('%s %s → %s' % (lines[i].account, repr(short_name(lines[i].name or '')), ks.kind[i])
-                      for i in found[:NOTE_NAMES])) + (' and %d more' % (len(found) - NOTE_NAMES)
-                                                       if len(found) > NOTE_NAMES else ''))
+        ks.notes.append(
+            'taken from the account number, like the file\'s other accounts starting with %s: %s'
+            % (
+                ' or '.join(sorted({lines[i].account[:1] for i in found})),
+                '; '.join(
+                    '%s %s → %s' % (lines[i].account, repr(short_name(lines[i].name or '')), ks.kind[i])
+                    for i in found[:NOTE_NAMES]
+                ),
+            )
+            + (' and %d more' % (len(found) - NOTE_NAMES) if len(found) > NOTE_NAMES else '')
+        )

@@ -11,14 +11,14 @@ _CODE_VALUE = re.compile(r'^[A-Za-z]{0,2}\d[\d.\-/]*$')
 class Layout:
     def __init__(self, inp, header):
         self.inp, self.header = inp, header
-        self.body = inp.frame.iloc[header.body:]
+        self.body = inp.frame.iloc[header.body :]
         self.columns = header.columns
-        self.amounts = {}     # position -> float Series over the body
-        self.label_pos = []   # outline columns, left to right
+        self.amounts = {}  # position -> float Series over the body
+        self.label_pos = []  # outline columns, left to right
         self.code_pos = self.kind_pos = self.scenario_pos = self.period_pos = self.year_pos = None
         self.value_pos = None  # long data: the amount column
         self.by_pos = self.by_labels = self.by_name = self.by_code = None  # the lines by= names
-        self.sides = {}       # 'actual'/'budget' -> {period key or None: position}
+        self.sides = {}  # 'actual'/'budget' -> {period key or None: position}
         self.notes = []
         self.decimal, self.thousands, self.currency = '.', None, None
 
@@ -31,6 +31,7 @@ def layout_of(inp, role, value=None, by=None, kind=None, both=False):
     """role: 'actual' or 'budget', the side of period columns that name
     none; both: the input holds both sides (budget left out)."""
     import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
+
     lay = Layout(inp, find_header(inp))
     lay.role = role
     body = lay.body
@@ -70,8 +71,10 @@ def _named_positions(lay, by, value, kind):
         for c in lay.columns:
             if fold_text(c.text) == fold_text(name):
                 return c.pos
-        raise KeyError('%s= names %r, but %s have no such column (they have: %s)' % (
-            what, name, lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30] if c.text)))
+        raise KeyError(
+            '%s= names %r, but %s have no such column (they have: %s)'
+            % (what, name, lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30] if c.text))
+        )
 
     if by is not None:
         out['by'] = [find(b, 'by') for b in by]
@@ -89,26 +92,33 @@ def _amount_columns(lay, role, share, named, both):
     if 'value' in named:
         lay.value_pos = named['value']
         if lay.value_pos not in lay.amounts:
-            raise ValueError('value=%r: the column holds no numbers in %s' % (lay.columns[lay.value_pos].text,
-                                                                             lay.inp.name))
+            raise ValueError(
+                'value=%r: the column holds no numbers in %s' % (lay.columns[lay.value_pos].text, lay.inp.name)
+            )
         return
     marked = [c for c in cols if c.side in ('actual', 'budget') or (c.side is None and (c.period or c.span or c.total))]
     marked = [c for c in marked if share[c.pos] >= 0.3 or _mostly_blank(lay, c.pos)]
     if not marked:
         plain = [c for c in cols if share[c.pos] >= 0.8 and c.side is None and not _code_like(lay, c)]
         if not plain:
-            raise ValueError('%s have no column of amounts (the columns: %s)' % (
-                lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30]) or 'none'))
+            raise ValueError(
+                '%s have no column of amounts (the columns: %s)'
+                % (lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30]) or 'none')
+            )
         if both:
             amt = [c for c in plain if AMOUNT_WORDS.search(fold_text(c.text))]
             plain = amt or plain
         if len(plain) > 1:
             amt = [c for c in plain if AMOUNT_WORDS.search(fold_text(c.text))]
             if len(amt) != 1:
-                raise ValueError('%s have several columns of numbers (%s): say which holds the amounts with value=' %
-                                 (lay.inp.name, ', '.join(repr(c.text) for c in plain[:12])))
-            lay.notes.append('%s: the amounts are taken from %r, of the number columns %s (value= says otherwise)' % (
-                lay.inp.name, amt[0].text, quoted([c.text for c in plain])))
+                raise ValueError(
+                    '%s have several columns of numbers (%s): say which holds the amounts with value='
+                    % (lay.inp.name, ', '.join(repr(c.text) for c in plain[:12]))
+                )
+            lay.notes.append(
+                '%s: the amounts are taken from %r, of the number columns %s (value= says otherwise)'
+                % (lay.inp.name, amt[0].text, quoted([c.text for c in plain]))
+            )
             plain = amt
         lay.value_pos = plain[0].pos
         return
@@ -124,8 +134,9 @@ def _amount_columns(lay, role, share, named, both):
         if amt:
             amt[0].role = 'amount'
             lay.sides['actual'] = [amt[0]]
-            lay.notes.append('the column %r is taken for the actuals, beside %r' % (
-                amt[0].text, lay.sides['budget'][0].text))
+            lay.notes.append(
+                'the column %r is taken for the actuals, beside %r' % (amt[0].text, lay.sides['budget'][0].text)
+            )
 
 
 def _wordy(col, sample=500):
@@ -174,15 +185,22 @@ def _other_columns(lay, share, named):
         if lay.value_pos is not None and lay.period_pos is None and _period_column(lay, c, col, name):
             lay.period_pos = c.pos
             c.role = 'period'
-        elif lay.value_pos is not None and lay.year_pos is None and YEAR_HEADERS.search(name) and \
-                share.get(c.pos, 0) > 0.9:
+        elif (
+            lay.value_pos is not None
+            and lay.year_pos is None
+            and YEAR_HEADERS.search(name)
+            and share.get(c.pos, 0) > 0.9
+        ):
             lay.year_pos = c.pos
             c.role = 'year'
         elif lay.scenario_pos is None and _values_are(col, lambda v: side_of(v)[0] in ('actual', 'budget'), 10):
             lay.scenario_pos = c.pos
             c.role = 'scenario'
-        elif lay.kind_pos is None and _values_are(col, lambda v: kind_value(v) is not None, 12) and \
-                (KIND_HEADERS.search(name) or not name):
+        elif (
+            lay.kind_pos is None
+            and _values_are(col, lambda v: kind_value(v) is not None, 12)
+            and (KIND_HEADERS.search(name) or not name)
+        ):
             lay.kind_pos = c.pos
             c.role = 'kind'
     if 'by' in named:
@@ -190,9 +208,16 @@ def _other_columns(lay, share, named):
         return
     texty = [c for c in rest if c.role is None and (lay.value_pos is not None or c.pos < first_amount)]
     # A column of numbers is a code column only when named or shaped so ('qty' is not).
-    codes = [c for c in texty if _codes(body.iloc[:, c.pos]) and (
-        CODE_HEADERS.search(fold_text(c.text)) or body.iloc[:, c.pos].dtype == object or
-        (c.pos in lay.amounts and _code_like(lay, c)))]
+    codes = [
+        c
+        for c in texty
+        if _codes(body.iloc[:, c.pos])
+        and (
+            CODE_HEADERS.search(fold_text(c.text))
+            or body.iloc[:, c.pos].dtype == object
+            or (c.pos in lay.amounts and _code_like(lay, c))
+        )
+    ]
     if codes and len(texty) > 1:
         lay.code_pos = codes[0].pos
         codes[0].role = 'code'
@@ -202,8 +227,10 @@ def _other_columns(lay, share, named):
         labels = [lay.columns[lay.code_pos]]
         lay.code_pos = None
     if not labels:
-        raise ValueError('%s have no column naming the lines (the columns: %s): pass by= to name it' % (
-            lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30])))
+        raise ValueError(
+            '%s have no column naming the lines (the columns: %s): pass by= to name it'
+            % (lay.inp.name, ', '.join(repr(c.text) for c in lay.columns[:30]))
+        )
     if lay.inp.raw or lay.value_pos is None:
         lay.label_pos = [c.pos for c in labels if c.pos < first_amount] or [labels[0].pos]
     else:
@@ -248,7 +275,7 @@ def _codes(col, sample=2000):
 
 def _values_are(col, test, most):
     """Whether a column holds at most `most` distinct values, each passing test."""
-    uniq = [t for t in (cell_text(v) for v in col.dropna().unique()[:most * 4 + 1]) if t]
+    uniq = [t for t in (cell_text(v) for v in col.dropna().unique()[: most * 4 + 1]) if t]
     uniq = list(dict.fromkeys(uniq))
     if not uniq or len(uniq) > most:
         return False

@@ -8,6 +8,7 @@
 def _long_structure(lay):
     import numpy as np
     import pandas as pd
+
     st = Structure()
     st.long = True
     body = lay.body
@@ -20,13 +21,21 @@ def _long_structure(lay):
         codes = body.iloc[:, lay.code_pos].map(_code_text) if lay.code_pos is not None else None
     totals = names.map(lambda t: bool(t) and total_kind(t)[0] is not None)
     if totals.any():
-        st.notes.append('%d row%s labelled as totals (%s) %s left out, not summed' % (
-            totals.sum(), '' if totals.sum() == 1 else 's', quoted(names[totals].unique()[:NOTE_NAMES]),
-            'is' if totals.sum() == 1 else 'are'))
+        st.notes.append(
+            '%d row%s labelled as totals (%s) %s left out, not summed'
+            % (
+                totals.sum(),
+                '' if totals.sum() == 1 else 's',
+                quoted(names[totals].unique()[:NOTE_NAMES]),
+                'is' if totals.sum() == 1 else 'are',
+            )
+        )
     said = []
     if lay.period_pos is not None:
-        said.append('the periods from %r' % lay.columns[lay.period_pos].text +
-                    (' and %r' % lay.columns[lay.year_pos].text if lay.year_pos is not None else ''))
+        said.append(
+            'the periods from %r' % lay.columns[lay.period_pos].text
+            + (' and %r' % lay.columns[lay.year_pos].text if lay.year_pos is not None else '')
+        )
     if lay.scenario_pos is not None:
         said.append('actual or budget from %r' % lay.columns[lay.scenario_pos].text)
     if said:
@@ -37,9 +46,14 @@ def _long_structure(lay):
         sides = body.iloc[:, lay.scenario_pos].map(lambda v: side_of(cell_text(v))[0])
         other = ~sides.isin(['actual', 'budget'])
         if other.any():
-            st.notes.append('%d rows whose %r is neither actual nor budget (%s) are left out' % (
-                other.sum(), lay.columns[lay.scenario_pos].text,
-                quoted(texts_of(body.iloc[:, lay.scenario_pos][other]).unique())))
+            st.notes.append(
+                '%d rows whose %r is neither actual nor budget (%s) are left out'
+                % (
+                    other.sum(),
+                    lay.columns[lay.scenario_pos].text,
+                    quoted(texts_of(body.iloc[:, lay.scenario_pos][other]).unique()),
+                )
+            )
             keep &= ~other.to_numpy()
     else:
         sides = pd.Series(lay.role, index=body.index)
@@ -47,17 +61,29 @@ def _long_structure(lay):
     if lay.period_pos is not None:
         bad = periods.isna() & (texts_of(body.iloc[:, lay.period_pos]) != '')
         if bad.any():
-            raise ValueError('%s: the %r column holds values that are not periods (%s)' % (
-                lay.inp.name, lay.columns[lay.period_pos].text,
-                quoted(texts_of(body.iloc[:, lay.period_pos][bad]).unique()[:5])))
+            raise ValueError(
+                '%s: the %r column holds values that are not periods (%s)'
+                % (
+                    lay.inp.name,
+                    lay.columns[lay.period_pos].text,
+                    quoted(texts_of(body.iloc[:, lay.period_pos][bad]).unique()[:5]),
+                )
+            )
     if lay.by_pos is not None:
         keys = pd.Series(['\x00'.join(map(line_key, t)) for t in lay.by_labels], index=body.index)
     elif codes is not None:
         keys = codes.fillna('') + '\x00' + names.map(line_key)
     else:
         keys = names.map(line_key)
-    frame = pd.DataFrame({'key': keys.to_numpy(), 'side': sides.to_numpy(), 'value': value.to_numpy(),
-                          'period': periods.to_numpy(), 'row': np.arange(n)})[keep]
+    frame = pd.DataFrame(
+        {
+            'key': keys.to_numpy(),
+            'side': sides.to_numpy(),
+            'value': value.to_numpy(),
+            'period': periods.to_numpy(),
+            'row': np.arange(n),
+        }
+    )[keep]
     if frame.empty:
         raise ValueError('%s hold no lines' % lay.inp.name)
     first = frame.drop_duplicates('key')
@@ -95,9 +121,17 @@ def _long_structure(lay):
     if (per_line > 1).any():
         if lay.period_pos is None:
             dup = per_line[per_line > 1]
-            st.notes.append('repeated in %s and summed: %s' % (lay.inp.name, ', '.join(
-                '%r (%d times)' % (short_name(st.lines[i].label), n) for (_, _, i), n in dup.head(NOTE_NAMES).items())
-                + (' and %d more' % (len(dup) - NOTE_NAMES) if len(dup) > NOTE_NAMES else '')))
+            st.notes.append(
+                'repeated in %s and summed: %s'
+                % (
+                    lay.inp.name,
+                    ', '.join(
+                        '%r (%d times)' % (short_name(st.lines[i].label), n)
+                        for (_, _, i), n in dup.head(NOTE_NAMES).items()
+                    )
+                    + (' and %d more' % (len(dup) - NOTE_NAMES) if len(dup) > NOTE_NAMES else ''),
+                )
+            )
         else:
             st.notes.append('%s: %d rows summed into %d lines' % (lay.inp.name, int(keep.sum()), nlines))
     return st
@@ -107,6 +141,7 @@ def _row_periods(lay, body):
     """The period key of each row: a date's month, a label's period, or a
     month number with the year column beside it."""
     import pandas as pd
+
     col = body.iloc[:, lay.period_pos]
     if col.dtype.kind == 'M':
         return pd.Series([('M', t.year, t.month) if t == t else None for t in col], index=body.index)
@@ -120,7 +155,12 @@ def _row_periods(lay, body):
         else:
             k = uniq.get(v) if not isinstance(v, float) or v == v else None
             if k is None and cell_text(v):
-                k = uniq[v] = period_of(v, years_ok=True) if not isinstance(v, (int, float)) or v > 31 else \
-                    ('M', None, int(v)) if 1 <= v <= 12 else None
+                k = uniq[v] = (
+                    period_of(v, years_ok=True)
+                    if not isinstance(v, (int, float)) or v > 31
+                    else ('M', None, int(v))
+                    if 1 <= v <= 12
+                    else None
+                )
         out.append(k)
     return pd.Series(out, index=body.index, dtype=object)

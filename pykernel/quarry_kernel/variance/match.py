@@ -60,14 +60,20 @@ def _groups(lines, use_codes, side, notes):
         groups.setdefault(key, []).append(i)
     dup = [(lines[v[0]].label, len(v)) for v in groups.values() if len(v) > 1]
     if dup:
-        notes.append('repeated in the %s and summed: %s' % (side, ', '.join(
-            '%r (%d times)' % (short_name(l), n) for l, n in dup[:NOTE_NAMES]) + (
-            ' and %d more' % (len(dup) - NOTE_NAMES) if len(dup) > NOTE_NAMES else '')))
+        notes.append(
+            'repeated in the %s and summed: %s'
+            % (
+                side,
+                ', '.join('%r (%d times)' % (short_name(l), n) for l, n in dup[:NOTE_NAMES])
+                + (' and %d more' % (len(dup) - NOTE_NAMES) if len(dup) > NOTE_NAMES else ''),
+            )
+        )
     return groups
 
 
 def match_lines(la, lb):
     notes = []
+
     def coded(lines):
         return lines and sum(1 for ln in lines if ln.code) * 2 >= len(lines)
 
@@ -112,10 +118,14 @@ def match_lines(la, lb):
         after.setdefault(id(prev), []).append(nm)
         pending.append(nm)
     if renamed:
-        notes.append('matched by account code where the names differ: %s' % '; '.join(
-            '%s %r (actuals) = %r (budget)' % (c, short_name(a, 40), short_name(b, 40))
-            for c, a, b in renamed[:NOTE_NAMES]) + (' and %d more' % (len(renamed) - NOTE_NAMES)
-                                                    if len(renamed) > NOTE_NAMES else ''))
+        notes.append(
+            'matched by account code where the names differ: %s'
+            % '; '.join(
+                '%s %r (actuals) = %r (budget)' % (c, short_name(a, 40), short_name(b, 40))
+                for c, a, b in renamed[:NOTE_NAMES]
+            )
+            + (' and %d more' % (len(renamed) - NOTE_NAMES) if len(renamed) > NOTE_NAMES else '')
+        )
     out = list(after.get(id(None), []))
     for m in merged:
         out.append(m)

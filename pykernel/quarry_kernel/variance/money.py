@@ -5,8 +5,11 @@
 # profile_values.py), judged once over all of a file's amount cells.
 import re
 
-_CURRENCY = re.compile(r'R\$|US\$|A\$|C\$|[€$£¥₹₽₩₺₪]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK|HUF|BRL|'
-                       r'MXN|ZAR|INR|CNY|RMB|SFr|Fr|kr|zł|Kč|Ft|TL)\b\.?', re.I)
+_CURRENCY = re.compile(
+    r'R\$|US\$|A\$|C\$|[€$£¥₹₽₩₺₪]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|CZK|HUF|BRL|'
+    r'MXN|ZAR|INR|CNY|RMB|SFr|Fr|kr|zł|Kč|Ft|TL)\b\.?',
+    re.I,
+)
 _CURRENCY_SIGN = re.compile(r'R\$|US\$|[€$£¥₹₽₩₺₪]|\b(?:EUR|USD|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK|PLN|BRL)\b')
 _MONEY_SPACES = re.compile(r'[\s\u00a0\u202f\u2009]+')
 _DASHES = frozenset(('-', '–', '—', '--', '−'))
@@ -35,6 +38,7 @@ def money_text(series):
 def number_format_of(columns):
     """(decimal, thousands) for a file from its amount columns' cells."""
     import pandas as pd  # noqa: F401  (kept: waits here for the imports' thread's pandas)
+
     sample = []
     for col in columns:
         if col.dtype != object:
@@ -57,6 +61,7 @@ def money_values(series, decimal='.', thousands=None):
     number, 0 where it is a dash. Numbers pass through as they are."""
     import numpy as np
     import pandas as pd
+
     if series.dtype.kind in 'biuf':
         v = series.astype('float64')
         return v.where(np.isfinite(v))
@@ -89,6 +94,7 @@ def money_values(series, decimal='.', thousands=None):
 def _parsed(cells, decimal, thousands):
     """Text cells as amounts, NaN where one is not."""
     import pandas as pd
+
     text, negative, _ = money_text(cells)
     dash = cells.str.strip().isin(_DASHES)
     t = text

@@ -10,7 +10,8 @@ import re
 import unicodedata
 
 _MONTHS = {}
-for _i, _names in enumerate((
+for _i, _names in enumerate(
+    (
         'january jan januar janner janvier janv enero ene gennaio gen januari janeiro',
         'february feb februar fevrier fevr fev febrero febbraio februari fevereiro',
         'march mar marz mrz mars marzo maart mrt marco',
@@ -22,7 +23,10 @@ for _i, _names in enumerate((
         'september sep sept septembre septiembre setiembre set settembre setembro',
         'october oct oktober okt octobre octubre ottobre ott outubro out',
         'november nov novembre noviembre novembro',
-        'december dec dezember dez decembre diciembre dic dicembre dezembro'), 1):
+        'december dec dezember dez decembre diciembre dic dicembre dezembro',
+    ),
+    1,
+):
     for _n in _names.split():
         _MONTHS[_n] = _i
 
@@ -36,12 +40,24 @@ _PERIOD_FORMS = (
     ('M', re.compile(r'^(?P<n>0?[1-9]|1[0-2])[\-/.](?P<year>(?:19|20)\d{2})$')),
     ('M', re.compile(r'^(?P<year>(?:19|20)\d{2})-(?P<n>[01]\d)-\d{2}(?:[ t][\d:.]+)?$')),
     ('M', re.compile(r'^\d{1,2}\.(?P<n>[01]?\d)\.(?P<year>(?:19|20)\d{2})$')),
-    ('Q', re.compile(r'^(?:q|t|qtr|quarter|quartal|trimestre|kwartaal) ?(?P<n>[1-4])%s(?:fy|gj)?%s(?P<year>\d{4}|\d{2})?$'
-                     % (_SEP, _SEP))),
+    (
+        'Q',
+        re.compile(
+            r'^(?:q|t|qtr|quarter|quartal|trimestre|kwartaal) ?(?P<n>[1-4])%s(?:fy|gj)?%s(?P<year>\d{4}|\d{2})?$'
+            % (_SEP, _SEP)
+        ),
+    ),
     ('Q', re.compile(r'^(?P<year>(?:19|20)\d{2})%s(?:q|t) ?(?P<n>[1-4])$' % _SEP)),
-    ('Q', re.compile(r'^(?P<n>[1-4])(?:\.? ?(?:q|t|qtr|quarter|quartal|trimestre|kwartaal))%s(?P<year>\d{4}|\d{2})?$'
-                     % _SEP)),
-    ('P', re.compile(r'^(?:p|per|period|periode|periodo|fp) ?0*(?P<n>[1-9]\d?)(?:%s(?P<year>(?:19|20)\d{2}))?$' % _SEP)),
+    (
+        'Q',
+        re.compile(
+            r'^(?P<n>[1-4])(?:\.? ?(?:q|t|qtr|quarter|quartal|trimestre|kwartaal))%s(?P<year>\d{4}|\d{2})?$' % _SEP
+        ),
+    ),
+    (
+        'P',
+        re.compile(r'^(?:p|per|period|periode|periodo|fp) ?0*(?P<n>[1-9]\d?)(?:%s(?P<year>(?:19|20)\d{2}))?$' % _SEP),
+    ),
     ('P', re.compile(r'^0*(?P<n>[1-9]\d?)%s(?P<year>(?:19|20)\d{2})$' % r'[\s/]+')),
     ('Y', re.compile(r'^(?:fy|gj|ej|fiscal year|year|jahr|ano|anno|annee|jaar) ?(?P<year>\d{4}|\d{2})$')),
 )
@@ -58,8 +74,10 @@ def fold_period(text):
 
 _BARE_YEAR = re.compile(r'^(?P<year>(?:19|20)\d{2})$')
 _RANGE = re.compile(r'^(?P<a>.+?) ?(?:-|–|—| to | bis | au | a | al | tot | ate )+ ?(?P<b>.+)$')
-TOTAL_HEADERS = re.compile(r'^(?:total|totals|ytd|year to date|ytd total|summe|gesamt|kumuliert|kum|cumul|cumule|'
-                           r'acumulado|progressivo|cumulatief|acumulado|total year|full year|fy total|annual|jahr)$')
+TOTAL_HEADERS = re.compile(
+    r'^(?:total|totals|ytd|year to date|ytd total|summe|gesamt|kumuliert|kum|cumul|cumule|'
+    r'acumulado|progressivo|cumulatief|acumulado|total year|full year|fy total|annual|jahr)$'
+)
 
 
 def period_of(text, years_ok=False):
@@ -156,9 +174,13 @@ def choose_periods(keys, had, period):
     a label, 'ytd', 'qtd', 'mtd', a (first, last) pair or a list."""
     freqs = {k[0] for k in keys}
     if len(freqs) > 1:
-        raise ValueError('the periods mix %s: keep one kind of period (months, quarters or years) before calling '
-                         'variance()' % ' and '.join(sorted({'M': 'months', 'Q': 'quarters', 'Y': 'years',
-                                                             'P': 'fiscal periods'}[f] for f in freqs)))
+        raise ValueError(
+            'the periods mix %s: keep one kind of period (months, quarters or years) before calling '
+            'variance()'
+            % ' and '.join(
+                sorted({'M': 'months', 'Q': 'quarters', 'Y': 'years', 'P': 'fiscal periods'}[f] for f in freqs)
+            )
+        )
     order = {k: _ordinal(k, i) for i, k in enumerate(keys)}
     if all(k[1] is None for k in keys) and not _in_sequence(keys):
         order = {k: k[2] for k in keys}  # 'Feb', 'Jan' as a pivot sorts them: the calendar's order
@@ -167,7 +189,7 @@ def choose_periods(keys, had, period):
     if not had:
         raise ValueError('the actuals hold no amounts in any period (%s)' % _span_words(keys))
     last = had[-1]
-    upto = keys[:keys.index(last) + 1]
+    upto = keys[: keys.index(last) + 1]
     freq = last[0]
     if period is None:
         chosen = upto
@@ -176,16 +198,17 @@ def choose_periods(keys, had, period):
         what = fold_text(period)
         start = _year_start(keys, upto, order)
         if what == 'ytd':
-            chosen = upto[upto.index(start):]
+            chosen = upto[upto.index(start) :]
             why = 'year to date'
             if freq == 'M' and start[2] != 1:
-                why += ' (the year taken to start in %s, the first month the file has)' % \
-                       datetime.date(2000, start[2], 1).strftime('%B')
+                why += ' (the year taken to start in %s, the first month the file has)' % datetime.date(
+                    2000, start[2], 1
+                ).strftime('%B')
         elif what == 'qtd':
             if freq not in ('M', 'P'):
                 raise ValueError("period='qtd' needs months; the periods are %s" % _freq_words(freq))
-            run = upto[upto.index(start):]
-            chosen = run[(len(run) - 1) // 3 * 3:]
+            run = upto[upto.index(start) :]
+            chosen = run[(len(run) - 1) // 3 * 3 :]
             why = 'quarter to date'
         else:
             if freq not in ('M', 'P'):
@@ -197,7 +220,7 @@ def choose_periods(keys, had, period):
         ia, ib = keys.index(a[0]), keys.index(b[-1])
         if ia > ib:
             raise ValueError('period=(%r, %r): the first comes after the last' % tuple(period))
-        chosen = keys[ia:ib + 1]
+        chosen = keys[ia : ib + 1]
         why = 'the periods asked for'
     elif isinstance(period, (list, tuple)):
         chosen = []
@@ -244,15 +267,22 @@ def _find(keys, p):
     else:
         want = period_of(p, years_ok=True) if not isinstance(p, (tuple, list)) else None
     if want is None:
-        raise ValueError('period=%r is not a period: write it as the file does (e.g. %r), or "ytd", "qtd", "mtd"'
-                         % (p, period_label(keys[-1])))
+        raise ValueError(
+            'period=%r is not a period: write it as the file does (e.g. %r), or "ytd", "qtd", "mtd"'
+            % (p, period_label(keys[-1]))
+        )
     found = [k for k in keys if k == want]
     if not found and want[1] is None:
         found = [k for k in keys if k[0] == want[0] and k[2] == want[2]]
         found = [k for k in found if k[1] == max(found, key=lambda k: k[1] or 0)[1]]
     if not found and want[0] in ('Q', 'Y'):
-        found = [k for k in keys if k[0] == 'M' and (want[1] is None or k[1] == want[1])
-                 and (want[0] == 'Y' or (k[2] - 1) // 3 + 1 == want[2])]
+        found = [
+            k
+            for k in keys
+            if k[0] == 'M'
+            and (want[1] is None or k[1] == want[1])
+            and (want[0] == 'Y' or (k[2] - 1) // 3 + 1 == want[2])
+        ]
     if not found:
         raise ValueError('period=%r: the actuals have no such period; they have %s' % (p, _span_words(keys)))
     return found

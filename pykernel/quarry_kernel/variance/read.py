@@ -20,6 +20,7 @@ class Input:
 def read_input(x, role):
     """role: 'actuals' or 'budget', for the errors."""
     import pandas as pd
+
     if isinstance(x, pd.Series):
         x = x.reset_index() if not isinstance(x.index, pd.RangeIndex) else x.to_frame()
     if isinstance(x, pd.DataFrame):
@@ -47,26 +48,33 @@ def _existing(path, role):
         here = sorted(os.listdir('/data'))[:20]
     except OSError:
         here = []
-    raise FileNotFoundError('the %s file %r does not exist%s' % (
-        role, path, (' (the attached files in /data: %s)' % ', '.join(here)) if here else ''))
+    raise FileNotFoundError(
+        'the %s file %r does not exist%s'
+        % (role, path, (' (the attached files in /data: %s)' % ', '.join(here)) if here else '')
+    )
 
 
 def _read_path(path, role):
     import pandas as pd
+
     name = 'the %s (%s)' % (role, os.path.basename(path))
     size = os.path.getsize(path)
     if size == 0:
         raise ValueError('%s: the file is empty' % name)
     if size > VARIANCE_MAX_BYTES:
-        raise ValueError('%s: the file is %s, too large for a budget or an export; aggregate it first (sql()) and '
-                         'pass the DataFrame' % (name, profile_mod.size_text(size)))
+        raise ValueError(
+            '%s: the file is %s, too large for a budget or an export; aggregate it first (sql()) and '
+            'pass the DataFrame' % (name, profile_mod.size_text(size))
+        )
     row = _row_of(path, name)
     kind, compression = row.get('reader', ''), row.get('compression') or None
     if kind == 'csv':
         return Input(_text_grid(path, size, compression, name), name, True, path)
     if kind in ('sqlite', 'duckdb'):
-        raise ValueError('%s is a database: query the lines with sql(..., db=%r) and pass the DataFrame' % (
-            name, os.path.splitext(os.path.basename(path))[0]))
+        raise ValueError(
+            '%s is a database: query the lines with sql(..., db=%r) and pass the DataFrame'
+            % (name, os.path.splitext(os.path.basename(path))[0])
+        )
     prof = profile_mod.profile(path, None, row)
     if prof.get('error'):
         raise ValueError('%s: %s' % (name, prof['error']))
@@ -95,11 +103,13 @@ def _row_of(path, name):
 def _call(func, path, args):
     """Runs the profile's read call ('pd.read_parquet', 'pyreadstat.read_dta')."""
     import pandas as pd
+
     mod, _, fn = func.partition('.')
     if mod == 'pd':
         out = getattr(pd, fn)(path, **args)
     elif mod == 'pyreadstat':
         import pyreadstat
+
         out = getattr(pyreadstat, fn)(path, **args)
     else:
         raise ValueError('no read call for %s' % path)
@@ -110,14 +120,17 @@ def _text_grid(path, size, compression, name):
     """Every row of a delimited text file as cells (strings, '' for none),
     in the encoding and dialect the profile finds."""
     import pandas as pd
+
     lim = {'full_bytes': profile_mod.FULL_BYTES, 'sample_rows': profile_mod.SAMPLE_ROWS, 'memory_limit': 0}
     src = profile_mod.TextSource(path, size, compression, lim)
     enc, strict = profile_mod.detect_encoding(src.chunks)
     with profile_mod.open_text(path, compression) as f:
         data = f.read(VARIANCE_MAX_BYTES + 1)
     if len(data) > VARIANCE_MAX_BYTES:
-        raise ValueError('%s: unpacked, the file is larger than %s; aggregate it first (sql())' % (
-            name, profile_mod.size_text(VARIANCE_MAX_BYTES)))
+        raise ValueError(
+            '%s: unpacked, the file is larger than %s; aggregate it first (sql())'
+            % (name, profile_mod.size_text(VARIANCE_MAX_BYTES))
+        )
     text = data.decode(enc, errors='strict' if strict else 'replace').lstrip('\ufeff')
     if not text.strip():
         raise ValueError('%s: the file holds only blank lines' % name)

@@ -9,8 +9,10 @@ import re
 import unicodedata
 
 _CONTROL = re.compile(r'[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028-\u202e\u2060-\u2064\ufeff]+')
-_EMBEDDED_CODE = (re.compile(r'^(?P<code>[A-Za-z]{0,2}\d[\d.\-]*\d|\d)\s*(?:[·•:|\-–—]\s*|\s+)(?P<name>\S.*)$'),
-                  re.compile(r'^(?P<name>\S.*?)\s*[(\[](?P<code>[A-Za-z]{0,2}\d[\d.\-]*)[)\]]$'))
+_EMBEDDED_CODE = (
+    re.compile(r'^(?P<code>[A-Za-z]{0,2}\d[\d.\-]*\d|\d)\s*(?:[·•:|\-–—]\s*|\s+)(?P<name>\S.*)$'),
+    re.compile(r'^(?P<name>\S.*?)\s*[(\[](?P<code>[A-Za-z]{0,2}\d[\d.\-]*)[)\]]$'),
+)
 
 
 def clean_label(v):
@@ -41,7 +43,7 @@ class TotalRow:
 class Structure:
     def __init__(self):
         self.lines, self.totals, self.footer = [], [], []
-        self.amounts = {}      # side -> {period key or None: float ndarray over lines}
+        self.amounts = {}  # side -> {period key or None: float ndarray over lines}
         self.total_amounts = {}  # side -> {period key or None: float ndarray over totals}
         self.period_text = {}  # period key -> the header's text
         self.notes = []
@@ -61,8 +63,10 @@ def total_kind(label):
     return None, None
 
 
-_ARTICLES = re.compile(r'^(?:of|for|the|des|de|du|de la|del|de los|de las|der|die|das|dei|delle|degli|van|do|da|'
-                       r'dos|das|le|la|les) ')
+_ARTICLES = re.compile(
+    r'^(?:of|for|the|des|de|du|de la|del|de los|de las|der|die|das|dei|delle|degli|van|do|da|'
+    r'dos|das|le|la|les) '
+)
 
 
 def _strip_articles(s):
@@ -78,8 +82,10 @@ def _section_columns(lay):
         if periods:
             left = [c for c in cols if not c.period]
             if left:
-                notes.append('the %s columns %s are left out: the periods are summed instead' % (
-                    side, quoted([c.text for c in left])))
+                notes.append(
+                    'the %s columns %s are left out: the periods are summed instead'
+                    % (side, quoted([c.text for c in left]))
+                )
             chosen = {}
             for c in periods:
                 if c.period in chosen:
@@ -89,8 +95,10 @@ def _section_columns(lay):
             out[side] = chosen
         else:
             if len(cols) > 1:
-                notes.append('%s has %d %s columns (%s): the first is used' % (
-                    lay.inp.name, len(cols), side, quoted([c.text for c in cols])))
+                notes.append(
+                    '%s has %d %s columns (%s): the first is used'
+                    % (lay.inp.name, len(cols), side, quoted([c.text for c in cols]))
+                )
             out[side] = {None: cols[0]}
     return out, notes
 
@@ -99,6 +107,7 @@ def structure_of(lay):
     if lay.value_pos is not None:
         return _long_structure(lay)
     import numpy as np
+
     st = Structure()
     cols, st.notes = _section_columns(lay)
     for side in cols:
@@ -117,7 +126,7 @@ def structure_of(lay):
         codes = body.iloc[:, lay.code_pos].tolist() if lay.code_pos is not None else None
     kinds = body.iloc[:, lay.kind_pos].tolist() if lay.kind_pos is not None else None
     rows_kept = []
-    stack = []    # open sections: [name, folded, kind, kind_source, level, first line]
+    stack = []  # open sections: [name, folded, kind, kind_source, level, first line]
     prev_profit = 0
     levels = set()
     walk = []
@@ -139,9 +148,12 @@ def structure_of(lay):
     # bare labels; a plain table's empty row is only an empty line.
     report = lay.inp.raw or any(what for what, _ in totals_of.values())
     for w, (r, label, level) in enumerate(walk):
-        following = walk[w + 1:w + 2]
-        if not has[r] and label and (_opens_section(label, level, following, closed) or
-                                     report and following and has[following[0][0]]):
+        following = walk[w + 1 : w + 2]
+        if (
+            not has[r]
+            and label
+            and (_opens_section(label, level, following, closed) or report and following and has[following[0][0]])
+        ):
             while stack and (stack[-1][4] > level or (indented and stack[-1][4] == level)):
                 stack.pop()
             parent = stack[-1] if stack else None

@@ -16,9 +16,17 @@ def transform(kernel, code):
 REWRITES = [
     ('!ls data', "__quarry_ipython__.system('ls data')\n", ''),
     ('x = !wc -l f', "x = __quarry_ipython__.getoutput('wc -l f')\n", ''),
-    ('files = !ls\n!!echo hi', "files = __quarry_ipython__.getoutput('ls')\n__quarry_ipython__.getoutput('echo hi')\n", ''),
+    (
+        'files = !ls\n!!echo hi',
+        "files = __quarry_ipython__.getoutput('ls')\n__quarry_ipython__.getoutput('echo hi')\n",
+        '',
+    ),
     ('%time total = sum(range(10))', "__quarry_ipython__.run_line_magic('time', 'total = sum(range(10))')\n", ''),
-    ('for i in range(2):\n    %time i * 2', "for i in range(2):\n    __quarry_ipython__.run_line_magic('time', 'i * 2')\n", ''),
+    (
+        'for i in range(2):\n    %time i * 2',
+        "for i in range(2):\n    __quarry_ipython__.run_line_magic('time', 'i * 2')\n",
+        '',
+    ),
     ('%env A=b', "__quarry_ipython__.run_line_magic('env', 'A=b')\n", ''),
     ('%matplotlib inline', 'pass\n', ''),
     (',f a b', 'f("a", "b")\n', ''),
@@ -69,13 +77,18 @@ def test_lines_without_a_meaning_here_are_refused(kernel, code, want):
 
 
 def test_check_names_every_refused_line_of_every_cell(kernel):
-    got = kernel.check_cells([
-        {'cell': 1, 'code': 'checked = 1\n!ls data\nx = !wc -l f\n%matplotlib inline\ndf.head?'},
-        {'cell': 3, 'code': '%%bash\nls'},
-        {'cell': 4, 'code': "import os\n%run other.py\nfor i in range(3):\n    %who\ns = '''\n%run not-code\n'''\n%cd .."},
-        {'cell': 6, 'code': "get_ipython().run_line_magic('run', 'x.py')\nget_ipython().system('ls')"},
-        {'cell': 7, 'code': 'def f(:\n    %run broken'},  # fails as itself when it runs
-    ])
+    got = kernel.check_cells(
+        [
+            {'cell': 1, 'code': 'checked = 1\n!ls data\nx = !wc -l f\n%matplotlib inline\ndf.head?'},
+            {'cell': 3, 'code': '%%bash\nls'},
+            {
+                'cell': 4,
+                'code': "import os\n%run other.py\nfor i in range(3):\n    %who\ns = '''\n%run not-code\n'''\n%cd ..",
+            },
+            {'cell': 6, 'code': "get_ipython().run_line_magic('run', 'x.py')\nget_ipython().system('ls')"},
+            {'cell': 7, 'code': 'def f(:\n    %run broken'},  # fails as itself when it runs
+        ]
+    )
     assert [(r['cell'], r['line'], r['text'], r['why'].split(':')[0]) for r in got] == [
         (4, 2, '%run other.py', 'it runs another file'),
         (4, 4, '%who', 'IPython magic %who has no meaning in quarry'),
