@@ -199,17 +199,37 @@ def _frame(schema, batches):
 
 
 def sql(query, max_rows=SQL_MAX_ROWS, db=None):
-    """Runs DuckDB SQL (one statement or several, separated by ';') over the
-    files in /data and returns the last statement's rows as a pandas
-    DataFrame, or None when it has none (CREATE VIEW, SET, ...). Files are
-    read where they are, in pieces, so a file larger than memory can be
-    aggregated. Views and macros persist across calls. A result of more than
-    max_rows rows (None: no cap) raises rather than being cut.
+    """Run DuckDB SQL over the files in /data, or SQL on a database.
 
-    With db=NAME the query goes to that database instead, read-only: a
-    connected source (PostgreSQL, MariaDB, MySQL, through quarry on the host) or a SQLite
-    or DuckDB file in /data named NAME (without its extension). A result
-    over max_rows is cut there, with a note; errors are DatabaseError."""
+    One statement or several, separated by ';'. Files are read where they
+    are, in pieces, so a file larger than memory can be aggregated. Views and
+    macros persist across calls.
+
+    Parameters
+    ----------
+    query : str
+        The SQL.
+    max_rows : int or None, default SQL_MAX_ROWS
+        A result of more rows raises rather than being cut (None: no cap);
+        with db=, a result over it is cut there, with a note.
+    db : str, optional
+        The name of a database to query instead, read-only: a connected
+        source (PostgreSQL, MariaDB, MySQL, through quarry on the host) or a
+        SQLite or DuckDB file in /data named so (without its extension).
+
+    Returns
+    -------
+    DataFrame or None
+        The last statement's rows, or None when it has none (CREATE VIEW,
+        SET, ...).
+
+    Raises
+    ------
+    DuckDBError
+        DuckDB's own errors.
+    DatabaseError
+        With db=, the database's own errors.
+    """
     if not isinstance(query, str):
         raise TypeError('sql() takes the SQL text as a string, e.g. sql("SELECT 42")')
     if '\x00' in query:

@@ -88,9 +88,23 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
 
 
 def bridge(v, max_bars=BRIDGE_BARS, title=None):
-    """Draws the waterfall from the budget's bottom line to the actual's for
-    a table variance() returned, and returns the matplotlib Figure. Its
-    bars are in fig.bridge_data (see bridge_data)."""
+    """Draw the waterfall from the budget's bottom line to the actual's.
+
+    Parameters
+    ----------
+    v : DataFrame
+        A table variance() returned.
+    max_bars : int, default BRIDGE_BARS
+        The material lines drawn as bars of their own, largest first; the
+        rest are one 'Other' bar.
+    title : str, optional
+        The figure's title (default: from the table's).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure; its bars are in fig.bridge_data (see bridge_data).
+    """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 

@@ -14,26 +14,44 @@ NOTES_PRINTED = 40
 def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5.0, material_abs=None, period=None):
     """Actuals against budget, one row per line and a final 'Total' row.
 
-    actual, budget: DataFrames or file paths (CSV, Excel, ... read as the
-    profile reads them), long (a value column, maybe a period column) or
-    wide (a column per period: 'Jan', '2026-01', 'Q1 2026', 'Jan-26'). With
-    budget left out, actual is one "Budget vs. Actuals" export holding both.
-    by: the column(s) naming the lines (default: the file's line label,
-    with its account code where there is one). value: the amount column of
-    long data. kind: a column, a mapping line -> 'revenue'/'cost', or one
-    kind for all; by default inferred from section headers, names and
-    account numbers. material_pct, material_abs: a line is material when
-    abs(variance_pct) >= material_pct and, when given, abs(variance) >=
-    material_abs; a line without budget when abs(variance) >= material_abs
-    (without material_abs, when it is not zero). period: a period, a
-    (first, last) range, a list, or 'ytd'/'qtd'/'mtd' up to the last period
-    the actuals have; by default every period the actuals have.
+    Parameters
+    ----------
+    actual : DataFrame or str
+        The actuals, or a file path (CSV, Excel, ... read as the profile reads
+        them); long (a value column, maybe a period column) or wide (a column
+        per period: 'Jan', '2026-01', 'Q1 2026', 'Jan-26').
+    budget : DataFrame or str, optional
+        The budget, as actual. Left out, actual is one "Budget vs. Actuals"
+        export holding both.
+    by : str or list of str, optional
+        The column(s) naming the lines (default: the file's line label, with
+        its account code where there is one).
+    value : str, optional
+        The amount column of long data.
+    kind : str or dict, optional
+        A column, a mapping line -> 'revenue'/'cost', or one kind for all; by
+        default inferred from section headers, names and account numbers.
+    material_pct : float, default 5.0
+        A line is material when abs(variance_pct) >= material_pct and, when
+        material_abs is given, abs(variance) >= material_abs.
+    material_abs : float, optional
+        The amount a variance must reach to be material; a line without
+        budget is material when abs(variance) >= material_abs (without
+        material_abs, when it is not zero).
+    period : str, tuple or list, optional
+        A period, a (first, last) range, a list, or 'ytd'/'qtd'/'mtd' up to
+        the last period the actuals have; by default every period the
+        actuals have.
 
-    Columns: the label columns, kind, actual, budget, variance (actual -
-    budget), variance_pct (of the budget; NaN where it is 0), effect
-    ('better', 'worse', 'on budget', 'unknown' for an unclassified line),
-    material. attrs: notes, labels, periods, bottom_line, material_pct,
-    material_abs, sources, title, currency, subtotals, file_total."""
+    Returns
+    -------
+    DataFrame
+        The label columns, kind, actual, budget, variance (actual - budget),
+        variance_pct (of the budget; NaN where it is 0), effect ('better',
+        'worse', 'on budget', 'unknown' for an unclassified line), material.
+        attrs: notes, labels, periods, bottom_line, material_pct,
+        material_abs, sources, title, currency, subtotals, file_total.
+    """
     by = _check_args(by, value, kind, material_pct, material_abs, period)
     a_in = read_input(actual, 'actuals')
     notes = []
