@@ -98,7 +98,7 @@ type frame struct {
 	TailAt int64  `json:"tail_at"`
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
-	// result: what the cell gave the variance report (report_capture.py)
+	// result: what the cell gave the variance report (report/capture.py)
 	Report *kernel.Report `json:"report"`
 }
 

@@ -1,5 +1,5 @@
 # IPython.display's stand-in for quarry's kernel (sent together with kernel.py,
-# after ipython.py): display(), HTML, Markdown and Image with their plain
+# after ipython/syntax.py): display(), HTML, Markdown and Image with their plain
 # meaning, a Styler where pandas has none, found only when code imports them.
 import re as ipy_re
 import sys as ipy_sys
@@ -165,7 +165,7 @@ def ipy_install():
         IPyState.installed = True
         ns = ipy_sys.modules['__main__'].__dict__
         ns.setdefault(IPY_NAME, IPythonRuntime)
-        ns.setdefault('get_ipython', lambda: ipy_shell_object)  # as IPython puts it there (ipython_magics.py)
+        ns.setdefault('get_ipython', lambda: ipy_shell_object)  # as IPython puts it there (ipython/magics.py)
         try:
             import importlib.util
 

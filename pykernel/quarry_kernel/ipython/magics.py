@@ -1,6 +1,6 @@
 # The magics that run in quarry's kernel (sent together with kernel.py,
-# after ipython_shell.py, before ipython.py, whose tables name them): what
-# the lines ipython.py rewrites call, as __quarry_ipython__ in the user's
+# after ipython/shell.py, before ipython/syntax.py, whose tables name them): what
+# the lines ipython/syntax.py rewrites call, as __quarry_ipython__ in the user's
 # namespace, and get_ipython() for code that calls IPython's shell itself.
 # Each does what IPython's magic of that name does, arguments expanded as
 # IPython expands them ($name, {expr}) except %time and %timeit's.

@@ -1,5 +1,5 @@
 # Package installs in quarry's kernel (sent together with kernel.py, after
-# ipython_shell.py): !pip install x, %pip, %conda, !apt-get install x and
+# ipython/shell.py): !pip install x, %pip, %conda, !apt-get install x and
 # the like install nothing from inside a sandbox with no network; they
 # raise PackageRequest, which the host turns into its packages path (Debian
 # packages, quarry sandbox add). The contract with the host: an ImportError

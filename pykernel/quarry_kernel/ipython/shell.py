@@ -1,5 +1,5 @@
 # Shell lines for quarry's kernel (sent together with kernel.py, before
-# ipython.py): !cmd, x = !cmd, %sx, %system and the script cell magics
+# ipython/syntax.py): !cmd, x = !cmd, %sx, %system and the script cell magics
 # (%%bash, %%sh, %%script ...), run as IPython runs them, in the sandbox:
 # as its user, in the working folder, under the container's limits, with
 # no network. $name and {expr} are expanded by IPython's own rules
@@ -8,7 +8,7 @@
 # stdout; x = !cmd and %sx read a pipe, stderr joined; a script magic's
 # stdout and stderr stay apart. Each runs in a process group of its own:
 # an interrupt (Ctrl+C, the cell's time limit) kills the group and stops
-# the cell. pip, conda and apt raise PackageRequest (ipython_packages.py).
+# the cell. pip, conda and apt raise PackageRequest (ipython/packages.py).
 import codecs as ipy_codecs
 import os
 import re as ipy_re

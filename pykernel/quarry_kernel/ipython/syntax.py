@@ -1,5 +1,5 @@
 # IPython's own syntax for quarry's kernel (sent together with kernel.py,
-# after ipython_shell.py and ipython_magics.py): the one rule set, also for
+# after ipython/shell.py and ipython/magics.py): the one rule set, also for
 # a rerun, which asks the kernel to check a notebook (check_cells) before
 # any cell runs. Notebooks and models write IPython, not Python: the
 # transform finds IPython's syntax as IPython 9 does
@@ -18,7 +18,7 @@ IPY_NAME = '__quarry_ipython__'
 
 IPY_NOOP = 'nothing to do in quarry'  # figures are captured anyway; no modules of yours to reload
 
-# Line magics that run, by name: the runtime's function (ipython_magics.py),
+# Line magics that run, by name: the runtime's function (ipython/magics.py),
 # or IPY_NOOP.
 IPY_LINE_MAGICS = {
     'matplotlib': IPY_NOOP,

@@ -1,4 +1,4 @@
-# CSV and other delimited text for the profiler (sent with profile.py as one
+# CSV and other delimited text for the profiler (sent with profile/front.py as one
 # program): the encoding, dialect and table are found from samples of the
 # bytes, and the read_csv call built from them is run; the call that ran is
 # the one reported, so the model's first read works as the profile's did.

@@ -1,4 +1,4 @@
-# CSV dialect detection for the profiler (sent with profile.py as one
+# CSV dialect detection for the profiler (sent with profile/front.py as one
 # program). Every delimiter that occurs in the sample is tried with each quote
 # character; the dialect whose rows are most alike in width and whose cells
 # most look like values wins (the data-consistency measure of van den Burg et

@@ -1,4 +1,4 @@
-# DuckDB database files for the profiler (sent with profile.py as one
+# DuckDB database files for the profiler (sent with profile/front.py as one
 # program): each table and view is listed like a sheet of a workbook, with
 # its row count, columns and first rows, and the sql(db=) call that reads
 # it. The file is attached read-only through the kernel's own sql().

@@ -1,4 +1,4 @@
-# Text encoding detection for the profiler (sent with profile.py as one
+# Text encoding detection for the profiler (sent with profile/front.py as one
 # program). A byte-order mark or valid UTF-8 decides at once; otherwise every
 # legacy codec an analyst's exports come in is tried strictly and the decoded
 # text that reads most like a language wins: letters inside words of one

@@ -1,4 +1,4 @@
-# Excel and OpenDocument workbooks for the profiler (sent with profile.py as
+# Excel and OpenDocument workbooks for the profiler (sent with profile/front.py as
 # one program). Each sheet is read as a grid, the table inside it found as in
 # a CSV (title block, header row, column range, notes below), and read again
 # with the read_excel call that is reported for that sheet.

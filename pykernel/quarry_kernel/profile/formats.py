@@ -1,4 +1,4 @@
-# Binary and JSON formats for the profiler (sent with profile.py as one
+# Binary and JSON formats for the profiler (sent with profile/front.py as one
 # program): Parquet, Feather/Arrow, Arrow streams, JSON and JSON lines,
 # Stata, SPSS and SAS.
 # Row counts come from the file's own metadata where it has one; a large file

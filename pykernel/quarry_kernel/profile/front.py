@@ -1,5 +1,5 @@
 # File profiling for quarry, run inside the sandbox by the kernel in its own
-# module namespace (not the user's). The host sends every profile*.py file as
+# module namespace (not the user's). The host sends every profile/*.py file as
 # one program; profile(path, limits, kind) returns a dict shaped like
 # kernel.Profile. The host has told what the file is (kind: its row of the
 # table of file kinds); the reader the row names profiles it with the pandas

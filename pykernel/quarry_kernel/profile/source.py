@@ -1,4 +1,4 @@
-# The bytes of a text file the profiler looks at (sent with profile.py as one
+# The bytes of a text file the profiler looks at (sent with profile/front.py as one
 # program): its head, its tail, samples of non-ASCII bytes further in, and its
 # line count, for plain and compressed files alike, within a time budget.
 import io

@@ -1,4 +1,4 @@
-# SQLite databases for the profiler (sent with profile.py as one program):
+# SQLite databases for the profiler (sent with profile/front.py as one program):
 # each table is profiled from its first rows like a sheet of a workbook, with
 # the pandas line that reads it. The file is opened immutable: /data is
 # read-only, and SQLite would otherwise try to make its journal there.

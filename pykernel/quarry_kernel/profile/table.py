@@ -1,4 +1,4 @@
-# Where the table is inside a CSV file or a sheet (sent with profile.py as one
+# Where the table is inside a CSV file or a sheet (sent with profile/front.py as one
 # program): title and note lines above it, the header row, and footers,
 # totals and source notes below it. The table body is the run of rows dense in
 # values; rows around it belong to it only when nothing sets them apart.

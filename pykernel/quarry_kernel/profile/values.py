@@ -1,4 +1,4 @@
-# How the values in a CSV's columns are written (sent with profile.py as one
+# How the values in a CSV's columns are written (sent with profile/front.py as one
 # program): the decimal mark and digit grouping, markers for missing values,
 # dates in one text format, and codes whose leading zeros must stay.
 import datetime

@@ -86,7 +86,7 @@ VERSIONED = ('numpy', 'pandas', 'matplotlib')  # reported in the ready frame whe
 
 
 # Other words of a cell that use a library: IPython's magics that call it.
-USES = {'precision': 'numpy'}  # %precision sets numpy's print options too (ipython_magics.py)
+USES = {'precision': 'numpy'}  # %precision sets numpy's print options too (ipython/magics.py)
 
 
 def _library_words():

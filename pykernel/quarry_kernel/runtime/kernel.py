@@ -1,5 +1,5 @@
 # quarry's Python kernel. The host sends this source (after the other parts
-# kernelParts in kernel_conn.go lists, as one program) over the container's
+# pykernel/parts.txt lists, as one program) over the container's
 # stdin right after start
 # (see bootstrap in kernel_conn.go), so changing it needs no image rebuild.
 # It runs with two globals set by the bootstrap:
@@ -114,7 +114,7 @@ def needs_of(exc):
     to offer it: the top-level module an import did not find, here or in a
     library the cell called (pandas raises ImportError from the
     ModuleNotFoundError), or the names a %pip, %conda or !apt line asked
-    for (ipython.py raises PackageRequest, an ImportError with packages and
+    for (ipython/syntax.py raises PackageRequest, an ImportError with packages and
     via)."""
     e, depth = exc, 0
     while e is not None and depth < 8:
@@ -171,7 +171,7 @@ def run_cell(msg):
         try:
             state.running = True
             try:
-                value = ipython_execute(code, num, execute)  # ipython.py
+                value = ipython_execute(code, num, execute)  # ipython/syntax.py
             finally:
                 state.running = False
         except BaseException as e:  # SystemExit and KeyboardInterrupt included
@@ -193,7 +193,7 @@ def run_cell(msg):
     for d in drains:
         d.sync()
     rendered, figs, inline, files = None, [], [], []
-    report = report_of_cell(keep=not quiet and err is None)  # report_capture.py, before the figures close
+    report = report_of_cell(keep=not quiet and err is None)  # report/capture.py, before the figures close
     if quiet:
         close_figures()
     else:
@@ -308,7 +308,7 @@ def main():
     import warnings
 
     warnings.filterwarnings('ignore', message='.*non-interactive.*')
-    install_reported(user_ns)  # report_capture.py: variance() and bridge() remembered for the report
+    install_reported(user_ns)  # report/capture.py: variance() and bridge() remembered for the report
     profile_mod = types.ModuleType('quarry_profile')
     exec(compile(PROFILE_SRC, '<quarry-profile>', 'exec'), profile_mod.__dict__)
     start_runtime(QIN)
@@ -339,7 +339,7 @@ def main():
                 run_restore(msg)
             elif op == 'drop':
                 drop_checkpoints(msg)
-            elif op == 'check':  # ipython.py: what a rerun would refuse, before any cell runs
+            elif op == 'check':  # ipython/syntax.py: what a rerun would refuse, before any cell runs
                 send({'t': 'checked', 'id': msg.get('id'), 'refusals': check_cells(msg.get('cells') or [])})
         except KeyboardInterrupt:
             # A late interrupt hit kernel code between cells: the host gets a

@@ -138,7 +138,7 @@ def table_of(value):
 def value_of(value):
     if value is None:
         return None
-    value = ipy_plain(value)  # ipython.py: an HTML table, a Styler, Markdown
+    value = ipy_plain(value)  # ipython/syntax.py: an HTML table, a Styler, Markdown
     try:
         r = repr(value)
     except Exception as e:  # a broken __repr__ is the code's problem, not ours

@@ -1,4 +1,4 @@
-# sql(query, db=NAME) for quarry's kernel (sent after sql.py): a database
+# sql(query, db=NAME) for quarry's kernel (sent after sql/front.py): a database
 # file in /data (SQLite, DuckDB) is read here, read-only; any other name is
 # a source the host connected to (PostgreSQL, MariaDB, MySQL): the query goes to the host
 # in a 'db' frame, the host runs it read-only and streams the rows back as

@@ -1,4 +1,4 @@
-# DuckDB for quarry's kernel (sent with kernel.py, before sql.py): Debian
+# DuckDB for quarry's kernel (sent with kernel.py, before sql/front.py): Debian
 # ships DuckDB's C library but no Python module, so it is driven through
 # ctypes. This part declares the C functions sql() calls, derives DuckDB's
 # limits from the container's cgroup and the process's data limit, and opens

@@ -1,4 +1,4 @@
-# sql() for quarry's kernel (sent with kernel.py, after sql_duckdb.py):
+# sql() for quarry's kernel (sent with kernel.py, after sql/duckdb.py):
 # DuckDB over the attached files, returning a pandas DataFrame, so files
 # larger than the kernel's memory can be aggregated without loading them.
 # Results cross into pandas through Arrow's C data interface one chunk at a

@@ -1,4 +1,4 @@
-# bridge() for quarry's kernel (sent with kernel.py, after variance.py): the
+# bridge() for quarry's kernel (sent with kernel.py, after variance/front.py): the
 # waterfall from the budget's bottom line to the actual's. Each material
 # line's effect on the bottom line is a bar, largest first; the rest are one
 # 'Other' bar, computed as what is left of the gap, so the bars always add up

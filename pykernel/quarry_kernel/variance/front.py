@@ -1,5 +1,5 @@
 # variance() for quarry's kernel (sent with kernel.py, after the other
-# variance_*.py parts): actuals against budget as FP&A reads them. One row
+# variance/*.py parts): actuals against budget as FP&A reads them. One row
 # per line and a final Total row holding the bottom line; revenue better
 # above budget and cost below; material by a share of the budget and an
 # amount; every inference the call made listed in result.attrs['notes'].

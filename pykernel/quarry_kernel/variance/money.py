@@ -2,7 +2,7 @@
 # '1,156,579.46', '(1,234.00)', '-1.234,56', '1.234,56-' (SAP), '€ 1.234',
 # '$1,234.56', '1 234,56', "1'234.50", '107.23 %', '-' for nothing. The
 # decimal mark and digit grouping are the file profile's (number_format in
-# profile_values.py), judged once over all of a file's amount cells.
+# profile/values.py), judged once over all of a file's amount cells.
 import re
 
 _CURRENCY = re.compile(

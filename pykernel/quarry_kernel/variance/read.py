@@ -1,5 +1,5 @@
 # The inputs of variance() (sent with kernel.py): a DataFrame as it is, or a
-# file read the way the file profile reads it (profile*.py: its kind, its
+# file read the way the file profile reads it (profile/*.py: its kind, its
 # encoding, its dialect, its sheet, its read call). A delimited file or a
 # sheet is read as a grid of cells with nothing dropped: an exported report
 # keeps its title rows, section headers, totals and footer, which variance()
