@@ -57,10 +57,10 @@ vet:
 # The kernel's Python (pykernel/): ruff and mypy, and its pytest tests, in
 # a test-only image derived from the sandbox image (scripts/python-tools.sh).
 lint-python: image
-	@scripts/python-tools.sh lint
+	@BIN=$(BIN) scripts/python-tools.sh lint
 
 pytest: image
-	@scripts/python-tools.sh pytest
+	@BIN=$(BIN) scripts/python-tools.sh pytest
 
 lint: fmt-check vet lint-python
 
