@@ -21,7 +21,7 @@ BENCH_PKGS = $(shell grep -rl --include='*_test.go' '^func Benchmark' . | xargs 
 
 export PATH := $(PATH):/usr/local/go/bin
 
-.PHONY: run test test-podman test-terminal build image deps docker bench lint fmt-check vet clean
+.PHONY: run test test-podman test-terminal build image deps docker bench lint lint-python fmt-check vet pytest clean
 
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) .
@@ -54,11 +54,20 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
-lint: fmt-check vet
+# The kernel's Python (pykernel/): ruff and mypy, and its pytest tests, in
+# a test-only image derived from the sandbox image (scripts/python-tools.sh).
+lint-python: image
+	@BIN=$(BIN) scripts/python-tools.sh lint
+
+pytest: image
+	@BIN=$(BIN) scripts/python-tools.sh pytest
+
+lint: fmt-check vet lint-python
 
 # The Docker-backed tests run for real here: the engine and image are made
 # ready first, and the sandbox packages run with -v so their output shows it.
-test: image deps lint
+# The kernel's Python is tested first, by pytest (make pytest).
+test: image deps lint pytest
 	@$(BIN) sandbox status
 	@rc=0; \
 	echo "CI=$${CI:-} go test -count=1 <all packages but sandbox>"; \

@@ -71,7 +71,7 @@ func TestArchitectureImportRulesCatchBreaks(t *testing.T) {
 			edit("| `secret`, `kernel` |\n", "| `kernel` |\n"), pkgs,
 			[]string{"source imports secret"}},
 		{"sandbox may not import image", // sandbox/sandboxtest inherits sandbox's row
-			edit("| `engine`, `image`, `kernel`, `filekind` |\n", "| `engine`, `kernel`, `filekind` |\n"), pkgs,
+			edit("| `engine`, `image`, `kernel`, `filekind`, `pykernel` |\n", "| `engine`, `kernel`, `filekind`, `pykernel` |\n"), pkgs,
 			[]string{"sandbox imports image", "sandbox/sandboxtest imports image"}},
 		{"no row for hosttest",
 			regexp.MustCompile("(?m)^\\| `hosttest` \\|.*\n").ReplaceAllString(doc, ""), pkgs,

@@ -188,7 +188,7 @@ func TestLabelKeptLongerThanShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	capture, err := os.ReadFile("../sandbox/pykernel/report_capture.py")
+	capture, err := os.ReadFile("../pykernel/quarry_kernel/report/capture.py")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ type Kind struct {
 	Magic []Magic  // content signatures: any one of them tells the kind
 	Rule  string   // the content rule in words, where it is not (only) Magic
 	// Reader is the kernel's profile reader for the kind (READERS in
-	// sandbox/pykernel/profile.py); "" when quarry does not read it.
+	// pykernel/quarry_kernel/profile/front.py); "" when quarry does not read it.
 	Reader string
 	Reads  []Read   // the calls the reader reports as the file's read call
 	Calls  []string // other functions a notebook's code reads the kind with

@@ -33,7 +33,7 @@ import (
 // Python reaching the host some other way is not seen: name the helper in
 // hostCode.
 var (
-	sandboxPy     = []string{"sandbox/pykernel", "export/reportpy"}
+	sandboxPy     = []string{"pykernel", "export/reportpy"}
 	hostCode      = map[string]int{"plainPython": 2, "jupyterNotebook": 3} // helper → first argument that is code
 	exportRunners = []string{"nbclientRun"}
 	setupCell     = [2]string{"export/notebook.go", "setupSource"}

@@ -267,7 +267,7 @@ type CheckCell struct {
 }
 
 // Refusal is a line of a cell the kernel does not run (its IPython rules,
-// sandbox/pykernel/ipython.py), and why, with what to do.
+// pykernel/quarry_kernel/ipython/syntax.py), and why, with what to do.
 type Refusal struct {
 	Cell int    `json:"cell"`
 	Line int    `json:"line"` // 1-based, in the cell

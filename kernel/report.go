@@ -2,7 +2,7 @@ package kernel
 
 // Report is what a cell gave the variance report: the table its last
 // variance() call returned, whole, and the bars of its last bridge(). The
-// kernel sends it with the cell's result (sandbox/pykernel/report_capture.py),
+// kernel sends it with the cell's result (pykernel/quarry_kernel/report/capture.py),
 // so the session's record holds it and a report can be written from the
 // record alone, after the session has ended.
 type Report struct {

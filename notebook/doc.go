@@ -4,7 +4,7 @@
 // filekind's table and a small scanner of Python source, pysource.go), and
 // each cell's outputs compared with the ones the notebook stored
 // (compare.go). The IPython syntax a rerun cannot run is the kernel's to
-// refuse (sandbox/pykernel/ipython.py), not this package's. Writing
+// refuse (pykernel/quarry_kernel/ipython/syntax.py), not this package's. Writing
 // notebooks is export's; this package imports session, kernel and
 // filekind only, never export, ui, agent or sandbox. A notebook is
 // untrusted: its names and outputs are data.

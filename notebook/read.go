@@ -20,7 +20,7 @@ import (
 // expected to raise (tag raises-exception, as quarry marks its failed
 // cells) is left out, and one tagged skip-execution (which nbclient skips)
 // is left out and named. IPython's syntax is the kernel's to run or refuse
-// (sandbox/pykernel/ipython.py): a rerun asks it before any cell runs.
+// (pykernel/quarry_kernel/ipython/syntax.py): a rerun asks it before any cell runs.
 
 // RerunNotebook is what a rerun of a notebook needs.
 type RerunNotebook struct {

@@ -10,7 +10,7 @@ import (
 )
 
 // Checkpoints: the kernel forks a copy of itself between cells (see
-// sandbox/pykernel/checkpoint.py); the copy shares every page copy-on-write and waits.
+// pykernel/quarry_kernel/runtime/checkpoint.py); the copy shares every page copy-on-write and waits.
 // Rewind wakes it and the live kernel leaves, so returning to a question's
 // start costs a process switch, not a rerun of its cells (and a kernel that
 // dies comes back at the newest copy: kernel_revive.go). Copies are lost

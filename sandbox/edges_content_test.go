@@ -7,7 +7,37 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/quarry-cli/quarry/kernel"
 )
+
+// profileText attaches text as a file named name and returns its profile.
+func profileText(t *testing.T, name, text string) kernel.Profile {
+	t.Helper()
+	s := sharedSession(t)
+	host := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(host, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, err := s.AddFile(ctx, host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Error != "" || p.Read.Python(p.Path) == "" {
+		t.Fatalf("%s: profile error %q, read %+v", name, p.Error, p.Read)
+	}
+	return p
+}
+
+// readBack runs the profile's read call and then probe on _df.
+func readBack(t *testing.T, p kernel.Profile, probe string) string {
+	t.Helper()
+	res := cell(t, sharedSession(t), "_df = "+p.Read.Python(p.Path)+"\n"+probe)
+	cellOK(t, res)
+	return res.Value.Repr
+}
 
 // Files without an extension are read by their content: binary formats by
 // their magic numbers, compressed text by what it unpacks to, text as a

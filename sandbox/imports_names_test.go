@@ -10,7 +10,7 @@ import (
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
-// A cell waits only for the libraries it uses (sandbox/pykernel/imports.py).
+// A cell waits only for the libraries it uses (pykernel/quarry_kernel/runtime/imports.py).
 // Some cells below spell a library's name in pieces ('p' + 'd') so that the
 // kernel's scan of the cell's text does not see it: that is the code the
 // scan cannot protect, which the namespace's lazy names and the fork hook

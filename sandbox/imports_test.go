@@ -13,7 +13,7 @@ import (
 )
 
 // The kernel says ready before numpy, pandas and matplotlib are imported
-// (sandbox/pykernel/imports.py); what needs them waits. These tests hold the imports
+// (pykernel/quarry_kernel/runtime/imports.py); what needs them waits. These tests hold the imports
 // back (SetImportsDelay) so each operation surely meets them pending.
 
 func TestReadyComesBeforeTheImports(t *testing.T) {

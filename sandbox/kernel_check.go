@@ -8,7 +8,7 @@ import (
 )
 
 // Check asks the kernel which lines of cells its IPython rules refuse
-// (sandbox/pykernel/ipython.py, the one rule set), without running any:
+// (pykernel/quarry_kernel/ipython/syntax.py, the one rule set), without running any:
 // one request, one answer. A rerun asks it before its first cell.
 func (s *Session) Check(ctx context.Context, cells []kernel.CheckCell) ([]kernel.Refusal, error) {
 	s.mu.Lock()

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"embed"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/pykernel"
 )
 
 // The kernel protocol. The container's command is a tiny bootstrap that
@@ -26,30 +26,11 @@ import (
 // Everything from the kernel is untrusted (user code can write to the
 // protocol fd): frames are size-capped and a bad frame ends the kernel.
 
-// The kernel's Python (pykernel/): the profiler is one program of its own
-// (profile.py, the entry point, first, the rest of profile*.py in name
-// order), sent as PROFILE_SRC; kernelParts are the rest, concatenated in
-// this order after the guard, kernel.py (the main loop) last. A new module
-// is a file there and a name here.
-//
-//go:embed pykernel/*.py
-var pykernelFS embed.FS
-
-var kernelParts = []string{
-	"output.py", "values.py", "ipython_shell.py", "ipython_packages.py", "ipython_magics.py", "ipython.py", "ipython_display.py", "sql_duckdb.py", "sql.py", "kind.py", "sql_db.py",
-	"variance_words.py", "variance_periods.py", "variance_money.py", "variance_read.py", "variance_header.py",
-	"variance_layout.py", "variance_kinds.py", "variance_rows.py", "variance_long.py", "variance_match.py",
-	"variance_checks.py", "variance_frame.py", "variance.py", "variance_bridge.py", "report_capture.py",
-	"checkpoint.py", "checkpoint_start.py", "supervisor.py", "<imports>", "kernel.py",
-}
-
-func pykernel(name string) string {
-	b, err := pykernelFS.ReadFile("pykernel/" + name)
-	if err != nil {
-		panic("sandbox: embedded kernel source missing: " + err.Error()) // a build defect, not a runtime condition
-	}
-	return string(b)
-}
+// The kernel's Python lives in package pykernel (pykernel/quarry_kernel/):
+// two programs, their files in the order pykernel/parts.txt gives. The
+// profiler is sent as PROFILE_SRC; the kernel's parts follow the guard,
+// the imports settings (importsPreamble) right before runtime/imports.py.
+var kernelParts = pykernel.Program("kernel")
 
 const bootstrap = `import os;i=os.dup(0);o=os.dup(1);n=os.open('/dev/null',os.O_RDONLY);os.dup2(n,0);os.close(n);f=os.fdopen(i,'rb');s=f.read(int(f.readline()));exec(compile(s,'<quarry-kernel>','exec'),{'__name__':'__quarry__','QIN':f,'QOUT':o})`
 
@@ -65,26 +46,19 @@ func kernelPayload(guard string) []byte {
 	var src strings.Builder
 	src.WriteString(guard + "PROFILE_SRC = " + string(p) + "\n")
 	for _, name := range kernelParts {
-		if name == "<imports>" {
-			src.WriteString(importsPreamble() + pykernel("imports.py") + "\n")
-			continue
+		if name == pykernel.ImportsPart {
+			src.WriteString(importsPreamble())
 		}
-		src.WriteString(pykernel(name) + "\n")
+		src.WriteString(pykernel.Source(name) + "\n")
 	}
 	s := strings.TrimSuffix(src.String(), "\n")
 	return []byte(fmt.Sprintf("%d\n%s", len(s), s))
 }
 
 func profileSource() string {
-	entries, err := pykernelFS.ReadDir("pykernel")
-	if err != nil {
-		panic("sandbox: embedded profiler missing: " + err.Error()) // a build defect, not a runtime condition
-	}
-	parts := []string{pykernel("profile.py")}
-	for _, e := range entries { // ReadDir sorts by name
-		if n := e.Name(); n != "profile.py" && strings.HasPrefix(n, "profile") {
-			parts = append(parts, pykernel(n))
-		}
+	var parts []string
+	for _, name := range pykernel.Program("profile") {
+		parts = append(parts, pykernel.Source(name))
 	}
 	return strings.Join(parts, "\n")
 }
@@ -124,7 +98,7 @@ type frame struct {
 	TailAt int64  `json:"tail_at"`
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
-	// result: what the cell gave the variance report (report_capture.py)
+	// result: what the cell gave the variance report (report/capture.py)
 	Report *kernel.Report `json:"report"`
 }
 

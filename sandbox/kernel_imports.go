@@ -11,7 +11,7 @@ import (
 )
 
 // ImportsEnv chooses when the kernel imports numpy, pandas, matplotlib and
-// pyplot (sandbox/pykernel/imports.py). Unset, it says ready first and
+// pyplot (pykernel/quarry_kernel/runtime/imports.py). Unset, it says ready first and
 // imports them in a thread; a cell waits only for those it names.
 // "wait" makes every cell and checkpoint wait for all of them, as quarry
 // did before cells waited per name; "eager" imports them before ready, as

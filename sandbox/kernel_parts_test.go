@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/quarry-cli/quarry/pykernel"
 )
 
 // The kernel parts run as one program in one namespace, so a top-level
@@ -13,10 +15,7 @@ func TestKernelPartsDefineEachNameOnce(t *testing.T) {
 	top := regexp.MustCompile(`(?m)^(?:def|class)\s+(\w+)|^(\w+)\s*=[^=]`)
 	home := map[string]string{}
 	for _, part := range kernelParts {
-		if part == "<imports>" {
-			part = "imports.py"
-		}
-		for _, m := range top.FindAllStringSubmatch(pykernel(part), -1) {
+		for _, m := range top.FindAllStringSubmatch(pykernel.Source(part), -1) {
 			name := m[1] + m[2]
 			if strings.HasPrefix(name, "__") {
 				continue

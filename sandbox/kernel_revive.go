@@ -11,7 +11,7 @@ import (
 )
 
 // A kernel that dies while the current question has a checkpoint comes back
-// at it (sandbox/pykernel/supervisor.py): the supervisor sends a "died" frame and the
+// at it (pykernel/quarry_kernel/runtime/supervisor.py): the supervisor sends a "died" frame and the
 // checkpoint's copy forks a new kernel, which sends "revived". The container
 // and every other checkpoint live on; only what the question made is gone.
 

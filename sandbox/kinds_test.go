@@ -15,7 +15,7 @@ import (
 
 // The kernel's readers are the table's: a row whose reader the kernel
 // lacks, or a reader no row names, fails here. The kernel reports the
-// names it registered (READERS in profile.py) when it is ready.
+// names it registered (READERS in profile/front.py) when it is ready.
 func TestKernelReadersMatchTable(t *testing.T) {
 	s := sharedSession(t)
 	kernel := slices.Sorted(slices.Values(s.KernelReaders()))

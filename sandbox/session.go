@@ -128,7 +128,7 @@ func newSessionID() string {
 
 // Start creates and starts a container and returns once the kernel is
 // ready; it imports pandas, numpy and matplotlib after that, and what needs
-// them waits (sandbox/pykernel/imports.py; ImportsEnv keeps the old order).
+// them waits (pykernel/quarry_kernel/runtime/imports.py; ImportsEnv keeps the old order).
 func Start(ctx context.Context, e *engine.Engine, opts Options) (*Session, error) {
 	if opts.SessionID == "" {
 		opts.SessionID = newSessionID()
