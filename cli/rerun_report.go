@@ -66,6 +66,9 @@ type rerunJSONCell struct {
 func writeRerunJSON(w io.Writer, rec *session.Record, res *session.RerunResult, report string, compared map[int]notebook.Comparison, plan *rerunPlan, reports []string) error {
 	doc := rerunJSON{Session: rec.ID, OutputDir: rec.Dir, Source: render.SanitizeLine(rec.Source), Report: report, Reports: reports,
 		Status: "ok", FailedCells: []int{}, Skipped: []rerunJSONSkipped{}, MissingInputs: []rerunJSONMissing{}, Inputs: []rerunJSONInput{}, Cells: []rerunJSONCell{}}
+	if plan == nil {
+		plan = &rerunPlan{} // a session's rerun has neither
+	}
 	for _, m := range plan.missing {
 		doc.MissingInputs = append(doc.MissingInputs, rerunJSONMissing{Path: render.SanitizeLine(m.path), CodeCell: m.cell})
 	}
