@@ -57,6 +57,7 @@ func (e *Engine) CreateContainer(ctx context.Context, o Object, opts client.Cont
 	if err != nil {
 		return "", fmt.Errorf("container create: %w", err)
 	}
+	e.owed.forget(false, o.Name)
 	return id, nil
 }
 
@@ -72,6 +73,7 @@ func (e *Engine) CreateVolume(ctx context.Context, o Object, opts client.VolumeC
 	if err != nil {
 		return fmt.Errorf("volume create: %w", err)
 	}
+	e.owed.forget(true, o.Name)
 	return nil
 }
 
@@ -82,6 +84,7 @@ func (e *Engine) create(ctx context.Context, send, remove func(context.Context) 
 	if err := ctx.Err(); err != nil {
 		return err // nothing was sent
 	}
+	e.settleOwed(ctx)
 	rctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	defer cancel()
 	stop := context.AfterFunc(ctx, func() { time.AfterFunc(lateAnswer, cancel) })

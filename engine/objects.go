@@ -65,8 +65,10 @@ func (e *Engine) RemoveContainer(ctx context.Context, id string) error {
 		return err
 	})
 	if err != nil {
+		e.owed.add(false, id)
 		return fmt.Errorf("container remove: %w", err)
 	}
+	e.owed.forget(false, id)
 	return nil
 }
 
@@ -78,8 +80,10 @@ func (e *Engine) RemoveVolume(ctx context.Context, name string) error {
 		return err
 	})
 	if err != nil {
+		e.owed.add(true, name)
 		return fmt.Errorf("volume remove %s: %w", name, err)
 	}
+	e.owed.forget(true, name)
 	return nil
 }
 
