@@ -22,9 +22,7 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 		is   func(name string) bool
 	}{
 		{"manifest", func(name string) bool { return strings.HasPrefix(name, "quarry-manifest-") }},
-		{"sandbox", func(name string) bool {
-			return !strings.HasPrefix(name, "quarry-manifest-") && !strings.HasSuffix(name, "-data") && !strings.HasSuffix(name, "-output")
-		}},
+		{"sandbox", sandboxContainer},
 	} {
 		t.Run(c.role, func(t *testing.T) {
 			host, held := sandboxtest.HoldingProxy(t, hold)
@@ -43,6 +41,13 @@ func TestDoctorInterruptedRemovesSandbox(t *testing.T) {
 			requireNoContainers(t, pid)
 		})
 	}
+}
+
+// sandboxContainer picks a session's container among the creates: not a
+// helper's, not one of its volumes.
+func sandboxContainer(name string) bool {
+	return !strings.HasPrefix(name, "quarry-manifest-") && !strings.HasPrefix(name, "quarry-status-") &&
+		!strings.HasSuffix(name, "-data") && !strings.HasSuffix(name, "-output")
 }
 
 // waitForHeld waits for a create the proxy holds whose object name is
