@@ -34,12 +34,7 @@ type interruptCase struct {
 // own when it had finished.
 func TestInterruptedAtAnyMomentLeavesNothing(t *testing.T) {
 	sandboxtest.Engine(t)
-	seed := uint64(time.Now().UnixNano())
-	if s := os.Getenv("QUARRY_INTERRUPT_SEED"); s != "" {
-		seed, _ = strconv.ParseUint(s, 10, 64)
-	}
-	t.Logf("seed %d (QUARRY_INTERRUPT_SEED=%d repeats these moments)", seed, seed)
-	rng := rand.New(rand.NewPCG(seed, 0))
+	rng := interruptRand(t)
 
 	home := t.TempDir()
 	srv := openaitest.New(t)
@@ -135,6 +130,93 @@ func TestInterruptedAtAnyMomentLeavesNothing(t *testing.T) {
 			}
 		})
 	}
+}
+
+// interruptRand is the seeded source of the random moments, its seed
+// logged; QUARRY_INTERRUPT_SEED repeats a run.
+func interruptRand(t *testing.T) *rand.Rand {
+	seed := uint64(time.Now().UnixNano())
+	if s := os.Getenv("QUARRY_INTERRUPT_SEED"); s != "" {
+		seed, _ = strconv.ParseUint(s, 10, 64)
+	}
+	t.Logf("seed %d (QUARRY_INTERRUPT_SEED=%d repeats these moments)", seed, seed)
+	return rand.New(rand.NewPCG(seed, 0))
+}
+
+// The same for quarry mcp on stdio, from its start to the answer of its
+// first tool call (which starts the sandbox): SIGINT at fixed and random
+// moments of it, exit 130, nothing labelled with the server left.
+func TestMCPInterruptedAtAnyMomentLeavesNothing(t *testing.T) {
+	sandboxtest.Engine(t)
+	rng := interruptRand(t)
+	srv := startRawMCP(t)
+	t0 := time.Now()
+	waitFor(t, srv.stdout, `"id":2`, 2*time.Minute)
+	whole := time.Since(t0)
+	srv.stdin.Close() // the server ends, removing its sandbox
+	srv.cmd.Wait()
+	requireNoContainers(t, srv.cmd.Process.Pid)
+	for _, m := range []float64{0.05, 0.3, 0.6, 0.95, rng.Float64(), rng.Float64()} {
+		srv := startRawMCP(t)
+		at := time.Duration(m * float64(whole))
+		time.Sleep(at)
+		srv.cmd.Process.Signal(syscall.SIGINT)
+		done := make(chan struct{})
+		go func() { srv.cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(time.Minute):
+			srv.cmd.Process.Kill()
+			<-done
+			t.Fatalf("quarry mcp still running a minute after SIGINT\n%s", srv.stderr.String())
+		}
+		code := srv.cmd.ProcessState.ExitCode()
+		if !interruptedExit(srv.cmd.ProcessState, code) {
+			t.Errorf("SIGINT at %s of %s: exit %d, want 130\n%s", at.Round(time.Millisecond), whole.Round(time.Millisecond), code, srv.stderr.String())
+		}
+		time.Sleep(300 * time.Millisecond) // a create the engine was still carrying out lands
+		requireNoContainers(t, srv.cmd.Process.Pid)
+		t.Logf("SIGINT at %5.2f of the first call (%s): exit %d", m, at.Round(time.Millisecond), code)
+	}
+}
+
+// rawMCP is quarry mcp on stdio fed a script: initialize, then one
+// run_python call; its standard input stays open until the test closes it.
+type rawMCP struct {
+	cmd            *exec.Cmd
+	stdin          *os.File
+	stdout, stderr *syncBuffer
+}
+
+const mcpScript = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"run_python","arguments":{"code":"x = 1"}}}
+`
+
+func startRawMCP(t *testing.T) *rawMCP {
+	t.Helper()
+	in, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &rawMCP{cmd: exec.Command(quarryBin(t), "mcp", "--root", t.TempDir(), "--output-dir", t.TempDir()),
+		stdin: w, stdout: &syncBuffer{}, stderr: &syncBuffer{}}
+	s.cmd.Env = mcpEnv(t.TempDir())
+	s.cmd.Stdin, s.cmd.Stdout, s.cmd.Stderr = in, s.stdout, s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	w.WriteString(mcpScript)
+	t.Cleanup(func() {
+		w.Close()
+		if s.cmd.ProcessState == nil {
+			s.cmd.Process.Kill()
+			s.cmd.Wait()
+		}
+		removeLabelled(t, s.cmd.Process.Pid)
+	})
+	return s
 }
 
 // reference is an uninterrupted run: its exit status and time.
