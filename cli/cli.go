@@ -139,3 +139,6 @@ func trimmedHelp(c *cobra.Command) {
 		sub.SetHelpFunc(help)
 	}
 }
+
+// note prints one line of quarry's own on stderr (the start's sweep).
+func (a *app) note(line string) { fmt.Fprintln(a.notes, line) }

@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/image"
+	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -78,7 +78,7 @@ func (a *app) sandboxBuildCmd() *cobra.Command {
 func (a *app) sandboxBuild(via image.BuildPath, force bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Connect(ctx)
+	e, err := sandbox.Connect(ctx, a.note)
 	if err != nil {
 		return engineFailure("sandbox build", err)
 	}
@@ -110,7 +110,7 @@ func (a *app) sandboxStatus() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	ref := image.Ref()
-	e, err := engine.Connect(ctx)
+	e, err := sandbox.Connect(ctx, a.note)
 	if err != nil {
 		return engineFailure("sandbox status", err)
 	}

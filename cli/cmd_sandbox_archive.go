@@ -17,6 +17,7 @@ import (
 	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // sandboxSaveCmd is `quarry sandbox save FILE`: this recipe's image as an
@@ -48,7 +49,7 @@ func (a *app) sandboxSaveCmd() *cobra.Command {
 func (a *app) sandboxSave(name string, compress bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Connect(ctx)
+	e, err := sandbox.Connect(ctx, a.note)
 	if err != nil {
 		return engineFailure("sandbox save", err)
 	}
@@ -130,7 +131,7 @@ func (a *app) sandboxLoad(name string) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Connect(ctx)
+	e, err := sandbox.Connect(ctx, a.note)
 	if err != nil {
 		return engineFailure("sandbox load", err)
 	}

@@ -12,9 +12,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/kernel"
+	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // sandboxAddCmd is `quarry sandbox add NAME...`: Debian packages (or the
@@ -80,7 +80,7 @@ func (a *app) sandboxRemoveCmd() *cobra.Command {
 func (a *app) withInstaller(op string, run func(ctx context.Context, in *image.Installer) error) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	e, err := engine.Connect(ctx)
+	e, err := sandbox.Connect(ctx, a.note)
 	if err != nil {
 		return engineFailure(op, err)
 	}

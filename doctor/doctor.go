@@ -20,6 +20,7 @@ import (
 	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/image"
 	"github.com/quarry-cli/quarry/render"
+	"github.com/quarry-cli/quarry/sandbox"
 	"github.com/quarry-cli/quarry/secret"
 )
 
@@ -140,7 +141,8 @@ func checkEngine(ctx context.Context, getenv func(string) string) (*engine.Engin
 	r := Check{Name: "container engine"}
 	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
-	e, err := engine.Connect(cctx)
+	var swept string
+	e, err := sandbox.Connect(cctx, func(line string) { swept = line })
 	if err != nil {
 		r.State, r.Detail = Failed, err.Error()
 		r.Fix = "start Docker (sudo systemctl start docker) or Podman (systemctl --user start podman.socket), or set DOCKER_HOST to a running engine"
@@ -158,6 +160,9 @@ func checkEngine(ctx context.Context, getenv func(string) string) (*engine.Engin
 		runtime += " (gVisor's runsc not in use)"
 	}
 	r.Detail = fmt.Sprintf("%s, API %s, runtime %s, %s at %s", e.Describe(), e.APIVersion(), runtime, where, secret.URL(e.Host()))
+	if swept != "" {
+		r.Detail += "\n" + swept
+	}
 	return e, r
 }
 

@@ -96,3 +96,24 @@ func removeLabelled(t testing.TB, pid int) {
 		}
 	}
 }
+
+// waitForCreate waits until the engine made a container of role for
+// quarry process pid, started at since: the moment a create's request has
+// reached the engine, whether or not quarry has its answer yet.
+func waitForCreate(t *testing.T, pid int, role string, since time.Time, limit time.Duration) {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatalf("docker client: %v", err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
+	f := byPID(pid).Add("type", "container").Add("event", "create").Add("label", engine.LabelRole+"="+role)
+	res := cli.Events(ctx, client.EventsListOptions{Since: strconv.FormatInt(since.Unix()-1, 10), Filters: f})
+	select {
+	case <-res.Messages:
+	case err := <-res.Err:
+		t.Fatalf("no %s container of quarry %d after %s: %v", role, pid, limit, err)
+	}
+}

@@ -308,15 +308,17 @@ func TestSignalMidCellExit130(t *testing.T) {
 	}
 }
 
-// SIGINT while the sandbox is still starting: exit 130, nothing left.
+// SIGINT while the sandbox is still starting (its container's create on
+// its way to the engine, which carries it out): exit 130, nothing left.
 func TestSignalDuringStartExit130(t *testing.T) {
 	sandboxtest.Engine(t)
 	srv := openaitest.New(t)
 	q1, _ := writeQuarters(t, t.TempDir())
-	r := newRun(t, srv.URL, "-p", "x", q1)
+	const hold = time.Second
+	host, held := sandboxtest.HoldingProxy(t, hold)
+	r := newRun(t, srv.URL, "-p", "x", q1).withEngine(host)
 	r.start()
-	waitFor(t, &r.stderr, "starting the sandbox", time.Minute)
-	time.Sleep(200 * time.Millisecond)
+	heldAt := waitForHeld(t, held, sandboxContainer, time.Minute)
 	r.cmd.Process.Signal(syscall.SIGINT)
 	code := r.wait(time.Minute)
 	t.Logf("stderr:\n%s", r.stderr.String())
@@ -326,6 +328,7 @@ func TestSignalDuringStartExit130(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the model server got %d requests", n)
 	}
+	time.Sleep(time.Until(heldAt.Add(hold + 500*time.Millisecond))) // the engine has done the create
 	requireNoContainers(t, r.cmd.Process.Pid)
 }
 

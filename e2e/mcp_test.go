@@ -138,7 +138,7 @@ func TestMCPKill9CleanedByNextStart(t *testing.T) {
 		t.Fatalf("nothing was left after kill -9 (%v): the test proves nothing", err)
 	}
 	_, next := startMCPStdio(t, t.TempDir())
-	waitFor(t, next.stderr, "sandbox objects left by earlier runs", time.Minute)
+	waitFor(t, next.stderr, "engine objects left by earlier runs", time.Minute)
 	sandboxtest.RequireNothingLeft(t, "io.quarry.session="+id)
 }
 

@@ -60,6 +60,13 @@ func (r *run) without(names ...string) *run {
 	return r
 }
 
+// withEngine points the run at the engine at host (a proxy in front of it).
+func (r *run) withEngine(host string) *run {
+	r.without("DOCKER_HOST")
+	r.env = append(r.env, "DOCKER_HOST="+host)
+	return r
+}
+
 // inHome makes the run use home (its config and its session index), so
 // runs of one test see each other's sessions.
 func (r *run) inHome(home string) *run {

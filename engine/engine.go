@@ -40,6 +40,8 @@ type Engine struct {
 	// tmpfs volumes are sized; learned from the first session's /output.
 	pageSize atomic.Int64
 
+	owed owedRemovals // removals the engine was away for (owed.go)
+
 	infoOnce  sync.Once // readInfo's fields are read after it
 	closeOnce sync.Once
 }

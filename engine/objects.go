@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -66,34 +65,11 @@ func (e *Engine) RemoveContainer(ctx context.Context, id string) error {
 		return err
 	})
 	if err != nil {
+		e.owed.add(false, id)
 		return fmt.Errorf("container remove: %w", err)
 	}
+	e.owed.forget(false, id)
 	return nil
-}
-
-// RemoveContainers removes the container id (when not empty) and every
-// container labelled with sessionID: a create cancelled on the client side
-// may still have happened on the engine, so its id was never seen.
-func (e *Engine) RemoveContainers(ctx context.Context, id, sessionID string) error {
-	ids := []string{}
-	if id != "" {
-		ids = append(ids, id)
-	}
-	f := make(client.Filters).Add("label", LabelSession+"="+sessionID)
-	if cs, err := e.cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f}); err == nil {
-		for _, c := range cs.Items {
-			if c.ID != id {
-				ids = append(ids, c.ID)
-			}
-		}
-	}
-	var errs []error
-	for _, c := range ids {
-		if err := e.RemoveContainer(ctx, c); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
 }
 
 // RemoveVolume retries briefly: right after a forced container removal the
@@ -104,8 +80,10 @@ func (e *Engine) RemoveVolume(ctx context.Context, name string) error {
 		return err
 	})
 	if err != nil {
+		e.owed.add(true, name)
 		return fmt.Errorf("volume remove %s: %w", name, err)
 	}
+	e.owed.forget(true, name)
 	return nil
 }
 

@@ -3,8 +3,6 @@ package image
 import (
 	"archive/tar"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -54,21 +52,16 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 	if err != nil {
 		return fmt.Errorf("image inspect %s: %w", job.base.Ref, err)
 	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	id := "extras-" + hex.EncodeToString(b)
 	pids := int64(buildPIDs)
 	// Explicit rlimits, as engine.PodmanNproc says why.
 	ulimits := []*container.Ulimit{{Name: "nofile", Soft: 4096, Hard: 4096}}
 	if e.Kind() == engine.Podman {
 		ulimits = append(ulimits, &container.Ulimit{Name: "nproc", Soft: engine.PodmanNproc, Hard: engine.PodmanNproc})
 	}
-	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
-		Name: "quarry-" + id,
+	cid, err := e.CreateContainer(ctx, helperObject(buildRole), client.ContainerCreateOptions{
 		Config: &container.Config{
 			Image: job.base.Ref, User: "0:0", Hostname: "sandbox-build",
 			Cmd:          []string{"/bin/sh", extrasDir + "/" + extrasScriptTag},
-			Labels:       engine.Labels(id, buildRole, RecipeHash()),
 			AttachStdout: true, AttachStderr: true, NetworkDisabled: true,
 		},
 		HostConfig: &container.HostConfig{
@@ -80,19 +73,15 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 				Ulimits: ulimits},
 		},
 	})
-	defer func() {
-		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		e.RemoveContainers(rm, res.ID, id)
-	}()
 	if err != nil {
-		return fmt.Errorf("build container create: %w", err)
+		return fmt.Errorf("build %w", err)
 	}
+	defer removeContainer(ctx, e, cid)
 	fmt.Fprintf(w, "copying %d packages into a build container (no network)\n", len(job.debs))
-	if err := copyJob(ctx, e, res.ID, job); err != nil {
+	if err := copyJob(ctx, e, cid, job); err != nil {
 		return err
 	}
-	code, out, err := runBuild(ctx, e, res.ID, w)
+	code, out, err := runBuild(ctx, e, cid, w)
 	if err != nil {
 		return err
 	}
@@ -100,7 +89,7 @@ func deriveImage(ctx context.Context, e *engine.Engine, w io.Writer, job buildJo
 		return buildFailure(code, out)
 	}
 	fmt.Fprintf(w, "committing %s\n", job.ref)
-	if _, err := e.Client().ContainerCommit(ctx, res.ID, client.ContainerCommitOptions{
+	if _, err := e.Client().ContainerCommit(ctx, cid, client.ContainerCommitOptions{
 		Reference: job.ref, Comment: "quarry sandbox extras: " + encodeExtras(job.extras),
 		Changes: commitChanges(img.Config.User, img.Config.Cmd, job),
 		// Podman's commit reads a body and refuses none ("Decode(): EOF");

@@ -4,17 +4,13 @@ import (
 	"archive/tar"
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/engine"
@@ -117,24 +113,12 @@ func (in *Installer) baseImage(ctx context.Context) (baseImage, error) {
 
 // copyStatus copies an image's dpkg status to path.
 func copyStatus(ctx context.Context, e *engine.Engine, ref, path string) error {
-	buf := make([]byte, 6)
-	rand.Read(buf)
-	id := "status-" + hex.EncodeToString(buf)
-	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
-		Name: "quarry-" + id,
-		Config: &container.Config{Image: ref, Entrypoint: []string{"/bin/true"}, Labels: engine.Labels(id, "status", RecipeHash()),
-			NetworkDisabled: true},
-		HostConfig: &container.HostConfig{NetworkMode: "none", LogConfig: container.LogConfig{Type: "none"}},
-	})
-	defer func() {
-		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		e.RemoveContainers(rm, res.ID, id)
-	}()
+	id, remove, err := readOnlyContainer(ctx, e, ref, "status")
+	defer remove()
 	if err != nil {
-		return fmt.Errorf("image status: container create: %w", err)
+		return fmt.Errorf("image status: %w", err)
 	}
-	rc, err := e.Client().CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: "/var/lib/dpkg/status"})
+	rc, err := e.Client().CopyFromContainer(ctx, id, client.CopyFromContainerOptions{SourcePath: "/var/lib/dpkg/status"})
 	if err != nil {
 		return fmt.Errorf("image status: %s has no dpkg status: %w", ref, err)
 	}

@@ -4,15 +4,11 @@ import (
 	"archive/tar"
 	"bufio"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/engine"
@@ -38,28 +34,12 @@ var ErrNoManifest = errors.New("the image has no package manifest (" + packageMa
 // through a container that is created, never started, and removed again:
 // nothing in the image runs.
 func Packages(ctx context.Context, e *engine.Engine, ref string) ([]Package, error) {
-	b := make([]byte, 6)
-	rand.Read(b)
-	id := "manifest-" + hex.EncodeToString(b)
-	res, err := e.Client().ContainerCreate(ctx, client.ContainerCreateOptions{
-		Name: "quarry-" + id,
-		Config: &container.Config{
-			Image: ref, Entrypoint: []string{"/bin/true"}, Labels: engine.Labels(id, "manifest", RecipeHash()),
-			NetworkDisabled: true,
-		},
-		HostConfig: &container.HostConfig{NetworkMode: "none", LogConfig: container.LogConfig{Type: "none"}},
-	})
-	// Removed whatever ends the call, found by its label too: a create
-	// cancelled by an interrupt may have happened on the engine all the same.
-	defer func() {
-		rm, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		e.RemoveContainers(rm, res.ID, id)
-	}()
+	id, remove, err := readOnlyContainer(ctx, e, ref, "manifest")
+	defer remove()
 	if err != nil {
-		return nil, fmt.Errorf("image packages: container create: %w", err)
+		return nil, fmt.Errorf("image packages: %w", err)
 	}
-	rc, err := e.Client().CopyFromContainer(ctx, res.ID, client.CopyFromContainerOptions{SourcePath: packageManifest})
+	rc, err := e.Client().CopyFromContainer(ctx, id, client.CopyFromContainerOptions{SourcePath: packageManifest})
 	if err != nil {
 		if strings.Contains(err.Error(), "No such") || strings.Contains(err.Error(), "not found") {
 			return nil, fmt.Errorf("image packages: %s: %w", ref, ErrNoManifest)

@@ -3,9 +3,11 @@ package image_test
 import (
 	"context"
 	"errors"
+	"net/http/httptrace"
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -66,5 +68,41 @@ func TestParsePackages(t *testing.T) {
 	}
 	if _, err := image.ParsePackages(strings.NewReader("<html>not a manifest</html>")); !errors.Is(err, image.ErrNoManifest) {
 		t.Errorf("garbage: %v, want ErrNoManifest", err)
+	}
+}
+
+// Reading the manifest interrupted right after each of its requests went
+// out (Ctrl+C in doctor): no manifest container is left.
+func TestImagePackagesInterruptedLeavesNothing(t *testing.T) {
+	e := sandboxtest.Engine(t)
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	f := make(client.Filters).Add("label", "io.quarry.role=manifest").Add("label", "io.quarry.pid="+strconv.Itoa(os.Getpid()))
+	for n := 1; ; n++ {
+		ctx, cancel := context.WithCancel(context.Background())
+		var sent atomic.Int32
+		ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) {
+			if sent.Add(1) == int32(n) {
+				cancel()
+			}
+		}})
+		_, err := image.Packages(ctx, e, image.Ref())
+		cancel()
+		cs, lerr := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: f})
+		if lerr != nil || len(cs.Items) != 0 {
+			t.Fatalf("cut after request %d: %d manifest containers left (%v)", n, len(cs.Items), lerr)
+		}
+		if err == nil {
+			if n < 2 {
+				t.Fatalf("reading the manifest made %d requests", n-1)
+			}
+			break
+		}
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cut after request %d: %v, want context.Canceled", n, err)
+		}
 	}
 }

@@ -305,9 +305,7 @@ func (s *Server) Prepare(ctx context.Context) {
 		s.log("the container engine cannot be reached yet (%v): each tool call tries again; quarry doctor says more", err)
 		return
 	}
-	if n, err := sandbox.Sweep(ctx, e); err == nil && n > 0 {
-		s.log("removed %d sandbox objects left by earlier runs", n)
-	}
+	sandbox.SweepAndTell(ctx, e, func(line string) { s.log("%s", line) })
 	if s.opts.Config.Image == "" {
 		if ok, err := image.Present(ctx, e); err == nil && !ok {
 			s.log("the sandbox image is missing: the first tool call builds it, which takes minutes; run quarry sandbox build first")

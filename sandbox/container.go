@@ -69,19 +69,20 @@ func sessionVolumes(sessionID string) []string {
 // so a remote DOCKER_HOST works the same as the local socket.
 func createVolumes(ctx context.Context, e *engine.Engine, sessionID string, lim Limits) error {
 	data, output := volumeNames(sessionID)
-	if _, err := e.Client().VolumeCreate(ctx, client.VolumeCreateOptions{
-		Name: data, Driver: "local", Labels: labels(sessionID, "data"),
-	}); err != nil {
-		return fmt.Errorf("volume create: %w", err)
+	if err := e.CreateVolume(ctx, object(sessionID, data, "data"), client.VolumeCreateOptions{Driver: "local"}); err != nil {
+		return err
 	}
-	if _, err := e.Client().VolumeCreate(ctx, client.VolumeCreateOptions{
-		Name: output, Driver: "local", Labels: labels(sessionID, "output"),
-		DriverOpts: traitsOf(e).outputDriverOpts(lim),
-	}); err != nil {
-		return fmt.Errorf("volume create: %w", err)
-	}
-	return nil
+	return e.CreateVolume(ctx, object(sessionID, output, "output"), client.VolumeCreateOptions{
+		Driver: "local", DriverOpts: traitsOf(e).outputDriverOpts(lim),
+	})
 }
+
+// object names one of a session's engine objects for engine.Create*.
+func object(sessionID, name, role string) engine.Object {
+	return engine.Object{Name: name, Session: sessionID, Role: role, Recipe: image.RecipeHash()}
+}
+
+func containerName(sessionID string) string { return "quarry-" + sessionID }
 
 // outputDriverOpts make /output a tmpfs capped in bytes and inodes. Podman's
 // local driver takes size= as a disk quota (and refuses it on a tmpfs), so
@@ -187,7 +188,7 @@ func (t traits) containerOptions(sessionID, image string, lim Limits) client.Con
 			host.Runtime = t.runtime
 		}
 	}
-	return client.ContainerCreateOptions{Name: "quarry-" + sessionID, Config: cfg, HostConfig: host}
+	return client.ContainerCreateOptions{Name: containerName(sessionID), Config: cfg, HostConfig: host}
 }
 
 // sandboxEnv is the whole environment of the kernel: nothing from the host.
@@ -206,9 +207,10 @@ func sandboxEnv(lim Limits) []string {
 	}
 }
 
-// removeSessionObjects removes the container and both volumes of a session.
-func removeSessionObjects(ctx context.Context, e *engine.Engine, containerID, sessionID string) error {
-	errs := []error{e.RemoveContainers(ctx, containerID, sessionID)}
+// removeSessionObjects removes the container and both volumes of a
+// session, by their names.
+func removeSessionObjects(ctx context.Context, e *engine.Engine, sessionID string) error {
+	errs := []error{e.RemoveContainer(ctx, containerName(sessionID))}
 	for _, v := range sessionVolumes(sessionID) {
 		if err := e.RemoveVolume(ctx, v); err != nil {
 			errs = append(errs, err)

@@ -55,5 +55,5 @@ func (s *Session) Harvested() Earlier {
 // whatever is left of them: a sandbox whose Close could not reach the
 // engine, before another starts under the same id.
 func RemoveSession(ctx context.Context, e *engine.Engine, sessionID string) error {
-	return removeSessionObjects(ctx, e, "quarry-"+sessionID, sessionID)
+	return removeSessionObjects(ctx, e, sessionID)
 }

@@ -134,3 +134,9 @@ func SessionVolumesLeft(ctx context.Context, e *engine.Engine, sessionID string)
 	}
 	return left
 }
+
+// Sweep is the sweep without its line: how many objects it removed.
+func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
+	n, _, err := sweep(ctx, e)
+	return n, err
+}

@@ -157,20 +157,20 @@ func Start(ctx context.Context, e *engine.Engine, opts Options) (*Session, error
 	if err == nil && s.resizeOutput() {
 		// The first session on a host whose pages are not 4 KiB: its
 		// /output was sized in the wrong unit, so it is made again.
-		err = removeSessionObjects(ctx, e, s.cid, s.id)
+		err = removeSessionObjects(ctx, e, s.id)
 		if err == nil {
 			s.cid = ""
 			err = s.create(ctx)
 		}
 	}
 	if err != nil {
-		cleanup, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		cleanup, cancel := engine.CleanupContext(ctx)
 		defer cancel()
 		h.Close()
 		if k := s.getK(); k != nil {
 			k.Close()
 		}
-		return nil, fmt.Errorf("sandbox start: %w", errors.Join(err, removeSessionObjects(cleanup, e, s.cid, s.id)))
+		return nil, fmt.Errorf("sandbox start: %w", errors.Join(err, removeSessionObjects(cleanup, e, s.id)))
 	}
 	return s, nil
 }
@@ -201,7 +201,7 @@ func (s *Session) create(ctx context.Context) error {
 	if !ok {
 		return err
 	}
-	if rerr := removeSessionObjects(ctx, s.e, s.cid, s.id); rerr != nil {
+	if rerr := removeSessionObjects(ctx, s.e, s.id); rerr != nil {
 		return errors.Join(err, rerr)
 	}
 	s.cid = ""
@@ -224,19 +224,12 @@ func (s *Session) createOnce(ctx context.Context) error {
 	if err := createVolumes(ctx, s.e, s.id, s.lim); err != nil {
 		return err
 	}
-	// The create is not cut short by an interrupt: an engine that has the
-	// request creates the container all the same, and only its id lets the
-	// caller remove it for certain; the interrupt is seen right after.
-	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	res, err := s.e.Client().ContainerCreate(cctx, traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
-	cancel()
+	id, err := s.e.CreateContainer(ctx, object(s.id, containerName(s.id), "sandbox"),
+		traitsOf(s.e).containerOptions(s.id, s.opts.Image, s.lim))
 	if err != nil {
-		return fmt.Errorf("container create: %w", err)
+		return err
 	}
-	s.cid = res.ID
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("container create: %w", err)
-	}
+	s.cid = id
 	s.startup.Create = time.Since(t0)
 	return s.startKernel(ctx)
 }
@@ -370,7 +363,7 @@ func (s *Session) Close() error {
 		s.closed = true
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		s.closeErr = removeSessionObjects(ctx, s.e, s.cid, s.id)
+		s.closeErr = removeSessionObjects(ctx, s.e, s.id)
 		if s.harvest != nil {
 			s.harvest.Close()
 		}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 
 	"github.com/moby/moby/client"
@@ -12,20 +14,22 @@ import (
 	"github.com/quarry-cli/quarry/engine"
 )
 
-// Sweep removes containers and volumes whose owning quarry process no longer
-// exists, and returns how many objects it removed. Only objects labelled with
-// this host's name are considered, and an object is removed only when its
-// owner pid is provably gone: a live process's sandbox is never touched.
-func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
+// sweep removes containers and volumes whose owning quarry process no
+// longer exists, and returns how many objects it removed and the pids of
+// their owners. Only objects labelled with this host's name are
+// considered, and an object is removed only when its owner pid is provably
+// gone: a live process's sandbox is never touched.
+func sweep(ctx context.Context, e *engine.Engine) (int, []string, error) {
 	host := engine.HostName()
 	f := make(client.Filters).Add("label", engine.LabelHost+"="+host).Add("label", engine.LabelSession).Add("label", engine.LabelPID)
 	removed := 0
 	var errs []error
 	var orphans []string // session ids of the orphaned containers removed
+	owners := map[string]bool{}
 
 	cs, err := e.Client().ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
 	if err != nil {
-		return 0, fmt.Errorf("sweep: container list: %w", err)
+		return 0, nil, fmt.Errorf("sweep: container list: %w", err)
 	}
 	for _, c := range cs.Items {
 		if !orphaned(c.Labels, host) {
@@ -36,6 +40,7 @@ func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
 			continue
 		}
 		removed++
+		owners[c.Labels[engine.LabelPID]] = true
 		if id := c.Labels[engine.LabelSession]; validID.MatchString(id) {
 			orphans = append(orphans, id)
 		}
@@ -43,7 +48,7 @@ func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
 
 	vs, err := e.Client().VolumeList(ctx, client.VolumeListOptions{Filters: f})
 	if err != nil {
-		return removed, errors.Join(append(errs, fmt.Errorf("sweep: volume list: %w", err))...)
+		return removed, slices.Sorted(maps.Keys(owners)), errors.Join(append(errs, fmt.Errorf("sweep: volume list: %w", err))...)
 	}
 	for _, v := range vs.Items {
 		if !orphaned(v.Labels, host) {
@@ -54,6 +59,7 @@ func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
 			continue
 		}
 		removed++
+		owners[v.Labels[engine.LabelPID]] = true
 	}
 	// Podman makes a volume missing at create time without the labels
 	// asked for: such volumes are found through their container.
@@ -69,7 +75,7 @@ func Sweep(ctx context.Context, e *engine.Engine) (int, error) {
 			removed++
 		}
 	}
-	return removed, errors.Join(errs...)
+	return removed, slices.Sorted(maps.Keys(owners)), errors.Join(errs...)
 }
 
 // orphaned reports whether an object's owner was a process on this host

@@ -100,7 +100,7 @@ func (b Builder) Build(ctx context.Context, files map[string]string, code, out s
 	e := b.Engine
 	if e == nil {
 		var err error
-		if e, err = engine.Connect(ctx); err != nil {
+		if e, err = sandbox.Connect(ctx, b.say); err != nil {
 			return kernel.Result{}, err
 		}
 		defer e.Close()
@@ -135,4 +135,11 @@ func (b Builder) Build(ctx context.Context, files map[string]string, code, out s
 		}
 	}
 	return sb.Exec(ctx, code, nil)
+}
+
+// say writes a line of the build's own to Progress, when there is one.
+func (b Builder) say(line string) {
+	if b.Progress != nil {
+		fmt.Fprintln(b.Progress, line)
+	}
 }

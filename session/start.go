@@ -73,9 +73,7 @@ func (s *Session) start(ctx context.Context) error {
 		s.engine, s.ownEngine = e, true
 		s.mu.Unlock()
 	}
-	if n, err := sandbox.Sweep(ctx, s.engine); err == nil && n > 0 {
-		s.progress(fmt.Sprintf("removed %d sandbox objects left by earlier runs", n))
-	}
+	sandbox.SweepAndTell(ctx, s.engine, s.progress)
 	if s.opts.Config.Image == "" { // a custom image is the user's to build
 		if err := image.Ensure(ctx, s.engine, &progressLines{s: s}); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
