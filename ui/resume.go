@@ -192,9 +192,7 @@ func (m *Model) restored(msg restoredMsg) {
 	m.status.progress = ""
 	m.dropResumeChips()
 	for _, in := range msg.inputs {
-		m.chips.adding(in.Path)
-		m.chips.done(in.Path, in.Profile, nil)
-		m.chips.changed(in.Path, in.Changed)
+		m.chips.setChanged(in.Profile.Name, in.Changed)
 		if in.Changed {
 			m.notice(levelInfo, changedShape(in))
 		}
@@ -246,7 +244,7 @@ func (m *Model) dropResumeChips() {
 		return
 	}
 	for _, p := range m.resuming.r.Inputs {
-		m.chips.drop(p)
+		m.chips.done(p)
 	}
 }
 
