@@ -31,7 +31,7 @@ func CheckFile(path string) error {
 	case err != nil:
 		return fmt.Errorf("%s: %v", path, err)
 	case info.IsDir():
-		return fmt.Errorf("%s: is a folder, not a file: name the files inside it, e.g. %s", path, filepath.Join(path, "*.csv"))
+		return folderError(path)
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%s: is not a regular file (a pipe or device): save the data to a file first, or pipe it on standard input", path)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,4 +72,57 @@ func TestRefusedAttachChangesNothing(t *testing.T) {
 func statusLine(s string) string {
 	lines := strings.Split(s, "\n")
 	return lines[len(lines)-2]
+}
+
+// /attach expands a pattern as the shell does on quarry's command line,
+// says what it matched and attaches each file; the folder advice the
+// check gives is a pattern /attach takes.
+func TestAttachExpandsPatterns(t *testing.T) {
+	back := dataFiles(t, "data/somedir/q1.csv", "data/somedir/q2.csv", "data/somedir/sub/q3.csv", "data/somedir/.q0.csv", "data/other.csv")
+	m, fb := newTestModel(t, 100, 24, true)
+	m.opts.CheckFile = func(p string) error {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return errors.New(p + ": is a folder, not a file: name the files inside it, e.g. " + filepath.Join(p, "*.csv"))
+		}
+		return regularFile(p)
+	}
+	run(t, m, "/attach data/somedir")
+	advice := plain(m)
+	_, pattern, ok := strings.Cut(advice, "e.g. ")
+	if !ok {
+		t.Fatalf("no advice:\n%s", advice)
+	}
+	pattern = strings.Fields(pattern)[0]
+	run(t, m, "/attach "+pattern)
+	run(t, m, "/attach data/nothing*.csv")
+	s := plain(m)
+	for _, want := range []string{
+		"data/somedir/*.csv matches 2 files: q1.csv, q2.csv",
+		"Attached q1.csv 12.1 KiB", "Attached q2.csv 12.1 KiB",
+		"data/nothing*.csv: no file matches it",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("screen lacks %q:\n%s", want, s)
+		}
+	}
+	if got := fb.attached; len(got) != 2 || got[0] != "data/somedir/q1.csv" || got[1] != "data/somedir/q2.csv" {
+		t.Errorf("attached %q", got)
+	}
+	if !strings.Contains(statusLine(s), "2 files") {
+		t.Errorf("status bar: %q", statusLine(s))
+	}
+	back()
+	golden.RequireEqual(t, s)
+}
+
+// Several paths on one line are attached each; one path with spaces typed
+// without quotes is still one path.
+func TestAttachSeveralPaths(t *testing.T) {
+	dataFiles(t, "a.csv", "b.csv", "my data.csv")
+	m, fb := newTestModel(t, 100, 24, true)
+	run(t, m, "/attach a.csv b.csv")
+	run(t, m, "/attach my data.csv")
+	if got := fb.attached; len(got) != 3 || got[0] != "a.csv" || got[1] != "b.csv" || got[2] != "my data.csv" {
+		t.Errorf("attached %q", got)
+	}
 }

@@ -29,7 +29,7 @@ var slashCommands []slashCommand
 
 func init() { // a var's initializer cannot refer to the table through /help
 	slashCommands = []slashCommand{
-		{name: "/attach", args: "PATH", help: "attach a data file or database: " + filekind.Formats() + " (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
+		{name: "/attach", args: "PATH...", help: "attach data files or databases: " + filekind.Formats() + "; patterns such as data/*.csv are expanded (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
 		{name: "/files", help: "list the attached files", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.filesText()); return nil }},
 		{name: "/sources", help: "list the databases sql(query, db=NAME) reaches", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.sourcesText()); return nil }},
 		{name: "/undo", help: "take back the last question: its answer, its cells' variables and files go", run: func(m *Model, _ string) tea.Cmd { return m.undoCmd() }},
@@ -115,22 +115,6 @@ func helpText() string {
 		fmt.Fprintf(&b, "  %-*s  %s\n", w, usage(c), c.help)
 	}
 	return b.String() + helpKeys
-}
-
-func (m *Model) attachCommand(arg string) tea.Cmd {
-	if arg == "" {
-		m.notice(levelError, "/attach needs a path, e.g. /attach sales.csv")
-		return nil
-	}
-	path := arg
-	if toks, ok := shellWords(arg); ok && len(toks) == 1 {
-		path = toks[0]
-	}
-	if p, ok := pathToken(path); ok {
-		path = p
-	}
-	m.attaching++
-	return m.attachCmd(path, true, true)
 }
 
 func (m *Model) resetCommand(string) tea.Cmd {

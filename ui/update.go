@@ -93,6 +93,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case reportedMsg:
 		m.reported(msg)
 		return m, nil
+	case attachListMsg:
+		return m, m.attachList(msg)
 	case attachedMsg:
 		m.attaching, m.status.progress = m.attaching-1, ""
 		m.chips.done(msg.path)
