@@ -86,6 +86,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}
 		uopts.Files = f.demo.opened(l.sess)
 		uopts.Label, uopts.Ask, uopts.ReportAfterAsk = demo.Label, demo.Question, true
+		uopts.FixedModel = demoModelNote(l.sess.ID())
 		uopts.Notices = append(uopts.Notices, demoNotice)
 	}
 	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox

@@ -71,6 +71,9 @@ type Options struct {
 	// ReportAfterAsk writes the report once the answer to Ask is in (the
 	// demo).
 	ReportAfterAsk bool
+	// FixedModel, when set, is what /model says instead of switching:
+	// the demo's model is a script, and this says how to leave it.
+	FixedModel string
 	// Label is shown first in the status bar for the whole chat (the
 	// demo's "scripted model, real sandbox").
 	Label string

@@ -134,6 +134,10 @@ func (m *Model) clearCommand(string) tea.Cmd {
 }
 
 func (m *Model) modelCommand(arg string) tea.Cmd {
+	if m.opts.FixedModel != "" {
+		m.notice(levelInfo, "Model: "+m.status.model+". "+m.opts.FixedModel)
+		return nil
+	}
 	if arg == "" {
 		m.notice(levelInfo, "Model: "+m.status.model+" (switch with /model NAME)")
 		return nil
