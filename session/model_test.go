@@ -10,7 +10,9 @@ import (
 
 type silentScript struct{}
 
-func (silentScript) Reply(agent.ScriptTurn) agent.ScriptReply { return agent.ScriptReply{Text: "scripted"} }
+func (silentScript) Reply(agent.ScriptTurn) agent.ScriptReply {
+	return agent.ScriptReply{Text: "scripted"}
+}
 
 // A session whose model is a script (quarry demo) refuses another model's
 // name, so that nothing records it as that model; the refusal says how to
