@@ -65,9 +65,10 @@ type Options struct {
 	// Export writes the session for /export [PATH] and returns the files
 	// written; nil when the chat cannot.
 	Export func(ctx context.Context, path string) ([]string, error)
-	// Report writes the session's report for /report [FORMATS|PATH] and
-	// returns the files written; nil when the chat cannot.
-	Report func(ctx context.Context, arg string) ([]string, error)
+	// Report checks /report [FORMATS|PATH]'s argument against the session
+	// and says what it will write, replacing nothing; nil when the chat
+	// cannot. It reads the disk: the chat calls it off the event loop.
+	Report func(arg string) (ReportPlan, error)
 	// ReportAfterAsk writes the report once the answer to Ask is in (the
 	// demo).
 	ReportAfterAsk bool

@@ -90,6 +90,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.exported(msg)
 		return m, nil
+	case reportPlannedMsg:
+		return m, m.reportPlanned(msg)
 	case reportedMsg:
 		m.reported(msg)
 		return m, nil
