@@ -161,28 +161,42 @@ func inputHost(in session.Input, paths map[string]string) string {
 }
 
 // exportChat is /export: PATH in the format its extension names, or with
-// no PATH the three formats into the session folder.
+// no PATH the three formats into the session folder. Nothing is replaced
+// and no folder is made: the folder's names get a free suffix
+// (analysis-2.ipynb…), a PATH that exists or whose folder does not is
+// refused.
 func exportChat(dir, path string) ([]string, error) {
+	var f export.Format
+	if path != "" {
+		var ok bool
+		if f, ok = export.FormatOf(path); !ok {
+			return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
+		}
+		if err := session.CheckNewOutput(path); err != nil {
+			return nil, err
+		}
+	}
 	rec, err := session.LoadRecord(dir)
 	if err != nil {
 		return nil, err
 	}
-	if path == "" {
-		var all []string
-		for _, f := range []export.Format{export.Notebook, export.Markdown, export.HTML} {
-			files, err := export.Write(rec, f, filepath.Join(dir, export.DefaultName(f)))
-			if err != nil {
-				return all, err
-			}
-			all = append(all, files...)
+	if path != "" {
+		return export.Write(rec, f, path)
+	}
+	formats := []export.Format{export.Notebook, export.Markdown, export.HTML}
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = export.DefaultName(f)
+	}
+	var all []string
+	for i, name := range session.FreeNames(dir, names) {
+		files, err := export.Write(rec, formats[i], filepath.Join(dir, name))
+		if err != nil {
+			return all, err
 		}
-		return all, nil
+		all = append(all, files...)
 	}
-	f, ok := export.FormatOf(path)
-	if !ok {
-		return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
-	}
-	return export.Write(rec, f, path)
+	return all, nil
 }
 
 // closeChat removes the sandbox and returns the exit line naming the
