@@ -212,8 +212,13 @@ func (m *Model) exportCmd(path string) tea.Cmd {
 		m.notice(levelError, "/export is not available in this chat.")
 		return nil
 	}
-	if toks, ok := shellWords(path); ok && len(toks) == 1 {
+	toks, ok := shellWords(path)
+	switch {
+	case ok && len(toks) == 1:
 		path = toks[0]
+	case ok && len(toks) > 1:
+		m.notice(levelError, "/export takes one PATH: quote a name with spaces, e.g. /export 'q2 review.ipynb'.")
+		return nil
 	}
 	if p, ok := pathToken(path); ok {
 		path = p

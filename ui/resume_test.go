@@ -177,16 +177,17 @@ func TestExportCommand(t *testing.T) {
 		}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	m.Update(startedMsg{})
-	for _, in := range []string{"/export", "/export 'my report.html'", "/export bad"} {
+	for _, in := range []string{"/export", "/export 'my report.html'", "/export bad", "/export a.md b.html"} {
 		typeText(m, in)
 		_, cmd := m.Update(press("enter"))
 		drain(t, m, cmd)
 	}
-	if strings.Join(got, "|") != "|my report.html|bad" {
+	if strings.Join(got, "|") != "|my report.html|bad" { // two paths are refused before Export
 		t.Errorf("export paths %q", got)
 	}
 	s := plain(m)
-	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") {
+	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") ||
+		!strings.Contains(s, "/export takes one PATH: quote a name with spaces") {
 		t.Errorf("screen:\n%s", s)
 	}
 }

@@ -15,7 +15,7 @@ import (
 type slashCommand struct {
 	name    string
 	aliases []string
-	args    string // as /help shows them: "PATH", "[PATH]"
+	args    string // as /help shows them: "PATH", "[PATH]"; "" takes none, and one given is refused
 	help    string
 	// whileAsking: it still works while the chat asks about a changed
 	// input (any other line is the answer).
@@ -76,7 +76,12 @@ func slashNames() []string {
 func (m *Model) slash(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(text, " ")
 	if c, ok := lookupSlash(name); ok {
-		return c.run(m, strings.TrimSpace(arg))
+		arg = strings.TrimSpace(arg)
+		if c.args == "" && arg != "" { // checked before anything is done or said
+			m.notice(levelError, fmt.Sprintf("%s takes no argument, and did nothing: type %s alone (/help lists the commands).", c.name, c.name))
+			return nil
+		}
+		return c.run(m, arg)
 	}
 	if p := suggest.Phrase(suggest.Nearest(name, slashNames(), 0), nil); p != "" {
 		m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
