@@ -21,10 +21,10 @@ type AlreadyAttachedError struct {
 
 func (e *AlreadyAttachedError) Error() string {
 	if e.Changed {
-		return fmt.Sprintf("%s is already attached as %s, and has changed since: the session goes on with the copy it read then. "+
-			"To use the file as it is now, /quit and run quarry --resume %s, which asks about changed files", e.Path, e.Name, e.ID)
+		return fmt.Sprintf("%s is already attached as %s, and has changed since: the session goes on with the copy it read then; "+
+			"to read it as it is now, end this session and resume it (quarry --resume %s asks about changed files)", e.Path, e.Name, e.ID)
 	}
-	return fmt.Sprintf("%s is already attached as %s: ask about it (/files lists what is attached)", e.Path, e.Name)
+	return fmt.Sprintf("%s is already attached as %s: it is there to use, as it was", e.Path, e.Name)
 }
 
 // checkNewFile tells whether path can join the files attached as name:

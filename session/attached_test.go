@@ -35,7 +35,7 @@ func TestCheckNewFile(t *testing.T) {
 		changed  bool
 	}{
 		{"free name", []attachedFile{{"f1.csv", filepath.Join(dir, "f1.csv"), same}}, f2, "", false},
-		{"same file, same content", []attachedFile{{"f2.csv", f2, same}}, f2, "is already attached as f2.csv: ask about it", false},
+		{"same file, same content", []attachedFile{{"f2.csv", f2, same}}, f2, "is already attached as f2.csv: it is there to use", false},
 		{"same file, changed", []attachedFile{{"f2.csv", f2, "0000"}}, f2, "has changed since", true},
 		{"another file, same name", []attachedFile{{"f2.csv", f2, same}}, other, "another file named f2.csv is already attached (from " + f2 + "): copy or rename", false},
 	}
@@ -92,6 +92,13 @@ func TestAttachSameFileTwice(t *testing.T) {
 	var aa *AlreadyAttachedError
 	if !errors.As(err, &aa) || aa.Changed {
 		t.Errorf("second attach = %v, want already attached, unchanged", err)
+	}
+	if err := os.WriteFile(p, []byte("a,b\n1,2\n3,4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Attach(ctx, p)
+	if !errors.As(err, &aa) || !aa.Changed || !strings.Contains(err.Error(), "quarry --resume "+s.ID()) {
+		t.Errorf("attach of the changed file = %v, want already attached, changed, with the way to read it again", err)
 	}
 	if n := len(s.Files()); n != 1 {
 		t.Errorf("%d files listed, want 1", n)

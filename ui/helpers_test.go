@@ -47,7 +47,7 @@ func (f *fakeBackend) Attach(ctx context.Context, path string) (kernel.Profile, 
 	name := filepath.Base(path)
 	for _, p := range f.files { // as the session refuses it
 		if p.Name == name {
-			return kernel.Profile{}, errors.New(path + " is already attached as " + name + ": ask about it (/files lists what is attached)")
+			return kernel.Profile{}, errors.New(path + " is already attached as " + name + ": it is there to use, as it was")
 		}
 	}
 	p := kernel.Profile{Name: name, Path: "/data/" + name, Size: 12345, Rows: 1200, Columns: make([]kernel.Column, 7)}
