@@ -65,7 +65,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		Share:      l.cfg.Share,
 		Thousands:  l.cfg.Thousands,
 		OutputDir:  l.sess.OutputDir(),
-		CheckFile:  session.CheckFile,
+		CheckFile:  l.sess.CheckNewFile, // the name too: a refusal before any upload starts
 		SourceHint: source.Examples(),
 	}
 	for _, src := range l.sess.Sources() {

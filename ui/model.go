@@ -51,7 +51,8 @@ type Options struct {
 	// Notices are shown in the transcript as the chat opens (e.g. config's
 	// "using Ollama" notice).
 	Notices []string
-	// CheckFile tells whether a path can be attached (session.CheckFile);
+	// CheckFile tells whether a path can be attached beside the files
+	// attached already (Session.CheckNewFile), before its upload starts;
 	// nil accepts every existing regular file.
 	CheckFile func(string) error
 	Getenv    func(string) string // nil: os.Getenv
