@@ -72,3 +72,31 @@ func TestExportChatReplacesNothing(t *testing.T) {
 		t.Errorf("a wrong extension: %v", err)
 	}
 }
+
+// quarry export without -o replaces no earlier export in the session
+// folder: a second one gets the next free name; -o into a missing folder
+// is refused and makes none.
+func TestExportCommandReplacesNothing(t *testing.T) {
+	isolateConfig(t)
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := chatSessionDir(t)
+	var printed []string
+	for range 2 {
+		code, out, errs := runQuarry(t, "export", dir, "--format", "html")
+		if code != 0 {
+			t.Fatalf("export: %d %s", code, errs)
+		}
+		printed = append(printed, strings.TrimSpace(out))
+	}
+	if printed[0] != filepath.Join(dir, "report.html") || printed[1] != filepath.Join(dir, "report-2.html") {
+		t.Errorf("exports wrote %q", printed)
+	}
+	missing := filepath.Join(t.TempDir(), "nonexistent", "dir")
+	code, _, errs := runQuarry(t, "export", dir, "-o", filepath.Join(missing, "x.ipynb"))
+	if code == 0 || !strings.Contains(errs, "does not exist: check the path") {
+		t.Errorf("-o into a missing folder: %d %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); err == nil {
+		t.Error("the missing folder was made")
+	}
+}
