@@ -193,6 +193,10 @@ func (a *Agent) SetModel(name string) { a.cfg.Model = name }
 // Model is the model in use.
 func (a *Agent) Model() string { return a.cfg.Model }
 
+// Scripted tells that a Script plays the model: its name is not a model
+// to switch.
+func (a *Agent) Scripted() bool { return a.cfg.Script != nil }
+
 // ToolMode is the mode the next request uses: native or markdown (auto
 // resolves to one of them, and may fall back to markdown during a session).
 func (a *Agent) ToolMode() string { return a.mode }

@@ -65,7 +65,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		Share:      l.cfg.Share,
 		Thousands:  l.cfg.Thousands,
 		OutputDir:  l.sess.OutputDir(),
-		CheckFile:  session.CheckFile,
+		CheckFile:  l.sess.CheckNewFile, // the name too: a refusal before any upload starts
 		SourceHint: source.Examples(),
 	}
 	for _, src := range l.sess.Sources() {
@@ -86,6 +86,7 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 		uopts.Backend = demoBackend{chatBackend{l.sess}, f.demo}
 		uopts.Files = f.demo.opened(l.sess)
 		uopts.Label, uopts.Ask, uopts.ReportAfterAsk = demo.Label, demo.Question, true
+		uopts.FixedModel = demoModelNote(l.sess.ID())
 		uopts.Notices = append(uopts.Notices, demoNotice)
 	}
 	// A closed terminal (SIGHUP) ends the chat like /quit, so the sandbox
@@ -160,28 +161,42 @@ func inputHost(in session.Input, paths map[string]string) string {
 }
 
 // exportChat is /export: PATH in the format its extension names, or with
-// no PATH the three formats into the session folder.
+// no PATH the three formats into the session folder. Nothing is replaced
+// and no folder is made: the folder's names get a free suffix
+// (analysis-2.ipynb…), a PATH that exists or whose folder does not is
+// refused.
 func exportChat(dir, path string) ([]string, error) {
+	var f export.Format
+	if path != "" {
+		var ok bool
+		if f, ok = export.FormatOf(path); !ok {
+			return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
+		}
+		if err := session.CheckNewOutput(path); err != nil {
+			return nil, err
+		}
+	}
 	rec, err := session.LoadRecord(dir)
 	if err != nil {
 		return nil, err
 	}
-	if path == "" {
-		var all []string
-		for _, f := range []export.Format{export.Notebook, export.Markdown, export.HTML} {
-			files, err := export.Write(rec, f, filepath.Join(dir, export.DefaultName(f)))
-			if err != nil {
-				return all, err
-			}
-			all = append(all, files...)
+	if path != "" {
+		return export.Write(rec, f, path)
+	}
+	formats := []export.Format{export.Notebook, export.Markdown, export.HTML}
+	names := make([]string, len(formats))
+	for i, f := range formats {
+		names[i] = export.DefaultName(f)
+	}
+	var all []string
+	for i, name := range session.FreeNames(dir, names) {
+		files, err := export.Write(rec, formats[i], filepath.Join(dir, name))
+		if err != nil {
+			return all, err
 		}
-		return all, nil
+		all = append(all, files...)
 	}
-	f, ok := export.FormatOf(path)
-	if !ok {
-		return nil, fmt.Errorf("%s: name a .ipynb, .md or .html file", path)
-	}
-	return export.Write(rec, f, path)
+	return all, nil
 }
 
 // closeChat removes the sandbox and returns the exit line naming the

@@ -72,6 +72,14 @@ quarry demo -p --json | jq -r .answer`,
 // demoNotice opens the demo's chat; the status bar keeps demo.Label.
 const demoNotice = "This is quarry's demo: the model's side is a script (no key, no network), the sandbox and the code it runs are real. It asks its question by itself; watch."
 
+// demoModelNote is /model in the demo: the script cannot be switched for
+// a model (the record keeps scripted-demo), and how to go on with one.
+func demoModelNote(id string) string {
+	return "The demo's model is a script, so /model does not switch it: the session stays recorded as " + demo.Model + ". " +
+		"To ask a real model, set one up (export OPENAI_API_KEY=sk-..., OPENAI_BASE_URL for another service, a local Ollama, or quarry config init), " +
+		"then /quit and run quarry --resume " + id + " to go on with this session, or quarry FILE... for a new one."
+}
+
 // demoRun is what the demo adds to a front end's launch: the script as
 // the model, and the files written once the session's folder exists.
 type demoRun struct{ script *demo.Script }

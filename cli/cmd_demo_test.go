@@ -93,3 +93,14 @@ func writeFile(t *testing.T, path, body string) {
 		t.Fatal(err)
 	}
 }
+
+// /model in the demo names the script it keeps and the way on with a
+// real model: the session to resume.
+func TestDemoModelNote(t *testing.T) {
+	n := demoModelNote("20261206-120000-abcdef")
+	for _, want := range []string{demo.Model, "quarry --resume 20261206-120000-abcdef", "/quit", "quarry config init"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("the note lacks %q: %s", want, n)
+		}
+	}
+}

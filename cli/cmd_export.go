@@ -22,8 +22,9 @@ self-contained HTML page, or the variance report as a formatted workbook
 session folder); quarry sessions lists them.
 
 Without -o the file goes into the session folder (analysis.ipynb,
-report.md, report.html, report.xlsx, report.pdf) and its path is printed;
--o - prints it instead. The format comes from --format, else from the
+report.md, report.html, report.xlsx, report.pdf; report-2.pdf and so on
+when the name is taken, so no earlier export or report is replaced) and
+its path is printed; -o - prints it instead. The format comes from --format, else from the
 extension of -o, else md. The workbook and the PDF are built from the
 session's record in a fresh sandbox of their own (the engine must be
 running; no model is asked); the PDF is A4, or Letter where the locale
@@ -53,14 +54,14 @@ quarry export latest --format xlsx -o q2-variance.xlsx`,
 			if err != nil {
 				return inputError{err}
 			}
+			if out == "" { // into the session folder, replacing no earlier export or report
+				out = filepath.Join(rec.Dir, session.FreeNames(rec.Dir, []string{export.DefaultName(f)})[0])
+			}
 			if f.Built() {
 				return a.exportBuilt(c, rec, f, out)
 			}
 			if out == "-" {
 				return export.Render(a.stdout, rec, f)
-			}
-			if out == "" {
-				out = filepath.Join(rec.Dir, export.DefaultName(f))
 			}
 			files, err := export.Write(rec, f, out)
 			if err != nil {

@@ -117,7 +117,12 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		Strict: l.cfg.Verify == config.VerifyStrict, Notebook: f.notebook}
 	if len(f.reports) > 0 {
 		q.Report = func(ctx context.Context) ([]string, error) {
-			return writeReport(ctx, l.sess.OutputDir(), l.sess.Builder(), export.ReportOptions{Formats: f.reports})
+			// A resumed session's folder may hold an earlier report: free names.
+			o := export.ReportOptions{Formats: f.reports, Paths: map[export.Format]string{}}
+			if _, err := reportTargets(l.sess.OutputDir(), &o); err != nil {
+				return nil, err
+			}
+			return writeReport(ctx, l.sess.OutputDir(), l.sess.Builder(), o)
 		}
 	}
 	if f.demo != nil {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"github.com/quarry-cli/quarry/export"
 	"github.com/quarry-cli/quarry/render"
 	"github.com/quarry-cli/quarry/session"
+	"github.com/quarry-cli/quarry/ui"
 )
 
 // The report people pass on, wherever it is asked for: --report on -p and
@@ -70,27 +72,102 @@ func writeReport(ctx context.Context, dir string, b export.Builder, o export.Rep
 
 // chatReport is /report: alone the workbook and the PDF into the
 // session's folder; with formats (xlsx pdf html) those; with a file name
-// (.xlsx, .pdf or .html) that file.
-func chatReport(s *session.Session) func(ctx context.Context, arg string) ([]string, error) {
-	return func(ctx context.Context, arg string) ([]string, error) {
-		o := export.ReportOptions{Formats: defaultReport, Paths: map[export.Format]string{}}
-		if strings.TrimSpace(arg) != "" {
-			o.Formats = nil
-			for _, w := range strings.Fields(arg) {
-				if f, err := export.ParseFormat(w); err == nil && isReportFormat(f) && !strings.ContainsAny(w, "/.") {
-					o.Formats = append(o.Formats, f)
-					continue
-				}
-				f, ok := export.FormatOf(w)
-				if !ok || !isReportFormat(f) {
-					return nil, fmt.Errorf("%s: name xlsx, pdf or html, or a .xlsx, .pdf or .html file", w)
-				}
-				o.Formats = append(o.Formats, f)
-				o.Paths[f] = w
+// (.xlsx, .pdf or .html) that file. Its plan checks the words and the
+// record before anything is written, replaces no file (the folder's names
+// get a free suffix, report-2.pdf; a file named that exists is refused)
+// and refuses a session with nothing to report.
+func chatReport(s *session.Session) func(arg string) (ui.ReportPlan, error) {
+	return func(arg string) (ui.ReportPlan, error) {
+		o, err := parseChatReport(arg)
+		if err != nil {
+			return ui.ReportPlan{}, err
+		}
+		dir := s.OutputDir()
+		rec, err := session.LoadRecord(dir)
+		if err != nil {
+			return ui.ReportPlan{}, err
+		}
+		if err := reportable(rec); err != nil {
+			return ui.ReportPlan{}, err
+		}
+		plan, err := reportTargets(dir, &o)
+		if err != nil {
+			return ui.ReportPlan{}, err
+		}
+		b := s.Builder()
+		plan.Write = func(ctx context.Context) ([]string, error) { return export.WriteReport(ctx, rec, b, o) }
+		return plan, nil
+	}
+}
+
+// reportable refuses a session with nothing to report: no question since
+// it began, or since /reset (the report, like export, starts there).
+func reportable(rec *session.Record) error {
+	if len(rec.Turns()) == 0 {
+		return errors.New("nothing to report yet: no question has been answered in this session (since /reset, if it was used): ask one, then /report")
+	}
+	return nil
+}
+
+// parseChatReport reads /report's words: formats, or files by their
+// extension.
+func parseChatReport(arg string) (export.ReportOptions, error) {
+	o := export.ReportOptions{Formats: defaultReport, Paths: map[export.Format]string{}}
+	if strings.TrimSpace(arg) == "" {
+		return o, nil
+	}
+	o.Formats = nil
+	seen := map[export.Format]bool{}
+	for _, w := range strings.Fields(arg) {
+		f, err := export.ParseFormat(w)
+		named := err != nil || !isReportFormat(f) || strings.ContainsAny(w, "/.")
+		if named {
+			var ok bool
+			if f, ok = export.FormatOf(w); !ok || !isReportFormat(f) {
+				return o, fmt.Errorf("%s: name xlsx, pdf or html, or a .xlsx, .pdf or .html file", w)
 			}
 		}
-		return writeReport(ctx, s.OutputDir(), s.Builder(), o)
+		if seen[f] {
+			return o, fmt.Errorf("%s: the %s is asked for twice: one file of each format", w, f)
+		}
+		seen[f] = true
+		o.Formats = append(o.Formats, f)
+		if named {
+			o.Paths[f] = w
+		}
 	}
+	return o, nil
+}
+
+// reportTargets fills in o's paths so that nothing is replaced: the
+// formats not given a file share one free name in dir, a file given is
+// checked; the plan names them in order.
+func reportTargets(dir string, o *export.ReportOptions) (ui.ReportPlan, error) {
+	var plan ui.ReportPlan
+	var unnamed []export.Format
+	var defaults []string
+	for _, f := range o.Formats {
+		if p := o.Paths[f]; p != "" {
+			if err := session.CheckNewOutput(p); err != nil {
+				return plan, err
+			}
+			continue
+		}
+		unnamed = append(unnamed, f)
+		defaults = append(defaults, export.DefaultName(f))
+	}
+	for i, name := range session.FreeNames(dir, defaults) {
+		o.Paths[unnamed[i]] = filepath.Join(dir, name)
+	}
+	for _, f := range o.Formats {
+		abs, err := filepath.Abs(o.Paths[f])
+		if err != nil {
+			return plan, err
+		}
+		plan.Files = append(plan.Files, abs)
+		plan.Built = plan.Built || f.Built()
+	}
+	return plan, nil
 }
 
 // exportBuilt is quarry export --format xlsx|pdf: the report built from

@@ -10,8 +10,10 @@
 package export
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -89,6 +91,9 @@ func Write(rec *session.Record, f Format, path string) ([]string, error) {
 	if st, err := os.Stat(abs); err == nil && st.IsDir() {
 		return nil, fmt.Errorf("export %s: is a folder: name the file to write, e.g. %s", path, filepath.Join(path, DefaultName(f)))
 	}
+	if err := folderExists(path); err != nil {
+		return nil, err
+	}
 	d := newDoc(rec)
 	written := []string{abs}
 	var render func(io.Writer) error
@@ -128,6 +133,22 @@ func Render(w io.Writer, rec *session.Record, f Format) error {
 		return writeMarkdown(w, d, func(fig kernel.File) string { return fig.Path })
 	}
 	return fmt.Errorf("export: format %q: use ipynb, md or html on standard output", f)
+}
+
+// folderExists refuses a file whose folder is missing: a mistyped folder
+// is not made, with all its parents, behind the user's back.
+func folderExists(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("export %s: the folder %s does not exist: check the path, or make the folder first (mkdir -p %s)", path, dir, dir)
+	case err != nil:
+		return fmt.Errorf("export %s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("export %s: %s is a file, not a folder: check the path", path, dir)
+	}
+	return nil
 }
 
 func writeAtomic(path string, render func(io.Writer) error) error {

@@ -88,6 +88,13 @@ func WriteReport(ctx context.Context, rec *session.Record, b Builder, o ReportOp
 		}
 		return filepath.Abs(p)
 	}
+	for _, f := range o.Formats { // before a sandbox is started for nothing
+		if p := o.Paths[f]; p != "" {
+			if err := folderExists(p); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var written []string
 	var built []Format
 	for _, f := range o.Formats {

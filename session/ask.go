@@ -85,6 +85,9 @@ func (s *Session) SetModel(name string) error {
 	if s.ag == nil {
 		return s.Err()
 	}
+	if s.ag.Scripted() { // the record must not name a model that never answered
+		return fmt.Errorf("this session's model is a script (%s) and cannot be switched: quit and run quarry --resume %s to go on with a real model", s.ag.Model(), s.id)
+	}
 	s.ag.SetModel(name)
 	s.mu.Lock()
 	rec := s.rec

@@ -31,7 +31,7 @@ func CheckFile(path string) error {
 	case err != nil:
 		return fmt.Errorf("%s: %v", path, err)
 	case info.IsDir():
-		return fmt.Errorf("%s: is a folder, not a file: name the files inside it, e.g. %s", path, filepath.Join(path, "*.csv"))
+		return folderError(path)
 	case !info.Mode().IsRegular():
 		return fmt.Errorf("%s: is not a regular file (a pipe or device): save the data to a file first, or pipe it on standard input", path)
 	}
@@ -168,14 +168,11 @@ func (s *Session) Attach(ctx context.Context, path string) (kernel.Profile, erro
 // cannot both pass the check.
 func (s *Session) attach(ctx context.Context, path, name string) (Input, error) {
 	s.mu.Lock()
-	for _, p := range s.files {
-		if p.Name == name {
-			s.mu.Unlock()
-			return Input{}, fmt.Errorf("%s: a file named %s is already attached: rename one of them", path, name)
-		}
-	}
-	sb := s.sb
+	attached, sb := append([]attachedFile(nil), s.attached...), s.sb
 	s.mu.Unlock()
+	if err := checkNewFile(attached, path, name, s.id, fileSHA256); err != nil {
+		return Input{}, err
+	}
 	s.setState(StateBusy, nil)
 	if !sb.Alive() { // lost since the last operation: rebuilt first (rebuild.go)
 		var err error
@@ -198,6 +195,7 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 	abs, _ := filepath.Abs(path)
 	s.mu.Lock()
 	s.files = append(s.files, p)
+	s.attached = append(s.attached, attachedFile{name: name, path: abs, sha: sha})
 	files := append([]kernel.Profile(nil), s.files...)
 	rec := s.rec
 	s.mu.Unlock()

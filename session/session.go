@@ -130,6 +130,7 @@ type Session struct {
 	sb        *sandbox.Session
 	ag        *agent.Agent
 	files     []kernel.Profile
+	attached  []attachedFile // where each of files came from, in the same order
 	rec       *recorder
 	turns     []turnRecord // the questions asked, for Undo (guarded by op)
 	startedAt time.Time

@@ -9,42 +9,73 @@ import (
 	"github.com/quarry-cli/quarry/render"
 )
 
-// chip is one attached file above the input.
+// chip is one file above the input: attached, or still uploading.
 type chip struct {
-	path    string
+	name    string          // under /data
 	profile *kernel.Profile // nil while uploading
 	changed bool            // a resumed input whose data is not what the earlier turns used
 }
 
-// chips are the attachments, in the order they were asked for.
+// chips are the uploads in flight and which resumed inputs changed. The
+// attached files themselves are the session's list (Backend.Files), read
+// each time they are drawn and never copied here: a refused attach cannot
+// hide a file the session holds.
 type chips struct {
-	items []chip
+	uploading []string        // host paths, in the order asked for
+	changed   map[string]bool // by name under /data
 }
 
 func (c *chips) adding(path string) {
-	for i := range c.items {
-		if c.items[i].path == path {
-			c.items[i] = chip{path: path}
+	for _, p := range c.uploading {
+		if p == path {
 			return
 		}
 	}
-	c.items = append(c.items, chip{path: path})
+	c.uploading = append(c.uploading, path)
 }
 
-// drop removes the chip of path if it is still uploading.
-func (c *chips) drop(path string) {
-	for i := range c.items {
-		if c.items[i].path == path && c.items[i].profile == nil {
-			c.items = append(c.items[:i], c.items[i+1:]...)
+// done ends the upload of path, whichever way it went.
+func (c *chips) done(path string) {
+	for i, p := range c.uploading {
+		if p == path {
+			c.uploading = append(c.uploading[:i], c.uploading[i+1:]...)
 			return
 		}
 	}
 }
 
-// counts are how many files are attached or uploading, and how many of
+// setChanged marks a resumed input that changed since.
+func (c *chips) setChanged(name string, yes bool) {
+	if c.changed == nil {
+		c.changed = map[string]bool{}
+	}
+	c.changed[name] = yes
+}
+
+// list is what the chips show: the session's files in attach order, then
+// the uploads of names not attached yet (a second attach of a file shows
+// it once).
+func (c *chips) list(files []kernel.Profile) []chip {
+	out := make([]chip, 0, len(files)+len(c.uploading))
+	shown := map[string]bool{}
+	for i := range files {
+		p := &files[i]
+		out = append(out, chip{name: p.Name, profile: p, changed: c.changed[p.Name]})
+		shown[p.Name] = true
+	}
+	for _, path := range c.uploading {
+		if name := filepath.Base(path); !shown[name] {
+			out = append(out, chip{name: name})
+			shown[name] = true
+		}
+	}
+	return out
+}
+
+// chipCounts are how many files are attached or uploading, and how many of
 // them are resumed inputs that changed since the earlier turns.
-func (c *chips) counts() (n, changed int) {
-	for _, it := range c.items {
+func chipCounts(items []chip) (n, changed int) {
+	for _, it := range items {
 		n++
 		if it.changed {
 			changed++
@@ -53,32 +84,8 @@ func (c *chips) counts() (n, changed int) {
 	return n, changed
 }
 
-// changed marks the chip of a resumed input that changed since.
-func (c *chips) changed(path string, yes bool) {
-	for i := range c.items {
-		if c.items[i].path == path {
-			c.items[i].changed = yes
-		}
-	}
-}
-
-// done records an upload's outcome; a failed one leaves the chips (the
-// error is shown in the transcript instead).
-func (c *chips) done(path string, p kernel.Profile, err error) {
-	for i := range c.items {
-		if c.items[i].path == path {
-			if err != nil {
-				c.items = append(c.items[:i], c.items[i+1:]...)
-			} else {
-				c.items[i].profile = &p
-			}
-			return
-		}
-	}
-}
-
 func (c chip) label() string {
-	name := sanitizeLine(filepath.Base(c.path))
+	name := sanitizeLine(c.name)
 	if c.profile == nil {
 		return name + " …"
 	}
@@ -100,14 +107,14 @@ func (c chip) label() string {
 	return s
 }
 
-// Render lays the chips out on as many lines as they need.
-func (c *chips) Render(width int, th *theme) string {
-	if len(c.items) == 0 {
+// renderChips lays the chips out on as many lines as they need.
+func renderChips(items []chip, width int, th *theme) string {
+	if len(items) == 0 {
 		return ""
 	}
 	var lines []string
 	cur, curW := "", 0
-	for _, it := range c.items {
+	for _, it := range items {
 		st := th.chip
 		if it.profile == nil {
 			st = th.chipBusy

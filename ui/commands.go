@@ -123,12 +123,13 @@ func (m *Model) openCmd(path string) tea.Cmd {
 }
 
 func (m *Model) filesText() string {
-	if len(m.chips.items) == 0 {
+	items := m.fileChips()
+	if len(items) == 0 {
 		return "No files attached: drop one on the terminal or use /attach PATH."
 	}
 	var b strings.Builder
 	b.WriteString("Attached files:")
-	for _, c := range m.chips.items {
+	for _, c := range items {
 		b.WriteString("\n  " + c.label())
 		switch {
 		case c.profile != nil:

@@ -2,8 +2,10 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"image"
 	"image/color"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -15,16 +17,18 @@ import (
 
 // fakeBackend records calls; Ask replays scripted events.
 type fakeBackend struct {
-	mu       sync.Mutex
-	box      kernel.FigureBox
-	model    string
-	attached []string
-	asked    []string
-	resets   int
-	events   []agent.Event
-	undos    int
-	undone   Undone // what Undo reports
-	undoErr  error
+	mu        sync.Mutex
+	box       kernel.FigureBox
+	model     string
+	attached  []string
+	asked     []string
+	resets    int
+	events    []agent.Event
+	undos     int
+	undone    Undone // what Undo reports
+	undoErr   error
+	files     []kernel.Profile // what Files lists: Attach adds to it
+	attachErr error            // what Attach answers instead, leaving files as they are
 }
 
 func (f *fakeBackend) Start(ctx context.Context) error { return nil }
@@ -37,7 +41,33 @@ func (f *fakeBackend) Attach(ctx context.Context, path string) (kernel.Profile, 
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.attached = append(f.attached, path)
-	return kernel.Profile{Name: "sales.csv", Path: "/data/sales.csv", Size: 12345, Rows: 1200, Columns: make([]kernel.Column, 7)}, nil
+	if f.attachErr != nil {
+		return kernel.Profile{}, f.attachErr
+	}
+	name := filepath.Base(path)
+	for _, p := range f.files { // as the session refuses it
+		if p.Name == name {
+			return kernel.Profile{}, errors.New(path + " is already attached as " + name + ": it is there to use, as it was")
+		}
+	}
+	p := kernel.Profile{Name: name, Path: "/data/" + name, Size: 12345, Rows: 1200, Columns: make([]kernel.Column, 7)}
+	f.files = append(f.files, p)
+	return p, nil
+}
+func (f *fakeBackend) Files() []kernel.Profile {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]kernel.Profile(nil), f.files...)
+}
+
+// attachedAs is an upload's end as the session reports it: p joins the
+// session's files and the chat hears of it.
+func attachedAs(m *Model, path string, p kernel.Profile) {
+	fb := m.opts.Backend.(*fakeBackend)
+	fb.mu.Lock()
+	fb.files = append(fb.files, p)
+	fb.mu.Unlock()
+	m.Update(attachedMsg{path: path, profile: p})
 }
 func (f *fakeBackend) Ask(ctx context.Context, prompt string, emit func(agent.Event)) (string, error) {
 	f.mu.Lock()

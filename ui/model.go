@@ -25,6 +25,9 @@ type Backend interface {
 	Undo(ctx context.Context) (Undone, error)
 	SetModel(name string) error
 	Model() string
+	// Files are the attached files, in attach order: the one list the
+	// chips, /files and the status bar are drawn from.
+	Files() []kernel.Profile
 	// SetFigureBox says at what size figures are shown, so the kernel draws
 	// them for it.
 	SetFigureBox(kernel.FigureBox)
@@ -48,7 +51,8 @@ type Options struct {
 	// Notices are shown in the transcript as the chat opens (e.g. config's
 	// "using Ollama" notice).
 	Notices []string
-	// CheckFile tells whether a path can be attached (session.CheckFile);
+	// CheckFile tells whether a path can be attached beside the files
+	// attached already (Session.CheckNewFile), before its upload starts;
 	// nil accepts every existing regular file.
 	CheckFile func(string) error
 	Getenv    func(string) string // nil: os.Getenv
@@ -62,12 +66,16 @@ type Options struct {
 	// Export writes the session for /export [PATH] and returns the files
 	// written; nil when the chat cannot.
 	Export func(ctx context.Context, path string) ([]string, error)
-	// Report writes the session's report for /report [FORMATS|PATH] and
-	// returns the files written; nil when the chat cannot.
-	Report func(ctx context.Context, arg string) ([]string, error)
+	// Report checks /report [FORMATS|PATH]'s argument against the session
+	// and says what it will write, replacing nothing; nil when the chat
+	// cannot. It reads the disk: the chat calls it off the event loop.
+	Report func(arg string) (ReportPlan, error)
 	// ReportAfterAsk writes the report once the answer to Ask is in (the
 	// demo).
 	ReportAfterAsk bool
+	// FixedModel, when set, is what /model says instead of switching:
+	// the demo's model is a script, and this says how to leave it.
+	FixedModel string
 	// Label is shown first in the status bar for the whole chat (the
 	// demo's "scripted model, real sandbox").
 	Label string
@@ -295,7 +303,8 @@ func (m *Model) render() (string, *tea.Cursor) {
 	rc := m.rc()
 	now := rc.now
 	st := m.status
-	st.files, st.changedFiles = m.chips.counts()
+	items := m.fileChips()
+	st.files, st.changedFiles = chipCounts(items)
 	st.cells, st.table, st.figure = m.transcript.hasCells(), m.lastTable != nil, m.lastFigure != ""
 	bottom := st.Render(m.width, now, m.theme, m.running)
 	var mid string
@@ -310,13 +319,13 @@ func (m *Model) render() (string, *tea.Cursor) {
 		inputH = lipgloss.Height(mid)
 		cur = m.input.cursor()
 	}
-	if ch := m.chips.Render(m.width, m.theme); ch != "" {
+	if ch := renderChips(items, m.width, m.theme); ch != "" {
 		mid = ch + "\n" + mid
 	}
 	fixed := lipgloss.Height(mid) + lipgloss.Height(bottom) + 1
 	th := max(m.height-fixed, 0)
 	body := m.transcript.Render(rc, th)
-	if len(m.transcript.blocks) == 0 && len(m.chips.items) == 0 && m.opts.Ask == "" && m.resuming == nil && !m.running && m.confirm == nil {
+	if len(m.transcript.blocks) == 0 && len(items) == 0 && m.opts.Ask == "" && m.resuming == nil && !m.running && m.confirm == nil {
 		body = firstStepsScreen(rc, th)
 	}
 	sep := m.theme.dim.Render(strings.Repeat("─", m.width))
@@ -335,6 +344,10 @@ func (m *Model) render() (string, *tea.Cursor) {
 	return strings.Join(parts, "\n"), cur
 }
 
+// fileChips are the chips as they stand: the session's files and the
+// uploads in flight.
+func (m *Model) fileChips() []chip { return m.chips.list(m.opts.Backend.Files()) }
+
 // transcriptHeight is the rows the transcript gets in the current layout.
 func (m *Model) transcriptHeight() int {
 	mid := lipgloss.Height(m.input.Render())
@@ -343,7 +356,7 @@ func (m *Model) transcriptHeight() int {
 	} else if m.numbersView != nil {
 		mid = lipgloss.Height(m.numbersView.Render(m.rc()))
 	}
-	if ch := m.chips.Render(m.width, m.theme); ch != "" {
+	if ch := renderChips(m.fileChips(), m.width, m.theme); ch != "" {
 		mid += lipgloss.Height(ch)
 	}
 	return max(m.height-mid-3, 1)

@@ -383,7 +383,7 @@ func TestUploadProgressInStatusBar(t *testing.T) {
 	if s := plain(m); !strings.Contains(s, "sandbox busy: copying ledger.csv into the sandbox: 762.9 MiB of 1.5 GiB (50%)") {
 		t.Fatalf("upload progress not shown:\n%s", s)
 	}
-	m.Update(attachedMsg{path: "ledger.csv", profile: kernel.Profile{Name: "ledger.csv"}})
+	attachedAs(m, "ledger.csv", kernel.Profile{Name: "ledger.csv"})
 	m.Update(inboxMsg{sessionMsg{Kind: agent.EventSandbox, Text: "ready"}})
 	if s := plain(m); strings.Contains(s, "copying") || !strings.Contains(s, "sandbox ready") {
 		t.Fatalf("progress left after the upload:\n%s", s)

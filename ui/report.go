@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -8,12 +10,22 @@ import (
 
 // /report writes the session's report (the workbook and the PDF, or the
 // formats or file named) through Options.Report, off the event loop; the
-// demo writes it by itself once its question is answered.
+// demo writes it by itself once its question is answered. Its argument is
+// checked and its files named before the chat says it is writing them.
+
+// ReportPlan is what /report will write, checked and named before
+// anything is written: no file is replaced (Options.Report picks free
+// names) and a session with nothing to report is refused.
+type ReportPlan struct {
+	Files []string // the files it will write, in order
+	Built bool     // some (the workbook, the PDF) are built in a sandbox of their own
+	Write func(ctx context.Context) ([]string, error)
+}
 
 // reportCmd is /report [xlsx|pdf|html|PATH...].
 func (m *Model) reportCmd(arg string) tea.Cmd {
-	report, ctx := m.opts.Report, m.ctx
-	if report == nil {
+	plan := m.opts.Report
+	if plan == nil {
 		m.notice(levelError, "/report is not available in this chat.")
 		return nil
 	}
@@ -29,10 +41,57 @@ func (m *Model) reportCmd(arg string) tea.Cmd {
 		}
 		arg = strings.Join(toks, " ")
 	}
-	m.notice(levelInfo, "Writing the report: the workbook and the PDF are built in a sandbox of their own…")
+	return func() tea.Msg { // the plan reads the record and the folder
+		p, err := plan(arg)
+		return reportPlannedMsg{plan: p, err: err}
+	}
+}
+
+type reportPlannedMsg struct {
+	plan ReportPlan
+	err  error
+}
+
+// reportPlanned says what is being written, then writes it.
+func (m *Model) reportPlanned(msg reportPlannedMsg) tea.Cmd {
+	if msg.err != nil {
+		m.notice(levelError, "/report: "+msg.err.Error())
+		return nil
+	}
+	text := "Writing the report: " + sanitizeLine(joinAnd(m.shortNames(msg.plan.Files)))
+	if msg.plan.Built {
+		text += ", built in a sandbox of its own" // the files are named: no format is said that is not written
+	}
+	m.notice(levelInfo, text+"…")
+	write, ctx := msg.plan.Write, m.ctx
 	return func() tea.Msg {
-		files, err := report(ctx, arg)
+		files, err := write(ctx)
 		return reportedMsg{files: files, err: err}
+	}
+}
+
+// shortNames are paths in the session's folder by their name there, others
+// as they are.
+func (m *Model) shortNames(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = p
+		if rel, err := filepath.Rel(m.opts.OutputDir, p); err == nil && m.opts.OutputDir != "" && !strings.HasPrefix(rel, "..") {
+			out[i] = rel
+		}
+	}
+	return out
+}
+
+// joinAnd is "a", "a and b", "a, b and c".
+func joinAnd(words []string) string {
+	switch n := len(words); n {
+	case 0:
+		return ""
+	case 1:
+		return words[0]
+	default:
+		return strings.Join(words[:n-1], ", ") + " and " + words[n-1]
 	}
 }
 

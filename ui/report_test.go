@@ -9,40 +9,67 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// /report hands its words to Options.Report (paths unquoted) and names
-// the files written, or the error; while an answer runs it waits.
+// fakeReport plans as the session's does: words checked first, the
+// files named before they are written.
+type fakeReport struct {
+	args    []string
+	written int
+}
+
+func (r *fakeReport) plan(arg string) (ReportPlan, error) {
+	r.args = append(r.args, arg)
+	files := map[string][]string{"": {"/s/report-2.xlsx", "/s/report-2.pdf"}, "html": {"/s/report.html"}, "q2 report.pdf": {"/elsewhere/q2 report.pdf"}}[arg]
+	if files == nil {
+		return ReportPlan{}, errors.New(arg + ": name xlsx, pdf or html, or a .xlsx, .pdf or .html file")
+	}
+	built := arg != "html"
+	return ReportPlan{Files: files, Built: built, Write: func(context.Context) ([]string, error) {
+		r.written++
+		return files, nil
+	}}, nil
+}
+
+// /report hands its words to Options.Report (paths unquoted), says what
+// it writes only once they are checked, names only what it writes (html
+// alone: no workbook, no PDF), and a refused argument announces nothing
+// and writes nothing; while an answer runs it waits.
 func TestReportCommand(t *testing.T) {
-	var got []string
-	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: testEnv(true),
-		Report: func(_ context.Context, arg string) ([]string, error) {
-			got = append(got, arg)
-			if arg == "docx" {
-				return nil, errors.New("docx: name xlsx, pdf or html")
-			}
-			return []string{"/s/report.xlsx", "/s/report.pdf"}, nil
-		}})
-	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
+	r := &fakeReport{}
+	m := New(context.Background(), Options{Backend: &fakeBackend{}, Theme: "dark", Getenv: testEnv(true), OutputDir: "/s", Report: r.plan})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Update(startedMsg{})
-	for _, in := range []string{"/report", "/report xlsx html", "/report 'q2 report.pdf'", "/report docx"} {
-		typeText(m, in)
-		_, cmd := m.Update(press("enter"))
-		drain(t, m, cmd)
+	run(t, m, "/report nonsense")
+	if s := plain(m); strings.Contains(s, "Writing") || !strings.Contains(s, "/report: nonsense: name xlsx, pdf or html") || r.written != 0 {
+		t.Fatalf("a refused argument was announced or written:\n%s", s)
 	}
-	if strings.Join(got, "|") != "|xlsx html|q2 report.pdf|docx" {
-		t.Errorf("report args %q", got)
-	}
+	run(t, m, "/report html")
 	s := plain(m)
-	for _, want := range []string{"Report written:", "/s/report.xlsx", "/s/report.pdf", "/report: docx: name xlsx, pdf or html"} {
+	if !strings.Contains(s, "Writing the report: report.html…") || strings.Contains(s, "workbook") || strings.Contains(s, "sandbox of its own") {
+		t.Errorf("/report html announces other files:\n%s", s)
+	}
+	for _, in := range []string{"/report", "/report 'q2 report.pdf'"} {
+		run(t, m, in)
+	}
+	if strings.Join(r.args, "|") != "nonsense|html||q2 report.pdf" {
+		t.Errorf("report args %q", r.args)
+	}
+	s = plain(m)
+	for _, want := range []string{
+		"Writing the report: report-2.xlsx and report-2.pdf, built in a sandbox of its own…",
+		"Writing the report: /elsewhere/q2 report.pdf, built in a sandbox of its own…",
+		"Report written:", "/s/report-2.xlsx", "/s/report-2.pdf",
+	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q:\n%s", want, s)
 		}
 	}
+	if r.written != 3 {
+		t.Errorf("%d reports written, want 3", r.written)
+	}
 	m.running = true
-	typeText(m, "/report")
-	_, cmd := m.Update(press("enter"))
-	drain(t, m, cmd)
-	if len(got) != 4 || !strings.Contains(m.status.hint, "An answer is running") {
-		t.Errorf("a report while an answer ran: %q, hint %q", got, m.status.hint)
+	run(t, m, "/report")
+	if len(r.args) != 4 || !strings.Contains(m.status.hint, "An answer is running") {
+		t.Errorf("a report while an answer ran: %q, hint %q", r.args, m.status.hint)
 	}
 }
 
@@ -50,13 +77,10 @@ func TestReportCommand(t *testing.T) {
 // answered, once, and not after a failed answer.
 func TestReportAfterOpening(t *testing.T) {
 	for _, failed := range []bool{false, true} {
-		calls := 0
+		r := &fakeReport{}
 		fb := &fakeBackend{}
 		m := New(context.Background(), Options{Backend: fb, Theme: "dark", Getenv: testEnv(true), Ask: "the demo's question",
-			ReportAfterAsk: true, Report: func(context.Context, string) ([]string, error) {
-				calls++
-				return []string{"/s/report.xlsx"}, nil
-			}})
+			ReportAfterAsk: true, Report: r.plan})
 		m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 		_, cmd := m.Update(startedMsg{})
 		drain(t, m, cmd)
@@ -68,8 +92,8 @@ func TestReportAfterOpening(t *testing.T) {
 		drain(t, m, cmd)
 		_, cmd = m.Update(inboxMsg{turnEndMsg{turn: m.turn}})
 		drain(t, m, cmd)
-		if want := map[bool]int{false: 1, true: 0}[failed]; calls != want {
-			t.Errorf("failed %v: the report was written %d times, want %d", failed, calls, want)
+		if want := map[bool]int{false: 1, true: 0}[failed]; r.written != want {
+			t.Errorf("failed %v: the report was written %d times, want %d", failed, r.written, want)
 		}
 	}
 }

@@ -13,7 +13,7 @@ import (
 // a long wide-Unicode notice and an answer still streaming.
 func populated(t testing.TB) *Model {
 	m, _ := newTestModel(t, 80, 40, true)
-	m.Update(attachedMsg{path: "/tmp/sales.csv", profile: (&fakeBackend{}).mustProfile()})
+	attachedAs(m, "/tmp/sales.csv", (&fakeBackend{}).mustProfile())
 	m.chips.adding("/tmp/" + strings.Repeat("长", 50) + ".csv")
 	conversation(m)
 	m.notice(levelWarn, strings.Repeat("数据🙂 ", 60))

@@ -192,9 +192,7 @@ func (m *Model) restored(msg restoredMsg) {
 	m.status.progress = ""
 	m.dropResumeChips()
 	for _, in := range msg.inputs {
-		m.chips.adding(in.Path)
-		m.chips.done(in.Path, in.Profile, nil)
-		m.chips.changed(in.Path, in.Changed)
+		m.chips.setChanged(in.Profile.Name, in.Changed)
 		if in.Changed {
 			m.notice(levelInfo, changedShape(in))
 		}
@@ -214,8 +212,13 @@ func (m *Model) exportCmd(path string) tea.Cmd {
 		m.notice(levelError, "/export is not available in this chat.")
 		return nil
 	}
-	if toks, ok := shellWords(path); ok && len(toks) == 1 {
+	toks, ok := shellWords(path)
+	switch {
+	case ok && len(toks) == 1:
 		path = toks[0]
+	case ok && len(toks) > 1:
+		m.notice(levelError, "/export takes one PATH: quote a name with spaces, e.g. /export 'q2 review.ipynb'.")
+		return nil
 	}
 	if p, ok := pathToken(path); ok {
 		path = p
@@ -246,7 +249,7 @@ func (m *Model) dropResumeChips() {
 		return
 	}
 	for _, p := range m.resuming.r.Inputs {
-		m.chips.drop(p)
+		m.chips.done(p)
 	}
 }
 

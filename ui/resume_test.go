@@ -20,12 +20,20 @@ type restoreLog struct {
 	calls  []map[string]string
 	inputs []RestoredInput
 	err    error
+	fb     *fakeBackend // the session the inputs are attached in, as Restore does
 }
 
 func (r *restoreLog) restore(_ context.Context, paths map[string]string) ([]RestoredInput, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.calls = append(r.calls, paths)
+	if r.fb != nil {
+		r.fb.mu.Lock()
+		for _, in := range r.inputs {
+			r.fb.files = append(r.fb.files, in.Profile)
+		}
+		r.fb.mu.Unlock()
+	}
 	return r.inputs, r.err
 }
 
@@ -169,16 +177,17 @@ func TestExportCommand(t *testing.T) {
 		}})
 	m.Update(tea.WindowSizeMsg{Width: 100, Height: 40})
 	m.Update(startedMsg{})
-	for _, in := range []string{"/export", "/export 'my report.html'", "/export bad"} {
+	for _, in := range []string{"/export", "/export 'my report.html'", "/export bad", "/export a.md b.html"} {
 		typeText(m, in)
 		_, cmd := m.Update(press("enter"))
 		drain(t, m, cmd)
 	}
-	if strings.Join(got, "|") != "|my report.html|bad" {
+	if strings.Join(got, "|") != "|my report.html|bad" { // two paths are refused before Export
 		t.Errorf("export paths %q", got)
 	}
 	s := plain(m)
-	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") {
+	if !strings.Contains(s, "Exported:") || !strings.Contains(s, "/s/report.md") || !strings.Contains(s, "/export: bad: name a") ||
+		!strings.Contains(s, "/export takes one PATH: quote a name with spaces") {
 		t.Errorf("screen:\n%s", s)
 	}
 }
@@ -192,6 +201,7 @@ func TestResumeShowsItsFiles(t *testing.T) {
 	log := &restoreLog{inputs: []RestoredInput{{Path: "/srv/budget_q1.csv", Profile: q1, Changed: true}, {Path: "/srv/budget_q2.csv", Profile: q2}}}
 	m, cmd := resumedModel(t, &Resume{ID: "s", Turns: pastTurns(t), Restore: log.restore,
 		Inputs: []string{"/srv/budget_q1.csv", "/srv/budget_q2.csv"}})
+	log.fb = m.opts.Backend.(*fakeBackend)
 	if s := plain(m); !strings.Contains(s, "budget_q1.csv …") || !strings.Contains(s, "budget_q2.csv …") {
 		t.Errorf("no uploading chips while the restore runs:\n%s", s)
 	}

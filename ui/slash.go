@@ -15,7 +15,7 @@ import (
 type slashCommand struct {
 	name    string
 	aliases []string
-	args    string // as /help shows them: "PATH", "[PATH]"
+	args    string // as /help shows them: "PATH", "[PATH]"; "" takes none, and one given is refused
 	help    string
 	// whileAsking: it still works while the chat asks about a changed
 	// input (any other line is the answer).
@@ -29,7 +29,7 @@ var slashCommands []slashCommand
 
 func init() { // a var's initializer cannot refer to the table through /help
 	slashCommands = []slashCommand{
-		{name: "/attach", args: "PATH", help: "attach a data file or database: " + filekind.Formats() + " (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
+		{name: "/attach", args: "PATH...", help: "attach data files or databases: " + filekind.Formats() + "; patterns such as data/*.csv are expanded (Tab completes; dropping a file works too)", run: (*Model).attachCommand},
 		{name: "/files", help: "list the attached files", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.filesText()); return nil }},
 		{name: "/sources", help: "list the databases sql(query, db=NAME) reaches", run: func(m *Model, _ string) tea.Cmd { m.notice(levelInfo, m.sourcesText()); return nil }},
 		{name: "/undo", help: "take back the last question: its answer, its cells' variables and files go", run: func(m *Model, _ string) tea.Cmd { return m.undoCmd() }},
@@ -76,7 +76,12 @@ func slashNames() []string {
 func (m *Model) slash(text string) tea.Cmd {
 	name, arg, _ := strings.Cut(text, " ")
 	if c, ok := lookupSlash(name); ok {
-		return c.run(m, strings.TrimSpace(arg))
+		arg = strings.TrimSpace(arg)
+		if c.args == "" && arg != "" { // checked before anything is done or said
+			m.notice(levelError, fmt.Sprintf("%s takes no argument, and did nothing: type %s alone (/help lists the commands).", c.name, c.name))
+			return nil
+		}
+		return c.run(m, arg)
 	}
 	if p := suggest.Phrase(suggest.Nearest(name, slashNames(), 0), nil); p != "" {
 		m.notice(levelError, fmt.Sprintf("Unknown command %s: %s (/help lists them)", name, p))
@@ -117,22 +122,6 @@ func helpText() string {
 	return b.String() + helpKeys
 }
 
-func (m *Model) attachCommand(arg string) tea.Cmd {
-	if arg == "" {
-		m.notice(levelError, "/attach needs a path, e.g. /attach sales.csv")
-		return nil
-	}
-	path := arg
-	if toks, ok := shellWords(arg); ok && len(toks) == 1 {
-		path = toks[0]
-	}
-	if p, ok := pathToken(path); ok {
-		path = p
-	}
-	m.attaching++
-	return m.attachCmd(path, true, true)
-}
-
 func (m *Model) resetCommand(string) tea.Cmd {
 	if m.running {
 		m.status.hint = "An answer is running: press Esc to cancel it first."
@@ -150,6 +139,10 @@ func (m *Model) clearCommand(string) tea.Cmd {
 }
 
 func (m *Model) modelCommand(arg string) tea.Cmd {
+	if m.opts.FixedModel != "" {
+		m.notice(levelInfo, "Model: "+m.status.model+". "+m.opts.FixedModel)
+		return nil
+	}
 	if arg == "" {
 		m.notice(levelInfo, "Model: "+m.status.model+" (switch with /model NAME)")
 		return nil

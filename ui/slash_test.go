@@ -59,3 +59,25 @@ func TestAttachSaysSoInTheTranscript(t *testing.T) {
 		t.Fatalf("after /attach:\n%s", s)
 	}
 }
+
+// A command that takes no argument refuses one before doing anything:
+// nothing is reset, taken back, cleared or quit, and the chat says why.
+func TestSlashRefusesAnArgumentItDoesNotTake(t *testing.T) {
+	for _, c := range slashCommands {
+		if c.args != "" {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			m, fb := newTestModel(t, 120, 30, true)
+			conversation(m)
+			blocks := len(m.transcript.blocks)
+			run(t, m, c.name+" now")
+			if !strings.Contains(plain(m), c.name+" takes no argument, and did nothing: type "+c.name+" alone") {
+				t.Errorf("not refused:\n%s", plain(m))
+			}
+			if fb.resets != 0 || fb.undos != 0 || m.quitting || len(m.transcript.blocks) != blocks+1 {
+				t.Errorf("%s now acted: resets %d, undos %d, quitting %v, blocks %d→%d", c.name, fb.resets, fb.undos, m.quitting, blocks, len(m.transcript.blocks))
+			}
+		})
+	}
+}

@@ -32,7 +32,7 @@ type dbFile struct {
 // its extension unless an earlier file answers to it, else its whole name.
 func (m *Model) dbFiles() []dbFile {
 	var files []*kernel.Profile
-	for _, c := range m.chips.items {
+	for _, c := range m.fileChips() {
 		if p := c.profile; p != nil && (p.Kind == "sqlite" || p.Kind == "duckdb") {
 			files = append(files, p)
 		}

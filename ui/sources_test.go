@@ -41,7 +41,7 @@ func ware() kernel.Profile {
 
 func attachProfile(m *Model, p kernel.Profile) {
 	m.chips.adding("/home/ana/" + p.Name)
-	m.Update(attachedMsg{path: "/home/ana/" + p.Name, profile: p})
+	attachedAs(m, "/home/ana/"+p.Name, p)
 }
 
 var twoServers = []Source{

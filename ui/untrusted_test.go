@@ -32,7 +32,7 @@ func TestUntrustedSinksAreSanitized(t *testing.T) {
 	m.status.sandbox, m.status.hint = "ready", ""
 
 	m.chips.adding("/d/" + evil + ".csv")
-	m.Update(attachedMsg{path: "/d/" + evil + ".csv", profile: kernel.Profile{Name: evil, Path: "/d/" + evil, Kind: evil, Columns: []kernel.Column{{Name: evil}}}})
+	attachedAs(m, "/d/"+evil+".csv", kernel.Profile{Name: evil, Path: "/d/" + evil, Kind: evil, Columns: []kernel.Column{{Name: evil}}})
 	m.Update(attachedMsg{path: "/d/x.csv", err: errors.New("cannot read " + evil)})
 	m.slash("/files")
 	tbl := &kernel.Table{Columns: []string{evil}, IndexName: evil, Index: []string{evil}, Head: [][]string{{evil}}, Rows: 1, Cols: 1}

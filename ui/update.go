@@ -90,17 +90,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case exportedMsg:
 		m.exported(msg)
 		return m, nil
+	case reportPlannedMsg:
+		return m, m.reportPlanned(msg)
 	case reportedMsg:
 		m.reported(msg)
 		return m, nil
+	case attachListMsg:
+		return m, m.attachList(msg)
 	case attachedMsg:
 		m.attaching, m.status.progress = m.attaching-1, ""
-		m.chips.done(msg.path, msg.profile, msg.err)
+		m.chips.done(msg.path)
 		switch {
 		case msg.err != nil:
 			m.notice(levelError, msg.err.Error())
 		case msg.announce:
-			m.notice(levelInfo, "Attached "+chip{path: msg.path, profile: &msg.profile}.label()+": ask about it.")
+			m.notice(levelInfo, "Attached "+chip{name: msg.profile.Name, profile: &msg.profile}.label()+": ask about it.")
 		}
 		return m, m.askOpening()
 	case resetMsg:

@@ -18,7 +18,7 @@ func TestViewGolden(t *testing.T) {
 		}
 		t.Run("conversation_80x40_"+name, func(t *testing.T) {
 			m, _ := newTestModel(t, 80, 40, dark)
-			m.Update(attachedMsg{path: "/tmp/sales.csv", profile: (&fakeBackend{}).mustProfile()})
+			attachedAs(m, "/tmp/sales.csv", (&fakeBackend{}).mustProfile())
 			conversation(m)
 			golden.RequireEqual(t, screen(m))
 		})
@@ -63,7 +63,7 @@ func TestViewGolden(t *testing.T) {
 }
 
 func (f *fakeBackend) mustProfile() (p kernel.Profile) {
-	p, err := f.Attach(nil, "x")
+	p, err := f.Attach(nil, "sales.csv")
 	if err != nil {
 		panic(fmt.Sprint(err))
 	}

@@ -72,7 +72,7 @@ func run(t *testing.T, m *Model, s string) {
 // model without a price; then /files and /tokens.
 func wording(m *Model) {
 	m.chips.adding("/tmp/sales.csv")
-	m.Update(attachedMsg{path: "/tmp/sales.csv", profile: (&fakeBackend{}).mustProfile()})
+	attachedAs(m, "/tmp/sales.csv", (&fakeBackend{}).mustProfile())
 	typeText(m, "Count the rows per region")
 	m.Update(press("enter"))
 	out := "North 10\nSouth 12\nEast 9\nWest 7\nCentral 3\nIslands 1\ntotal 42\n"
