@@ -10,7 +10,6 @@ import (
 )
 
 func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
-	const budget = 4000
 	const cells = 6
 	replies := []openaitest.Reply{}
 	for i := range cells {
@@ -23,6 +22,10 @@ func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
 		return kernel.Result{Stdout: code + "\n" + big}, nil
 	}}
 	cfg := testConfig(srv)
+	// Room for the system prompt and the tools, the question and about one
+	// and a half cells' outputs: the older ones must be trimmed.
+	system := estimateTokens([]message{{role: "system", content: newAgent(t, cfg, k).systemPrompt()}}, true)
+	budget := system + 3000
 	cfg.ContextBudget = budget
 	a := newAgent(t, cfg, k)
 	ans, rec, err := run(t, a, "crunch")
@@ -30,12 +33,12 @@ func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
 		t.Fatalf("Run = %q, %v", ans, err)
 	}
 	reqs := srv.ChatRequests()
-	system := reqs[0].System()
+	prompt := reqs[0].System()
 	for _, r := range reqs {
 		if est := estimateTokens(sentMessages(r), r.HasTools()); est > budget {
 			t.Errorf("request %d: about %d tokens, over the budget of %d", r.N, est, budget)
 		}
-		if r.System() != system || r.Messages()[1].Content != "crunch" {
+		if r.System() != prompt || r.Messages()[1].Content != "crunch" {
 			t.Errorf("request %d changed the system prompt or the question", r.N)
 		}
 	}
