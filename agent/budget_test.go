@@ -74,7 +74,10 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 		return openaitest.Text(strings.Repeat("long answer ", 300))
 	})
 	cfg := testConfig(srv)
-	cfg.ContextBudget = 2000
+	// The system prompt and tools, the current question and about one old
+	// turn: the older turns must go.
+	budget := estimateTokens([]message{{role: "system", content: newAgent(t, cfg, echoKernel()).systemPrompt()}}, true) + 1200
+	cfg.ContextBudget = budget
 	a := newAgent(t, cfg, echoKernel())
 	for i := range 8 {
 		if _, _, err := run(t, a, "question "+strings.Repeat("?", 500)+string(rune('a'+i))); err != nil {
@@ -82,8 +85,11 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 		}
 	}
 	r := srv.ChatRequests()[7]
-	if est := estimateTokens(sentMessages(r), true); est > 2000 {
-		t.Errorf("about %d tokens, over the budget", est)
+	if est := estimateTokens(sentMessages(r), true); est > budget {
+		t.Errorf("about %d tokens, over the budget of %d", est, budget)
+	}
+	if n := len(r.Messages()); n >= 2+2*7 {
+		t.Errorf("%d messages: no old turn was dropped", n)
 	}
 	if !strings.HasSuffix(r.LastUser(), "h") {
 		t.Errorf("the current question was lost: %q", clip(r.LastUser(), 40))
