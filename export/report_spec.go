@@ -99,6 +99,7 @@ type reportSpec struct {
 	Highlights    []block           `json:"highlights"`
 	Commentary    []block           `json:"commentary"`
 	Legend        string            `json:"unverified_legend,omitempty"`
+	Analyses      []specAnalysis    `json:"analyses"`
 	Tables        []specTable       `json:"tables"`
 	Sources       specSources       `json:"sources"`
 	Code          []specCode        `json:"code"`
@@ -207,6 +208,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		s.Chart = &specChart{File: "chart.png", Cell: r.vcell}
 	}
 	s.Commentary, s.Legend = reportCommentary(d, r)
+	s.Analyses = specAnalyses(d.lastAnalyses())
 	s.Tables = d.savedTables(files)
 	for _, in := range d.inputs {
 		s.Sources.Files = append(s.Sources.Files, specFile{Name: in.Name, Path: in.Path, Size: in.Size,

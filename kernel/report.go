@@ -8,6 +8,9 @@ package kernel
 type Report struct {
 	Variance *Variance `json:"variance,omitempty"`
 	Bridge   *Bridge   `json:"bridge,omitempty"`
+	// Analyses are the tables of the cell's last pvm() and explain(): why
+	// the variance moved.
+	Analyses []Analysis `json:"analyses,omitempty"`
 	// Notes say what the kernel could not carry (a table too large, a
 	// figure closed before the cell ended).
 	Notes []string `json:"notes,omitempty"`
@@ -69,4 +72,18 @@ type BridgeBar struct {
 	End    float64 `json:"end"`
 	Effect string  `json:"effect"`
 	Lines  int     `json:"lines"`
+}
+
+// Analysis is the table of a pvm() or explain() call: Kind names which;
+// Rows hold numbers (float64, nil for NaN) where Numeric says so and text
+// elsewhere, at most a few thousand of TotalRows. Its text is the data's
+// own: untrusted.
+type Analysis struct {
+	Kind      string   `json:"kind"` // pvm, explain
+	Columns   []string `json:"columns"`
+	Numeric   []bool   `json:"numeric"`
+	Rows      [][]any  `json:"rows"`
+	TotalRows int      `json:"total_rows"`
+	Notes     []string `json:"notes,omitempty"`
+	Method    string   `json:"method,omitempty"`
 }

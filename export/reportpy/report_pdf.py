@@ -38,6 +38,8 @@ def write_pdf(spec, data, path, counts):
     if v:
         _table(story, v, lines, left_out, widths, st, colors, counts)
     _chart(story, spec, data, frame_w, size[1] - 2 * margin, st)
+    for a in spec.get('analyses') or []:
+        _analysis(story, a, frame_w, st, colors)
     _blocks(story, 'Commentary', spec.get('commentary'), st)
     if spec.get('unverified_legend'):
         story.append(_para('<font color="%s">%s</font>' % (MARK_HEX, _esc(spec['unverified_legend'])), st['small']))
@@ -231,6 +233,48 @@ def _table(story, v, lines, left_out, widths, st, colors, counts):
     said = v.get('said') or []
     for s in said:
         story.append(_para(_esc(s), st['small']))
+
+
+def _analysis(story, a, frame_w, st, colors):
+    """An analysis's largest rows as the host formatted them, its Total
+    bold, then its first notes."""
+    from reportlab.platypus import LongTable, TableStyle
+    cols = a.get('columns') or []
+    printed = [j for j in a.get('printed') or [] if 0 <= j < len(cols)]
+    text = a.get('text') or []
+    if not printed or not text:
+        return
+    numeric = a.get('numeric') or []
+    story.append(_para(_esc(a.get('title') or 'Analysis', 200), st['h']))
+    if a.get('left_out'):
+        story.append(_para(_esc(a['left_out']), st['small']))
+    head = [_para('<b>%s</b>' % _esc(cols[j].replace('_', ' '), 60), st['num'] if numeric[j] else st['cell'])
+            for j in printed]
+    rows, cmds = [head], [('FONT', (0, 0), (-1, -1), 'Q', FONT_SIZE), ('VALIGN', (0, 0), (-1, -1), 'TOP'),
+                          ('BACKGROUND', (0, 0), (-1, 0), colors.HexColor('#E7E6E6')),
+                          ('LINEBELOW', (0, 0), (-1, 0), 0.6, colors.black),
+                          ('TOPPADDING', (0, 0), (-1, -1), 1.5), ('BOTTOMPADDING', (0, 0), (-1, -1), 1.5)]
+    red = colors.HexColor('#C00000')
+    for i, r in enumerate(text, 1):
+        row = []
+        for k, j in enumerate(printed):
+            t = clean_text(r[k] if k < len(r) else '', 200)
+            row.append(t if numeric[j] else _para(_esc(t), st['cell']))
+            if numeric[j]:
+                cmds.append(('ALIGN', (k, i), (k, i), 'RIGHT'))
+                if t.startswith('('):
+                    cmds.append(('TEXTCOLOR', (k, i), (k, i), red))
+        rows.append(row)
+        if r and r[0] == 'Total':
+            cmds += [('FONT', (0, i), (-1, i), 'Q-Bold', FONT_SIZE), ('LINEABOVE', (0, i), (-1, i), 0.6, colors.black)]
+    nums = sum(1 for j in printed if numeric[j])
+    num_w = min(frame_w * 0.14, frame_w * 0.6 / max(nums, 1))
+    text_w = (frame_w - num_w * nums) / max(len(printed) - nums, 1)
+    t = LongTable(rows, colWidths=[num_w if numeric[j] else text_w for j in printed], repeatRows=1)
+    t.setStyle(TableStyle(cmds))
+    story.append(t)
+    for n in (a.get('notes') or [])[:PDF_MAX_NOTES // 4]:
+        story.append(_para('\u2022 ' + _esc(n, 2000), st['small']))
 
 
 def _chart(story, spec, data, frame_w, frame_h, st):

@@ -1,7 +1,8 @@
 # quarry's report builder, part 3 of 4: the workbook. Summary (the
 # variance table, the bridge chart, the key figures, the commentary with
-# its unverified numbers marked, the notes), one sheet per table the
-# session saved, Sources (files with sizes and hashes, databases, the
+# its unverified numbers marked, the notes), one sheet per analysis of why
+# the variance moved (explain(), pvm(): its rows, then its notes and
+# method), one sheet per table the session saved, Sources (files with sizes and hashes, databases, the
 # question, the model, the date, what the cleaning did) and Code (each
 # cell's code). Written in openpyxl's write-only mode: rows stream out, so
 # a sheet of a million rows costs no more memory than one.
@@ -23,6 +24,8 @@ def write_workbook(spec, data, path, counts):
     wb = Workbook(write_only=True)
     taken = {'summary', 'sources', 'code'}
     summary_sheet(wb, spec, data, st, counts)
+    for a in spec.get('analyses') or []:
+        analysis_sheet(wb, a, st, counts, taken)
     made = []
     for t in spec.get('tables') or []:
         made += table_sheets(wb, t, data, st, counts, taken)
@@ -162,6 +165,38 @@ def _panel(ws, spec, data, st, counts, col):
                             font=st.subtitle)
             r += 1
     return panel, chart
+
+
+# One sheet per analysis
+
+
+def analysis_sheet(wb, a, st, counts, taken):
+    """An analysis's rows, amounts in the money format and shares in
+    percent, a bold Total row, then its notes and method."""
+    ws = wb.create_sheet(sheet_name(a.get('sheet') or 'Analysis', taken))
+    cols = [clean_text(c, 100) for c in a.get('columns') or []]
+    numeric = list(a.get('numeric') or [False] * len(cols))
+    rows = a.get('rows') or []
+    for j, c in enumerate(cols):
+        width = max([len(c) + 2] + [len(str(r[j])) + 2 for r in rows[:2000] if not numeric[j]] + [14 if numeric[j] else 8])
+        ws.column_dimensions[col_letter(j + 1)].width = min(width, 60)
+    ws.freeze_panes = 'A2'
+    ws.append([cell(ws, c, counts, font=st.bold, fill=st.head_fill, border=st.head_border, limit=255) for c in cols])
+    fmts = [(st.percent if c == 'share' else INTEGER if c.endswith('_units') else st.money) if numeric[j] else None
+            for j, c in enumerate(cols)]
+    for r in rows:
+        total = bool(r) and r[0] == 'Total'
+        ws.append([cell(ws, x, counts, f, font=st.bold if total else None, border=st.total_border if total else None)
+                   for x, f in zip(r, fmts)])
+    if rows and cols:
+        ws.auto_filter.ref = 'A1:%s%d' % (col_letter(len(cols)), len(rows) + 1)
+    ws.append([])
+    if a.get('left_out'):
+        ws.append([cell(ws, a['left_out'], counts)])
+    for n in (a.get('notes') or [])[:MAX_NOTES]:
+        ws.append([cell(ws, n, counts)])
+    if a.get('method'):
+        ws.append([cell(ws, 'Method: ' + a['method'], counts)])
 
 
 # One sheet per table the session saved
