@@ -10,15 +10,67 @@
 EXPLAIN_COLUMNS = ('line', 'dimension', 'member', 'actual', 'budget', 'variance', 'share', 'basis')
 EXPLAIN_MAX_MEMBERS = 500  # more distinct values: an id or a memo, not a dimension
 
-_ACCOUNT_NAMES = ('account', 'account name', 'gl account', 'account code', 'account number', 'gl', 'line',
-                  'category', 'cost center account', 'konto', 'compte')
-_LEDGER_AMOUNTS = ('amount', 'net amount', 'value', 'net', 'amount (usd)', 'amount usd', 'total', 'balance',
-                   'betrag', 'montant', 'sum')
-_NOT_DIMENSIONS = ('memo', 'description', 'reference', 'ref', 'id', 'number', 'no', 'invoice', 'document',
-                   'doc', 'journal', 'entry', 'line', 'comment', 'notes', 'text', 'date', 'period', 'month',
-                   'posting date', 'transaction', 'transaction id', 'voucher')
-_SIDE_WORDS = {'actual': 'actual', 'actuals': 'actual', 'act': 'actual', 'ist': 'actual', 'budget': 'budget',
-               'bud': 'budget', 'plan': 'budget', 'soll': 'budget'}
+_ACCOUNT_NAMES = (
+    'account',
+    'account name',
+    'gl account',
+    'account code',
+    'account number',
+    'gl',
+    'line',
+    'category',
+    'cost center account',
+    'konto',
+    'compte',
+)
+_LEDGER_AMOUNTS = (
+    'amount',
+    'net amount',
+    'value',
+    'net',
+    'amount (usd)',
+    'amount usd',
+    'total',
+    'balance',
+    'betrag',
+    'montant',
+    'sum',
+)
+_NOT_DIMENSIONS = (
+    'memo',
+    'description',
+    'reference',
+    'ref',
+    'id',
+    'number',
+    'no',
+    'invoice',
+    'document',
+    'doc',
+    'journal',
+    'entry',
+    'line',
+    'comment',
+    'notes',
+    'text',
+    'date',
+    'period',
+    'month',
+    'posting date',
+    'transaction',
+    'transaction id',
+    'voucher',
+)
+_SIDE_WORDS = {
+    'actual': 'actual',
+    'actuals': 'actual',
+    'act': 'actual',
+    'ist': 'actual',
+    'budget': 'budget',
+    'bud': 'budget',
+    'plan': 'budget',
+    'soll': 'budget',
+}
 
 
 def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, amount=None):
@@ -59,6 +111,7 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
         the detail), account, amount, dimensions.
     """
     import pandas as pd
+
     if not isinstance(v, pd.DataFrame) or not set(VARIANCE_COLUMNS) <= set(v.columns):
         raise TypeError('explain() takes the table variance() returns as its first argument')
     if not isinstance(top, int) or isinstance(top, bool) or top < 1:
@@ -73,8 +126,10 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
     scen = _scenario_column(d, acct, notes) if budget is None else None
     if scen is not None:
         side = d[scen].map(lambda x: _SIDE_WORDS.get(fold_text(str(x))))
-        sides = {'actual': (d[side == 'actual'], amt[side == 'actual']),
-                 'budget': (d[side == 'budget'], amt[side == 'budget'])}
+        sides = {
+            'actual': (d[side == 'actual'], amt[side == 'actual']),
+            'budget': (d[side == 'budget'], amt[side == 'budget']),
+        }
     elif budget is not None:
         bd = member_table(budget, 'budget detail')
         b_acct = _account_column(bd, body, labels, acct, notes)
@@ -83,9 +138,11 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
     dims = _dimensions(d, by, {acct, amt_col, scen}, notes)
     chosen = _chosen_lines(body, labels, lines)
     if 'budget' not in sides and len(chosen):
-        notes.append('the detail holds no budget by member: a member\'s part of a line\'s variance is its share of '
-                     'the line\'s actuals (pass budget= with the budget at the same detail to compare member by '
-                     'member)')
+        notes.append(
+            'the detail holds no budget by member: a member\'s part of a line\'s variance is its share of '
+            'the line\'s actuals (pass budget= with the budget at the same detail to compare member by '
+            'member)'
+        )
     rows = []
     for i in chosen.index:
         line = chosen.loc[i]
@@ -93,13 +150,16 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
         keys = {fold_text(str(line[c])) for c in labels if str(line[c]).strip()} | {fold_text(name.replace(' · ', ' '))}
         rows += _explain_line(line, name, keys, acct, dims, sides, top, notes)
     out = pd.DataFrame(rows, columns=list(EXPLAIN_COLUMNS))
-    out.attrs.update({'notes': notes, 'account': str(acct), 'amount': str(amt_col), 'dimensions': [str(x) for x in dims]})
+    out.attrs.update(
+        {'notes': notes, 'account': str(acct), 'amount': str(amt_col), 'dimensions': [str(x) for x in dims]}
+    )
     _print_explain_notes(notes)
     return out
 
 
 def _chosen_lines(body, labels, lines):
     import numpy as np
+
     if lines is None:
         chosen = body[body['material'].astype(bool) & (body['variance'] != 0)]
     else:
@@ -108,13 +168,16 @@ def _chosen_lines(body, labels, lines):
         hit = body[labels].astype(str).apply(lambda col: col.map(fold_text)).isin(folded).any(axis=1)
         chosen = body[hit]
         if len(chosen) == 0:
-            raise ValueError('lines=%r: no line of the table has that label (its lines: %s)' % (
-                lines, quoted(body[labels[-1]].astype(str))))
+            raise ValueError(
+                'lines=%r: no line of the table has that label (its lines: %s)'
+                % (lines, quoted(body[labels[-1]].astype(str)))
+            )
     return chosen.iloc[np.argsort(-chosen['variance'].abs().to_numpy(), kind='stable')]
 
 
 def _explain_line(line, name, keys, acct, dims, sides, top, notes):
     import numpy as np
+
     var = float(line['variance'])
     got = {}
     for side, (frame, amounts) in sides.items():
@@ -127,10 +190,17 @@ def _explain_line(line, name, keys, acct, dims, sides, top, notes):
         got[side] = (frame[hit], vals)
         missing = want - float(vals.sum())
         if abs(missing) >= 0.005:
-            notes.append('%s: the detail\'s %s sum to %s, the table\'s to %s: %s is not in the detail (other '
-                         'periods or accounts?) and is the "Not in the detail" row' % (
-                             name, 'actuals' if side == 'actual' else 'budget', money(float(vals.sum())),
-                             money(want), money(missing)))
+            notes.append(
+                '%s: the detail\'s %s sum to %s, the table\'s to %s: %s is not in the detail (other '
+                'periods or accounts?) and is the "Not in the detail" row'
+                % (
+                    name,
+                    'actuals' if side == 'actual' else 'budget',
+                    money(float(vals.sum())),
+                    money(want),
+                    money(missing),
+                )
+            )
     by_member = 'budget' in got
     rows = []
     for dim in dims:
@@ -152,12 +222,24 @@ def _explain_line(line, name, keys, acct, dims, sides, top, notes):
         order = part.index[np.argsort(-part.abs().to_numpy(), kind='stable')]
         shown, rest = list(order[:top]), list(order[top:])
         for m in shown:
-            rows.append(_explain_row(name, dim, m, float(a_m[m]), None if b_m is None else float(b_m[m]),
-                                     float(part[m]), var, basis))
+            rows.append(
+                _explain_row(
+                    name, dim, m, float(a_m[m]), None if b_m is None else float(b_m[m]), float(part[m]), var, basis
+                )
+            )
         if rest:
-            rows.append(_explain_row(name, dim, 'Other (%d members)' % len(rest), float(a_m[rest].sum()),
-                                     None if b_m is None else float(b_m[rest].sum()), float(part[rest].sum()), var,
-                                     basis))
+            rows.append(
+                _explain_row(
+                    name,
+                    dim,
+                    'Other (%d members)' % len(rest),
+                    float(a_m[rest].sum()),
+                    None if b_m is None else float(b_m[rest].sum()),
+                    float(part[rest].sum()),
+                    var,
+                    basis,
+                )
+            )
         left = round(var - sum(r['variance'] for r in rows if r['dimension'] == dim), 9)
         if abs(left) >= 0.005:
             rows.append(_explain_row(name, dim, 'Not in the detail', np.nan, np.nan, left, var, basis))
@@ -166,9 +248,17 @@ def _explain_line(line, name, keys, acct, dims, sides, top, notes):
 
 def _explain_row(line, dim, member, actual, budget, part, var, basis):
     import numpy as np
-    return {'line': line, 'dimension': str(dim), 'member': str(member), 'actual': actual,
-            'budget': np.nan if budget is None else budget, 'variance': round(part, 9),
-            'share': part / var if var else np.nan, 'basis': basis}
+
+    return {
+        'line': line,
+        'dimension': str(dim),
+        'member': str(member),
+        'actual': actual,
+        'budget': np.nan if budget is None else budget,
+        'variance': round(part, 9),
+        'share': part / var if var else np.nan,
+        'basis': basis,
+    }
 
 
 def _account_column(d, body, labels, given, notes):
@@ -188,10 +278,14 @@ def _account_column(d, body, labels, given, notes):
         if n > score or (n == score and n and fold_text(str(c)) in _ACCOUNT_NAMES):
             best, score = c, n
     if best is None:
-        raise ValueError("the detail has no column naming the table's lines (%s): pass account= with the detail's "
-                         'account column (its columns: %s)' % (quoted(body[labels[-1]].astype(str)), quoted(d.columns)))
-    notes.append('the detail\'s accounts are the column %r: it names %d of the table\'s %d lines' % (
-        best, min(score, len(body)), len(body)))
+        raise ValueError(
+            "the detail has no column naming the table's lines (%s): pass account= with the detail's "
+            'account column (its columns: %s)' % (quoted(body[labels[-1]].astype(str)), quoted(d.columns))
+        )
+    notes.append(
+        'the detail\'s accounts are the column %r: it names %d of the table\'s %d lines'
+        % (best, min(score, len(body)), len(body))
+    )
     return best
 
 
@@ -203,11 +297,16 @@ def _ledger_amounts(d, given, notes):
         return c, amounts_of(d, c).fillna(0.0)
     folded = {fold_text(str(x)): x for x in d.columns}
     if 'debit' in folded and 'credit' in folded:
-        notes.append('the detail: amounts are debit minus credit (the columns %r and %r)' % (
-            folded['debit'], folded['credit']))
-        return 'debit - credit', (amounts_of(d, folded['debit']).fillna(0.0) - amounts_of(d, folded['credit']).fillna(0.0))
-    raise ValueError('the detail has no amount column found by its name (amount, value, debit and credit…) among '
-                     '%s: pass amount=' % quoted(d.columns))
+        notes.append(
+            'the detail: amounts are debit minus credit (the columns %r and %r)' % (folded['debit'], folded['credit'])
+        )
+        return 'debit - credit', (
+            amounts_of(d, folded['debit']).fillna(0.0) - amounts_of(d, folded['credit']).fillna(0.0)
+        )
+    raise ValueError(
+        'the detail has no amount column found by its name (amount, value, debit and credit…) among '
+        '%s: pass amount=' % quoted(d.columns)
+    )
 
 
 def _scenario_column(d, acct, notes):
@@ -236,12 +335,15 @@ def _dimensions(d, by, skip, notes):
         if 2 <= n <= EXPLAIN_MAX_MEMBERS and n < max(3, 0.9 * len(d)) and _numeric_share(d, c) < 0.5:
             dims.append(c)
     if not dims:
-        raise ValueError('the detail has no dimension to attribute over (a text column with a few distinct values: '
-                         'vendor, department…): pass by= (its columns: %s)' % quoted(d.columns))
+        raise ValueError(
+            'the detail has no dimension to attribute over (a text column with a few distinct values: '
+            'vendor, department…): pass by= (its columns: %s)' % quoted(d.columns)
+        )
     notes.append('the dimensions: %s (pass by= for others)' % quoted(dims))
     return dims
 
 
 def _print_explain_notes(notes):
     import sys
+
     print('explain() notes:\n' + '\n'.join('- ' + n for n in notes[:NOTES_PRINTED]), file=sys.stderr)

@@ -5,18 +5,62 @@
 # three effects of a member add up to its actual minus its budget, and the
 # Total row to the whole variance (docs/usage.md, "Price, volume and mix").
 
-PVM_COLUMNS = ('status', 'actual_units', 'budget_units', 'actual_price', 'budget_price', 'actual', 'budget',
-               'variance', 'price', 'volume', 'mix', 'new_lost', 'effect')
-PVM_METHOD = ('over the members both sides have (continuing): price = (AP - BP) * AU; '
-              'volume = (AU_total - BU_total) * BMix * BP; mix = (AMix - BMix) * AU_total * BP, '
-              'where AU, BU are a member\'s units, AP, BP its price (amount / units), '
-              'AMix, BMix its share of the continuing units and AU_total, BU_total those units summed; '
-              'a member on one side only is new (its actual) or lost (minus its budget)')
+PVM_COLUMNS = (
+    'status',
+    'actual_units',
+    'budget_units',
+    'actual_price',
+    'budget_price',
+    'actual',
+    'budget',
+    'variance',
+    'price',
+    'volume',
+    'mix',
+    'new_lost',
+    'effect',
+)
+PVM_METHOD = (
+    'over the members both sides have (continuing): price = (AP - BP) * AU; '
+    'volume = (AU_total - BU_total) * BMix * BP; mix = (AMix - BMix) * AU_total * BP, '
+    'where AU, BU are a member\'s units, AP, BP its price (amount / units), '
+    'AMix, BMix its share of the continuing units and AU_total, BU_total those units summed; '
+    'a member on one side only is new (its actual) or lost (minus its budget)'
+)
 
-_UNIT_NAMES = ('units', 'unit', 'qty', 'quantity', 'volume', 'volumes', 'count', 'cases', 'pieces', 'pcs', 'tons',
-               'tonnes', 'kg', 'hours', 'seats', 'users', 'orders')
-_AMOUNT_NAMES = ('revenue', 'revenues', 'sales', 'net sales', 'amount', 'value', 'net revenue', 'turnover',
-                 'cost', 'costs', 'spend', 'total')
+_UNIT_NAMES = (
+    'units',
+    'unit',
+    'qty',
+    'quantity',
+    'volume',
+    'volumes',
+    'count',
+    'cases',
+    'pieces',
+    'pcs',
+    'tons',
+    'tonnes',
+    'kg',
+    'hours',
+    'seats',
+    'users',
+    'orders',
+)
+_AMOUNT_NAMES = (
+    'revenue',
+    'revenues',
+    'sales',
+    'net sales',
+    'amount',
+    'value',
+    'net revenue',
+    'turnover',
+    'cost',
+    'costs',
+    'spend',
+    'total',
+)
 _PRICE_NAMES = ('price', 'unit price', 'avg price', 'average price', 'asp', 'rate', 'price per unit', 'unit cost')
 
 
@@ -60,6 +104,7 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
     """
     import numpy as np
     import pandas as pd
+
     by = _pvm_by(by)
     if kind not in ('revenue', 'cost'):
         raise ValueError("kind= is 'revenue' or 'cost' (got %r)" % (kind,))
@@ -78,8 +123,10 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
     bp = (br / bu).where(bu != 0)
     au_t, bu_t = float(au[both].sum()), float(bu[both].sum())
     if both.any() and (au_t == 0 or bu_t == 0):
-        raise ValueError('the units of the members both sides have sum to 0 on the %s side, so their mix '
-                         'has no meaning: check the units column' % ('actual' if au_t == 0 else 'budget'))
+        raise ValueError(
+            'the units of the members both sides have sum to 0 on the %s side, so their mix '
+            'has no meaning: check the units column' % ('actual' if au_t == 0 else 'budget')
+        )
     zero = pd.Series(0.0, index=keys)
     price_e, volume_e, mix_e = zero.copy(), zero.copy(), zero.copy()
     if both.any():
@@ -90,23 +137,44 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
         mix_e[both] = (amix - bmix) * au_t * bp[both]
     var = ar - br
     new_lost = (var - price_e - volume_e - mix_e).where(~both, 0.0)
-    status = pd.Series(np.where(both, 'continuing', np.where(au != 0, 'new', np.where(bu != 0, 'lost',
-                                                                                        'no units'))), index=keys)
+    status = pd.Series(
+        np.where(both, 'continuing', np.where(au != 0, 'new', np.where(bu != 0, 'lost', 'no units'))), index=keys
+    )
     for what in ('new', 'lost', 'no units'):
         names = [_member_text(k) for k in keys[status == what]]
         if names:
-            words = {'new': 'only in the actuals (new): new_lost holds its actual',
-                     'lost': 'only in the budget (lost): new_lost holds minus its budget',
-                     'no units': 'without units on either side: new_lost holds its variance'}[what]
+            words = {
+                'new': 'only in the actuals (new): new_lost holds its actual',
+                'lost': 'only in the budget (lost): new_lost holds minus its budget',
+                'no units': 'without units on either side: new_lost holds its variance',
+            }[what]
             notes.append('%d member%s %s: %s' % (len(names), '' if len(names) == 1 else 's', words, quoted(names)))
-    out = pd.DataFrame({'status': status, 'actual_units': au, 'budget_units': bu, 'actual_price': ap,
-                        'budget_price': bp, 'actual': ar, 'budget': br, 'variance': var, 'price': price_e,
-                        'volume': volume_e, 'mix': mix_e, 'new_lost': new_lost})
+    out = pd.DataFrame(
+        {
+            'status': status,
+            'actual_units': au,
+            'budget_units': bu,
+            'actual_price': ap,
+            'budget_price': bp,
+            'actual': ar,
+            'budget': br,
+            'variance': var,
+            'price': price_e,
+            'volume': volume_e,
+            'mix': mix_e,
+            'new_lost': new_lost,
+        }
+    )
     out = out.iloc[np.argsort(-out['variance'].abs().to_numpy(), kind='stable')]
-    total = {c: float(out[c].sum()) for c in ('actual_units', 'budget_units', 'actual', 'budget', 'variance',
-                                               'price', 'volume', 'mix', 'new_lost')}
-    total.update(status='', actual_price=total['actual'] / total['actual_units'] if total['actual_units'] else np.nan,
-                 budget_price=total['budget'] / total['budget_units'] if total['budget_units'] else np.nan)
+    total = {
+        c: float(out[c].sum())
+        for c in ('actual_units', 'budget_units', 'actual', 'budget', 'variance', 'price', 'volume', 'mix', 'new_lost')
+    }
+    total.update(
+        status='',
+        actual_price=total['actual'] / total['actual_units'] if total['actual_units'] else np.nan,
+        budget_price=total['budget'] / total['budget_units'] if total['budget_units'] else np.nan,
+    )
     out = out.reset_index()
     for c in by:
         out[c] = out[c].astype(object)
@@ -114,16 +182,25 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
     row.update(total)
     out = pd.concat([out, pd.DataFrame([row])], ignore_index=True)
     better = 1.0 if kind == 'revenue' else -1.0
-    out['effect'] = [('on budget' if abs(v) < 0.005 else 'better' if v * better > 0 else 'worse')
-                     for v in out['variance']]
+    out['effect'] = [
+        ('on budget' if abs(v) < 0.005 else 'better' if v * better > 0 else 'worse') for v in out['variance']
+    ]
     out = out[list(by) + list(PVM_COLUMNS)]
     parts = out[['price', 'volume', 'mix', 'new_lost']].sum(axis=1)
     worst = float((parts - out['variance']).abs().max())
     if worst > 0.005:
         raise ArithmeticError('pvm(): the effects miss the variance by %s: please report it' % money(worst))
     notes.append('price + volume + mix + new_lost = variance on every row (to within %s)' % money(max(worst, 0.0)))
-    out.attrs.update({'notes': notes, 'method': PVM_METHOD, 'kind': kind, 'by': list(by),
-                      'units': a.attrs.get('units'), 'amount': a.attrs.get('amount')})
+    out.attrs.update(
+        {
+            'notes': notes,
+            'method': PVM_METHOD,
+            'kind': kind,
+            'by': list(by),
+            'units': a.attrs.get('units'),
+            'amount': a.attrs.get('amount'),
+        }
+    )
     _print_pvm_notes(notes)
     return out
 
@@ -140,11 +217,12 @@ def member_table(x, role):
     """A plain table (one header row, then records) of a DataFrame or an
     attached file, read as variance() reads its inputs."""
     import pandas as pd
+
     inp = read_input(x, role)
     if not inp.raw:
         return _with_number_format(inp.frame)
     head = find_header(inp)
-    body = inp.frame.iloc[head.body:].reset_index(drop=True)
+    body = inp.frame.iloc[head.body :].reset_index(drop=True)
     names, seen = [], {}
     for c in head.columns:
         name = c.text or 'column %d' % (c.pos + 1)
@@ -193,26 +271,35 @@ def _numeric_share(frame, col):
 def _pvm_side(frame, side, by, units, price, revenue, notes):
     """The side's units and amount summed by member."""
     import pandas as pd
+
     role = 'the actuals' if side == 'actual' else 'the budget'
     missing = [c for c in by if c not in frame.columns]
     if missing:
-        raise KeyError('%s have no column %s for by= (the columns: %s)' % (role, quoted(missing), quoted(frame.columns)))
+        raise KeyError(
+            '%s have no column %s for by= (the columns: %s)' % (role, quoted(missing), quoted(frame.columns))
+        )
     u = find_column(frame, units, _UNIT_NAMES, 'units', role, notes)
     if u is None:
-        raise ValueError('%s: no units column found among %s (by its name: units, qty, volume…): pass units=' % (
-            role, quoted(frame.columns)))
+        raise ValueError(
+            '%s: no units column found among %s (by its name: units, qty, volume…): pass units='
+            % (role, quoted(frame.columns))
+        )
     p = find_column(frame, price, _PRICE_NAMES, 'prices', role, notes) if price is not None else None
     r = find_column(frame, revenue, _AMOUNT_NAMES, 'amounts', role, notes) if p is None else None
     if p is None and r is None:
         p = find_column(frame, None, _PRICE_NAMES, 'prices', role, notes)
         if p is None:
-            raise ValueError('%s: no amount column (revenue, sales, amount…) or price column found among %s: pass '
-                             'revenue= or price=' % (role, quoted(frame.columns)))
+            raise ValueError(
+                '%s: no amount column (revenue, sales, amount…) or price column found among %s: pass '
+                'revenue= or price=' % (role, quoted(frame.columns))
+            )
     qty = amounts_of(frame, u).fillna(0.0)
     amount = qty * amounts_of(frame, p).fillna(0.0) if r is None else amounts_of(frame, r).fillna(0.0)
     keys = frame[by].astype(str).apply(lambda s: s.str.strip())
-    g = pd.DataFrame({'units': qty.to_numpy(), 'amount': amount.to_numpy()},
-                     index=pd.MultiIndex.from_frame(keys) if len(by) > 1 else pd.Index(keys[by[0]], name=by[0]))
+    g = pd.DataFrame(
+        {'units': qty.to_numpy(), 'amount': amount.to_numpy()},
+        index=pd.MultiIndex.from_frame(keys) if len(by) > 1 else pd.Index(keys[by[0]], name=by[0]),
+    )
     g = g.groupby(level=list(range(len(by))), sort=False).sum()
     if len(g) < len(frame):
         notes.append('%s: %d rows summed into %d members by %s' % (role, len(frame), len(g), ', '.join(by)))
@@ -226,4 +313,5 @@ def _member_text(k):
 
 def _print_pvm_notes(notes):
     import sys
+
     print('pvm() notes:\n' + '\n'.join('- ' + n for n in notes[:NOTES_PRINTED]), file=sys.stderr)

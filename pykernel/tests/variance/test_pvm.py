@@ -32,11 +32,14 @@ def test_textbook_split(kernel):
     assert total['variance'] == pytest.approx(ACTUAL['revenue'].sum() - BUDGET['revenue'].sum())
 
 
-@pytest.mark.parametrize('actual_rows', [
-    [('A', 130, 1400.0), ('B', 90, 1600.0), ('C', 40, 300.0)],
-    [('A', 10, 99.0), ('B', 300, 7000.0), ('C', 1, 1.0)],
-    [('A', 100, 1000.0), ('B', 100, 2000.0), ('C', 50, 500.0)],
-])
+@pytest.mark.parametrize(
+    'actual_rows',
+    [
+        [('A', 130, 1400.0), ('B', 90, 1600.0), ('C', 40, 300.0)],
+        [('A', 10, 99.0), ('B', 300, 7000.0), ('C', 1, 1.0)],
+        [('A', 100, 1000.0), ('B', 100, 2000.0), ('C', 50, 500.0)],
+    ],
+)
 def test_reconciles_on_every_row(kernel, actual_rows):
     out = kernel.pvm(frame(actual_rows), BUDGET, by='product')
     parts = out[['price', 'volume', 'mix', 'new_lost']].sum(axis=1)
@@ -72,12 +75,15 @@ def test_cost_is_better_below(kernel):
     assert row(out, 'A')['effect'] == 'better'
 
 
-@pytest.mark.parametrize('call, error', [
-    (lambda k: k.pvm(ACTUAL, BUDGET, by='region'), "no column 'region'"),
-    (lambda k: k.pvm(ACTUAL, BUDGET, by='product', kind='margin'), "kind= is 'revenue' or 'cost'"),
-    (lambda k: k.pvm(ACTUAL.drop(columns='units'), BUDGET, by='product'), 'pass units='),
-    (lambda k: k.pvm(ACTUAL, BUDGET, by=3), 'by= names the member column'),
-])
+@pytest.mark.parametrize(
+    'call, error',
+    [
+        (lambda k: k.pvm(ACTUAL, BUDGET, by='region'), "no column 'region'"),
+        (lambda k: k.pvm(ACTUAL, BUDGET, by='product', kind='margin'), "kind= is 'revenue' or 'cost'"),
+        (lambda k: k.pvm(ACTUAL.drop(columns='units'), BUDGET, by='product'), 'pass units='),
+        (lambda k: k.pvm(ACTUAL, BUDGET, by=3), 'by= names the member column'),
+    ],
+)
 def test_bad_calls_say_what_to_do(kernel, call, error):
     with pytest.raises((ValueError, KeyError, TypeError)) as e:
         call(kernel)
