@@ -69,3 +69,28 @@ print(float(p['price'].iloc[-1]))`, nil)
 		t.Errorf("a frame derived from pvm()'s: report %+v %v", res.Report, err)
 	}
 }
+
+// A variance() table with a forecast beside the budget keeps, per line,
+// the forecast's amount, variance, percent, effect and materiality.
+func TestReportCaptureComparisons(t *testing.T) {
+	s := sandboxtest.Session(t, sandboxtest.Engine(t), sandbox.Options{})
+	res, err := s.Exec(context.Background(), `import pandas as pd
+a = pd.DataFrame({'line': ['Sales', 'Travel'], 'amount': [120.0, 9.0]})
+b = pd.DataFrame({'line': ['Sales', 'Travel'], 'amount': [100.0, 10.0]})
+f = pd.DataFrame({'line': ['Sales', 'Travel'], 'amount': [125.0, 8.0]})
+v = variance(a, b, kind={'Sales': 'revenue', 'Travel': 'cost'}, forecast=f)`, nil)
+	if err != nil || res.Error != nil || res.Report == nil || res.Report.Variance == nil {
+		t.Fatalf("%v %+v %+v", err, res.Error, res.Report)
+	}
+	v := res.Report.Variance
+	if strings.Join(v.Comparisons, ",") != "forecast" {
+		t.Fatalf("comparisons %v", v.Comparisons)
+	}
+	sales, ok := v.Lines[0].Comparisons["forecast"]
+	if !ok || sales.Amount != 125 || sales.Variance != -5 || sales.Effect != "worse" || sales.Pct == nil || *sales.Pct != -4 {
+		t.Errorf("Sales vs forecast: %+v", sales)
+	}
+	if travel := v.Lines[1].Comparisons["forecast"]; travel.Effect != "worse" || travel.Variance != 1 {
+		t.Errorf("Travel vs forecast: %+v", travel)
+	}
+}

@@ -37,6 +37,8 @@ def write_pdf(spec, data, path, counts):
     _blocks(story, 'Key figures', spec.get('highlights'), st)
     if v:
         _table(story, v, lines, left_out, widths, st, colors, counts)
+        if v.get('comparisons'):
+            _comparisons(story, v, lines, frame_w, st, colors)
     _chart(story, spec, data, frame_w, size[1] - 2 * margin, st)
     for a in spec.get('analyses') or []:
         _analysis(story, a, frame_w, st, colors)
@@ -233,6 +235,52 @@ def _table(story, v, lines, left_out, widths, st, colors, counts):
     said = v.get('said') or []
     for s in said:
         story.append(_para(_esc(s), st['small']))
+
+
+def _comparisons(story, v, lines, frame_w, st, colors):
+    """The lines against each comparison (budget, forecast, prior year):
+    the actual, then each one's amount, variance and percent."""
+    from reportlab.platypus import LongTable, TableStyle
+
+    names = list(v.get('comparisons') or [])
+    titles = list(v.get('titles') or names)
+    n = len(v.get('labels') or ['line'])
+    story.append(_para('Against %s' % _esc(', '.join(titles)), st['h']))
+    group = [''] * (n + 1)
+    head = [_para('<b>%s</b>' % _esc(h, 100), st['cell']) for h in (v.get('labels') or ['line'])]
+    head.append(_para('<b>Actual</b>', st['num']))
+    for t in titles:
+        group += [clean_text(t, 40), '', '']
+        head += [_para('<b>%s</b>' % h, st['num']) for h in ('Amount', 'Variance', '%')]
+    rows = [group, head]
+    cmds = [('FONT', (0, 0), (-1, -1), 'Q', FONT_SIZE - 1), ('VALIGN', (0, 0), (-1, -1), 'TOP'),
+            ('FONT', (0, 0), (-1, 0), 'Q-Bold', FONT_SIZE - 1), ('ALIGN', (n, 0), (-1, -1), 'RIGHT'),
+            ('BACKGROUND', (0, 1), (-1, 1), colors.HexColor('#E7E6E6')),
+            ('LINEBELOW', (0, 1), (-1, 1), 0.6, colors.black),
+            ('TOPPADDING', (0, 0), (-1, -1), 1.2), ('BOTTOMPADDING', (0, 0), (-1, -1), 1.2)]
+    for k in range(len(titles)):
+        cmds.append(('SPAN', (n + 1 + 3 * k, 0), (n + 3 + 3 * k, 0)))
+        cmds.append(('ALIGN', (n + 1 + 3 * k, 0), (n + 3 + 3 * k, 0), 'CENTER'))
+    red = colors.HexColor('#C00000')
+    for i, ln in enumerate(lines, 2):
+        total = bool(ln.get('total'))
+        row = [_para(_esc(x), st['cellb'] if total else st['cell']) for x in line_labels(ln, n)]
+        row.append(clean_text((ln.get('text') or [''])[0], 40))
+        texts = ln.get('comp_text') or {}
+        for name in names:
+            for t in (list(texts.get(name) or []) + [''] * 3)[:3]:
+                row.append(clean_text(t, 40))
+                if t.startswith('('):
+                    cmds.append(('TEXTCOLOR', (len(row) - 1, i), (len(row) - 1, i), red))
+        rows.append(row)
+        if total:
+            cmds += [('FONT', (0, i), (-1, i), 'Q-Bold', FONT_SIZE - 1), ('LINEABOVE', (0, i), (-1, i), 0.6, colors.black)]
+    nums = 1 + 3 * len(names)
+    num_w = min(frame_w * 0.1, frame_w * 0.75 / nums)
+    label_w = (frame_w - num_w * nums) / max(n, 1)
+    t = LongTable(rows, colWidths=[label_w] * n + [num_w] * nums, repeatRows=2)
+    t.setStyle(TableStyle(cmds))
+    story.append(t)
 
 
 def _analysis(story, a, frame_w, st, colors):

@@ -24,6 +24,9 @@ def write_workbook(spec, data, path, counts):
     wb = Workbook(write_only=True)
     taken = {'summary', 'sources', 'code'}
     summary_sheet(wb, spec, data, st, counts)
+    if (spec.get('variance') or {}).get('comparisons'):
+        taken.add('comparisons')
+        comparisons_sheet(wb, spec['variance'], st, counts)
     for a in spec.get('analyses') or []:
         analysis_sheet(wb, a, st, counts, taken)
     made = []
@@ -165,6 +168,52 @@ def _panel(ws, spec, data, st, counts, col):
                             font=st.subtitle)
             r += 1
     return panel, chart
+
+
+# The comparisons, grouped as FP&A packs lay them out
+
+
+def comparisons_sheet(wb, v, st, counts):
+    """Each line's actual, then a block per comparison (budget, forecast,
+    prior year): its amount, the variance, the percent and the effect,
+    the variance filled by better or worse; the Total bold."""
+    ws = wb.create_sheet('Comparisons')
+    labels = [clean_text(x, 100) for x in v.get('labels') or ['line']]
+    names = list(v.get('comparisons') or [])
+    titles = list(v.get('titles') or names)
+    n = len(labels)
+    widths = [max([len(x) + 2] + [len(str((ln.get('label') or [''] * n)[j])) + 2 for ln in v.get('lines') or []][:2000])
+              for j, x in enumerate(labels)]
+    for j, w in enumerate(widths):
+        ws.column_dimensions[col_letter(j + 1)].width = min(w, 60)
+    for j in range(n, n + 1 + 4 * len(names)):
+        ws.column_dimensions[col_letter(j + 1)].width = 15
+    ws.freeze_panes = '%s3' % col_letter(n + 2)
+    group = [cell(ws, '', counts) for _ in range(n + 1)]
+    sub = [cell(ws, h, counts, font=st.bold, fill=st.head_fill, border=st.head_border) for h in labels + ['Actual']]
+    for name, title in zip(names, titles, strict=False):
+        group += [cell(ws, clean_text(title, 40), counts, font=st.bold)] + [cell(ws, '', counts) for _ in range(3)]
+        sub += [cell(ws, h, counts, font=st.bold, fill=st.head_fill, border=st.head_border)
+                for h in (clean_text(title, 40), 'Variance', 'Variance %', 'Effect')]
+    ws.append(group)
+    ws.append(sub)
+    for ln in v.get('lines') or []:
+        total = bool(ln.get('total'))
+        font = st.bold if total else None
+        border = st.total_border if total else None
+        row = [cell(ws, x, counts, font=font, border=border, limit=CELL_MAX) for x in line_labels(ln, n)]
+        row.append(cell(ws, ln.get('actual'), counts, st.money, font=font, border=border))
+        comps = ln.get('comparisons') or {}
+        for name in names:
+            c = comps.get(name) or {}
+            eff = c.get('effect') if c.get('effect') in st.fills else None
+            fill = st.fills.get(eff) if eff else None
+            row += [cell(ws, c.get('amount'), counts, st.money, font=font, border=border),
+                    cell(ws, c.get('variance'), counts, st.money, font=font, fill=fill, border=border),
+                    cell(ws, None if c.get('pct') is None else c['pct'] / 100.0, counts, st.percent, font=font,
+                         fill=fill, border=border),
+                    cell(ws, clean_text(c.get('effect') or '', 20), counts, font=font, fill=fill, border=border)]
+        ws.append(row)
 
 
 # One sheet per analysis

@@ -150,6 +150,12 @@ def variance_record(v):
     labels = [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
     cols = {c: v[c].tolist() for c in ('kind', 'actual', 'budget', 'variance', 'variance_pct', 'effect', 'material')}
     label_cols = [v[c].tolist() for c in labels]
+    comps = v.attrs.get('comparisons') if isinstance(v.attrs.get('comparisons'), dict) else {}
+    comp_cols = {
+        name: [v[c].tolist() for c in c_spec.get('columns', [])]
+        for name, c_spec in comps.items()
+        if len(c_spec.get('columns', [])) == 5 and all(c in v.columns for c in c_spec['columns'])
+    }
     n = len(v)
     lines, size = [], 0
     last_total = n > 0 and str(label_cols[-1][-1]) == 'Total'
@@ -169,7 +175,18 @@ def variance_record(v):
         }
         if total:
             ln['total'] = True
-        size += sum(len(x) for x in ln['label']) + 160
+        if comp_cols:
+            ln['comparisons'] = {
+                name: {
+                    'amount': _finite(c[0][i]) or 0.0,
+                    'variance': _finite(c[1][i]) or 0.0,
+                    'pct': _finite(c[2][i]),
+                    'effect': _label(c[3][i]),
+                    'material': bool(c[4][i]),
+                }
+                for name, c in comp_cols.items()
+            }
+        size += sum(len(x) for x in ln['label']) + 160 + 120 * len(comp_cols)
         lines.append(ln)
     a = v.attrs
     srcs = a.get('sources') if isinstance(a.get('sources'), dict) else {}
@@ -189,6 +206,8 @@ def variance_record(v):
     }
     if mabs is not None:
         out['material_abs'] = mabs
+    if comp_cols:
+        out['comparisons'] = list(comp_cols)
     return out
 
 
