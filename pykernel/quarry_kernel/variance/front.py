@@ -22,6 +22,8 @@ def variance(
     period=None,
     forecast=None,
     prior=None,
+    rates=None,
+    currency=None,
 ):
     """Actuals against budget, one row per line and a final 'Total' row.
 
@@ -60,6 +62,17 @@ def variance(
         The prior year's actuals, read as budget is, its periods a year
         before the actuals' (Apr 2025 for Apr 2026): the table gains prior,
         variance_py, variance_py_pct, effect_py and material_py.
+    rates : DataFrame, str or dict, optional
+        Exchange rates into the reporting currency (multipliers) for amounts
+        kept in several currencies: a table of currency with an actual and a
+        budget rate column (or a rate column and a column saying actual or
+        budget), or {'EUR': (actual rate, budget rate)}. The actuals convert
+        at the actual rate, the budget at the budget rate; the table gains
+        variance_cc (the actuals at the budget rate against the budget) and
+        fx_effect (variance - variance_cc).
+    currency : str, optional
+        The column holding each row's currency (found by its name: currency,
+        ccy…). Without rates=, amounts in several currencies are refused.
 
     Returns
     -------
@@ -71,12 +84,33 @@ def variance(
         material_abs, sources, title, currency, subtotals, file_total, and
         comparisons (those given beside the budget, see compare.py).
     """
-    out = _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period)
+    if rates is None:
+        out = _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period)
+    else:
+        fx_notes = []
+        conv, cur, table = fx_inputs(actual, budget, rates, value, currency, fx_notes)
+        out = _variance_vs(conv['actual'], conv['budget'], by, value, kind, material_pct, material_abs, period)
+        kinds = (
+            kind
+            if isinstance(kind, str) and fold_text(kind) in KIND_VALUES
+            else _kinds_of(out, _labels_of(out), _total_rows(out, _labels_of(out)))
+        )
+        cc = _variance_vs(conv['actual_cc'], conv['budget'], by, value, kinds, material_pct, material_abs, period)
+        add_fx(out, cc, cur, table)
+        out.attrs['notes'] = fx_notes + out.attrs['notes']
+        out.attrs['sources'] = {
+            k: x if isinstance(x, str) else out.attrs['sources'][k] for k, x in (('actual', actual), ('budget', budget))
+        }
+        actual = conv['actual']  # the comparisons beside it are in the reporting currency
     for name, other in (('forecast', forecast), ('prior', prior)):
         if other is not None:
             add_comparison(out, name, other, actual, by, value, kind, material_pct, material_abs, period)
     _print_notes(out.attrs['notes'])
     return out
+
+
+def _labels_of(v):
+    return [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
 
 
 def _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period, shift_years=0):
@@ -114,6 +148,8 @@ def _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, pe
                 % (b_in.name, quoted([c.text for c in lb.sides.get('actual', [])]))
             )
         files = [(lay, st, ('actual',)), (lb, sb, ('budget',))]
+    for lay_i, _, _ in files:
+        check_layout_currency(lay_i, None)
         merged, match_notes = match_lines(st.lines, sb.lines)
     for lay_i, st_i, _ in files:
         notes += lay_i.notes + st_i.notes
