@@ -10,7 +10,6 @@ import (
 )
 
 func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
-	const budget = 4000
 	const cells = 6
 	replies := []openaitest.Reply{}
 	for i := range cells {
@@ -23,6 +22,10 @@ func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
 		return kernel.Result{Stdout: code + "\n" + big}, nil
 	}}
 	cfg := testConfig(srv)
+	// Room for the system prompt and the tools, the question and about one
+	// and a half cells' outputs: the older ones must be trimmed.
+	system := estimateTokens([]message{{role: "system", content: newAgent(t, cfg, k).systemPrompt()}}, true)
+	budget := system + 3000
 	cfg.ContextBudget = budget
 	a := newAgent(t, cfg, k)
 	ans, rec, err := run(t, a, "crunch")
@@ -30,12 +33,12 @@ func TestBudgetTrimmingKeepsRequestsUnderLimit(t *testing.T) {
 		t.Fatalf("Run = %q, %v", ans, err)
 	}
 	reqs := srv.ChatRequests()
-	system := reqs[0].System()
+	prompt := reqs[0].System()
 	for _, r := range reqs {
 		if est := estimateTokens(sentMessages(r), r.HasTools()); est > budget {
 			t.Errorf("request %d: about %d tokens, over the budget of %d", r.N, est, budget)
 		}
-		if r.System() != system || r.Messages()[1].Content != "crunch" {
+		if r.System() != prompt || r.Messages()[1].Content != "crunch" {
 			t.Errorf("request %d changed the system prompt or the question", r.N)
 		}
 	}
@@ -71,7 +74,10 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 		return openaitest.Text(strings.Repeat("long answer ", 300))
 	})
 	cfg := testConfig(srv)
-	cfg.ContextBudget = 2000
+	// The system prompt and tools, the current question and about one old
+	// turn: the older turns must go.
+	budget := estimateTokens([]message{{role: "system", content: newAgent(t, cfg, echoKernel()).systemPrompt()}}, true) + 1200
+	cfg.ContextBudget = budget
 	a := newAgent(t, cfg, echoKernel())
 	for i := range 8 {
 		if _, _, err := run(t, a, "question "+strings.Repeat("?", 500)+string(rune('a'+i))); err != nil {
@@ -79,8 +85,11 @@ func TestBudgetDropsOldTurns(t *testing.T) {
 		}
 	}
 	r := srv.ChatRequests()[7]
-	if est := estimateTokens(sentMessages(r), true); est > 2000 {
-		t.Errorf("about %d tokens, over the budget", est)
+	if est := estimateTokens(sentMessages(r), true); est > budget {
+		t.Errorf("about %d tokens, over the budget of %d", est, budget)
+	}
+	if n := len(r.Messages()); n >= 2+2*7 {
+		t.Errorf("%d messages: no old turn was dropped", n)
 	}
 	if !strings.HasSuffix(r.LastUser(), "h") {
 		t.Errorf("the current question was lost: %q", clip(r.LastUser(), 40))

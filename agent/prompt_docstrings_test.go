@@ -16,6 +16,8 @@ var taught = map[string]string{
 	"sql":      "sql/front.py",
 	"variance": "variance/front.py",
 	"bridge":   "variance/bridge.py",
+	"pvm":      "variance/pvm.py",
+	"explain":  "variance/explain.py",
 }
 
 // The prompt's description of the functions it teaches cannot drift from

@@ -99,6 +99,7 @@ type reportSpec struct {
 	Highlights    []block           `json:"highlights"`
 	Commentary    []block           `json:"commentary"`
 	Legend        string            `json:"unverified_legend,omitempty"`
+	Analyses      []specAnalysis    `json:"analyses"`
 	Tables        []specTable       `json:"tables"`
 	Sources       specSources       `json:"sources"`
 	Code          []specCode        `json:"code"`
@@ -113,6 +114,10 @@ type specVariance struct {
 	// when it cannot show them all, and LeftOut says so; nil: all.
 	Printed []int  `json:"printed,omitempty"`
 	LeftOut string `json:"left_out,omitempty"`
+	// Comparisons are budget, forecast, prior: those the table has beyond
+	// the budget, with their Titles; nil for the budget alone.
+	Comparisons []string `json:"comparisons,omitempty"`
+	Titles      []string `json:"titles,omitempty"`
 }
 
 // specLine is a line with its amounts as the report prints them (actual,
@@ -120,6 +125,9 @@ type specVariance struct {
 type specLine struct {
 	kernel.VarianceLine
 	Text [4]string `json:"text"`
+	// CompText is each comparison's amount, variance and percent as
+	// printed (report_comparisons.go).
+	CompText map[string][3]string `json:"comp_text,omitempty"`
 }
 
 type specChart struct {
@@ -190,9 +198,13 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 	s.Title, s.Subtitle = reportTitle(r), reportSubtitle(r)
 	if v := r.variance; v != nil {
 		s.Currency = v.Currency
-		sv := &specVariance{Labels: v.Labels, Notes: v.Notes}
+		sv := &specVariance{Labels: v.Labels, Notes: v.Notes, Comparisons: knownComparisons(v.Comparisons)}
+		for _, n := range sv.Comparisons {
+			sv.Titles = append(sv.Titles, comparisonTitle(n))
+		}
 		for _, ln := range v.Lines {
-			sv.Lines = append(sv.Lines, specLine{VarianceLine: ln,
+			ln.Comparisons = lineComparisons(ln, sv.Comparisons)
+			sv.Lines = append(sv.Lines, specLine{VarianceLine: ln, CompText: comparisonText(ln.Comparisons),
 				Text: [4]string{moneyText(ln.Actual), moneyText(ln.Budget), moneyText(ln.Variance), pctText(ln.Pct)}})
 		}
 		sv.Said = said(r)
@@ -207,6 +219,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		s.Chart = &specChart{File: "chart.png", Cell: r.vcell}
 	}
 	s.Commentary, s.Legend = reportCommentary(d, r)
+	s.Analyses = specAnalyses(d.lastAnalyses())
 	s.Tables = d.savedTables(files)
 	for _, in := range d.inputs {
 		s.Sources.Files = append(s.Sources.Files, specFile{Name: in.Name, Path: in.Path, Size: in.Size,

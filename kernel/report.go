@@ -8,6 +8,9 @@ package kernel
 type Report struct {
 	Variance *Variance `json:"variance,omitempty"`
 	Bridge   *Bridge   `json:"bridge,omitempty"`
+	// Analyses are the tables of the cell's last pvm() and explain(): why
+	// the variance moved.
+	Analyses []Analysis `json:"analyses,omitempty"`
 	// Notes say what the kernel could not carry (a table too large, a
 	// figure closed before the cell ended).
 	Notes []string `json:"notes,omitempty"`
@@ -29,6 +32,9 @@ type Variance struct {
 	BottomLine  string            `json:"bottom_line,omitempty"` // profit, revenue, cost or sum
 	Sources     map[string]string `json:"sources,omitempty"`     // actual, budget: the files' names
 	Title       []string          `json:"title,omitempty"`       // a one-file export's title rows
+	// Comparisons are the comparisons beside the budget (forecast, prior),
+	// in the table's order; each line holds its own of each.
+	Comparisons []string `json:"comparisons,omitempty"`
 }
 
 // VarianceLine is one line of a variance() table. Pct is the variance in
@@ -43,6 +49,20 @@ type VarianceLine struct {
 	Effect   string   `json:"effect"` // better, worse, on budget, unknown
 	Material bool     `json:"material"`
 	Total    bool     `json:"total,omitempty"`
+	// Comparisons are the line against the forecast and the prior year,
+	// by comparison name, when variance() was given them.
+	Comparisons map[string]LineComparison `json:"comparisons,omitempty"`
+}
+
+// LineComparison is a line against one comparison beside the budget: the
+// comparison's amount, the variance from it, its percent (nil where the
+// amount is 0), better or worse, material.
+type LineComparison struct {
+	Amount   float64  `json:"amount"`
+	Variance float64  `json:"variance"`
+	Pct      *float64 `json:"pct"`
+	Effect   string   `json:"effect"`
+	Material bool     `json:"material"`
 }
 
 // Bridge is a bridge() waterfall: its bars, and the figure it was drawn
@@ -69,4 +89,18 @@ type BridgeBar struct {
 	End    float64 `json:"end"`
 	Effect string  `json:"effect"`
 	Lines  int     `json:"lines"`
+}
+
+// Analysis is the table of a pvm() or explain() call: Kind names which;
+// Rows hold numbers (float64, nil for NaN) where Numeric says so and text
+// elsewhere, at most a few thousand of TotalRows. Its text is the data's
+// own: untrusted.
+type Analysis struct {
+	Kind      string   `json:"kind"` // pvm, explain
+	Columns   []string `json:"columns"`
+	Numeric   []bool   `json:"numeric"`
+	Rows      [][]any  `json:"rows"`
+	TotalRows int      `json:"total_rows"`
+	Notes     []string `json:"notes,omitempty"`
+	Method    string   `json:"method,omitempty"`
 }

@@ -37,7 +37,11 @@ def write_pdf(spec, data, path, counts):
     _blocks(story, 'Key figures', spec.get('highlights'), st)
     if v:
         _table(story, v, lines, left_out, widths, st, colors, counts)
+        if v.get('comparisons'):
+            _comparisons(story, v, lines, frame_w, st, colors)
     _chart(story, spec, data, frame_w, size[1] - 2 * margin, st)
+    for a in spec.get('analyses') or []:
+        _analysis(story, a, frame_w, st, colors)
     _blocks(story, 'Commentary', spec.get('commentary'), st)
     if spec.get('unverified_legend'):
         story.append(_para('<font color="%s">%s</font>' % (MARK_HEX, _esc(spec['unverified_legend'])), st['small']))
@@ -231,6 +235,94 @@ def _table(story, v, lines, left_out, widths, st, colors, counts):
     said = v.get('said') or []
     for s in said:
         story.append(_para(_esc(s), st['small']))
+
+
+def _comparisons(story, v, lines, frame_w, st, colors):
+    """The lines against each comparison (budget, forecast, prior year):
+    the actual, then each one's amount, variance and percent."""
+    from reportlab.platypus import LongTable, TableStyle
+
+    names = list(v.get('comparisons') or [])
+    titles = list(v.get('titles') or names)
+    n = len(v.get('labels') or ['line'])
+    story.append(_para('Against %s' % _esc(', '.join(titles)), st['h']))
+    group = [''] * (n + 1)
+    head = [_para('<b>%s</b>' % _esc(h, 100), st['cell']) for h in (v.get('labels') or ['line'])]
+    head.append(_para('<b>Actual</b>', st['num']))
+    for t in titles:
+        group += [clean_text(t, 40), '', '']
+        head += [_para('<b>%s</b>' % h, st['num']) for h in ('Amount', 'Variance', '%')]
+    rows = [group, head]
+    cmds = [('FONT', (0, 0), (-1, -1), 'Q', FONT_SIZE - 1), ('VALIGN', (0, 0), (-1, -1), 'TOP'),
+            ('FONT', (0, 0), (-1, 0), 'Q-Bold', FONT_SIZE - 1), ('ALIGN', (n, 0), (-1, -1), 'RIGHT'),
+            ('BACKGROUND', (0, 1), (-1, 1), colors.HexColor('#E7E6E6')),
+            ('LINEBELOW', (0, 1), (-1, 1), 0.6, colors.black),
+            ('TOPPADDING', (0, 0), (-1, -1), 1.2), ('BOTTOMPADDING', (0, 0), (-1, -1), 1.2)]
+    for k in range(len(titles)):
+        cmds.append(('SPAN', (n + 1 + 3 * k, 0), (n + 3 + 3 * k, 0)))
+        cmds.append(('ALIGN', (n + 1 + 3 * k, 0), (n + 3 + 3 * k, 0), 'CENTER'))
+    red = colors.HexColor('#C00000')
+    for i, ln in enumerate(lines, 2):
+        total = bool(ln.get('total'))
+        row = [_para(_esc(x), st['cellb'] if total else st['cell']) for x in line_labels(ln, n)]
+        row.append(clean_text((ln.get('text') or [''])[0], 40))
+        texts = ln.get('comp_text') or {}
+        for name in names:
+            for t in (list(texts.get(name) or []) + [''] * 3)[:3]:
+                row.append(clean_text(t, 40))
+                if t.startswith('('):
+                    cmds.append(('TEXTCOLOR', (len(row) - 1, i), (len(row) - 1, i), red))
+        rows.append(row)
+        if total:
+            cmds += [('FONT', (0, i), (-1, i), 'Q-Bold', FONT_SIZE - 1), ('LINEABOVE', (0, i), (-1, i), 0.6, colors.black)]
+    nums = 1 + 3 * len(names)
+    num_w = min(frame_w * 0.1, frame_w * 0.75 / nums)
+    label_w = (frame_w - num_w * nums) / max(n, 1)
+    t = LongTable(rows, colWidths=[label_w] * n + [num_w] * nums, repeatRows=2)
+    t.setStyle(TableStyle(cmds))
+    story.append(t)
+
+
+def _analysis(story, a, frame_w, st, colors):
+    """An analysis's largest rows as the host formatted them, its Total
+    bold, then its first notes."""
+    from reportlab.platypus import LongTable, TableStyle
+    cols = a.get('columns') or []
+    printed = [j for j in a.get('printed') or [] if 0 <= j < len(cols)]
+    text = a.get('text') or []
+    if not printed or not text:
+        return
+    numeric = a.get('numeric') or []
+    story.append(_para(_esc(a.get('title') or 'Analysis', 200), st['h']))
+    if a.get('left_out'):
+        story.append(_para(_esc(a['left_out']), st['small']))
+    head = [_para('<b>%s</b>' % _esc(cols[j].replace('_', ' '), 60), st['num'] if numeric[j] else st['cell'])
+            for j in printed]
+    rows, cmds = [head], [('FONT', (0, 0), (-1, -1), 'Q', FONT_SIZE), ('VALIGN', (0, 0), (-1, -1), 'TOP'),
+                          ('BACKGROUND', (0, 0), (-1, 0), colors.HexColor('#E7E6E6')),
+                          ('LINEBELOW', (0, 0), (-1, 0), 0.6, colors.black),
+                          ('TOPPADDING', (0, 0), (-1, -1), 1.5), ('BOTTOMPADDING', (0, 0), (-1, -1), 1.5)]
+    red = colors.HexColor('#C00000')
+    for i, r in enumerate(text, 1):
+        row = []
+        for k, j in enumerate(printed):
+            t = clean_text(r[k] if k < len(r) else '', 200)
+            row.append(t if numeric[j] else _para(_esc(t), st['cell']))
+            if numeric[j]:
+                cmds.append(('ALIGN', (k, i), (k, i), 'RIGHT'))
+                if t.startswith('('):
+                    cmds.append(('TEXTCOLOR', (k, i), (k, i), red))
+        rows.append(row)
+        if r and r[0] == 'Total':
+            cmds += [('FONT', (0, i), (-1, i), 'Q-Bold', FONT_SIZE), ('LINEABOVE', (0, i), (-1, i), 0.6, colors.black)]
+    nums = sum(1 for j in printed if numeric[j])
+    num_w = min(frame_w * 0.14, frame_w * 0.6 / max(nums, 1))
+    text_w = (frame_w - num_w * nums) / max(len(printed) - nums, 1)
+    t = LongTable(rows, colWidths=[num_w if numeric[j] else text_w for j in printed], repeatRows=1)
+    t.setStyle(TableStyle(cmds))
+    story.append(t)
+    for n in (a.get('notes') or [])[:PDF_MAX_NOTES // 4]:
+        story.append(_para('\u2022 ' + _esc(n, 2000), st['small']))
 
 
 def _chart(story, spec, data, frame_w, frame_h, st):

@@ -1,7 +1,8 @@
 # quarry's report builder, part 3 of 4: the workbook. Summary (the
 # variance table, the bridge chart, the key figures, the commentary with
-# its unverified numbers marked, the notes), one sheet per table the
-# session saved, Sources (files with sizes and hashes, databases, the
+# its unverified numbers marked, the notes), one sheet per analysis of why
+# the variance moved (explain(), pvm(): its rows, then its notes and
+# method), one sheet per table the session saved, Sources (files with sizes and hashes, databases, the
 # question, the model, the date, what the cleaning did) and Code (each
 # cell's code). Written in openpyxl's write-only mode: rows stream out, so
 # a sheet of a million rows costs no more memory than one.
@@ -23,6 +24,11 @@ def write_workbook(spec, data, path, counts):
     wb = Workbook(write_only=True)
     taken = {'summary', 'sources', 'code'}
     summary_sheet(wb, spec, data, st, counts)
+    if (spec.get('variance') or {}).get('comparisons'):
+        taken.add('comparisons')
+        comparisons_sheet(wb, spec['variance'], st, counts)
+    for a in spec.get('analyses') or []:
+        analysis_sheet(wb, a, st, counts, taken)
     made = []
     for t in spec.get('tables') or []:
         made += table_sheets(wb, t, data, st, counts, taken)
@@ -162,6 +168,84 @@ def _panel(ws, spec, data, st, counts, col):
                             font=st.subtitle)
             r += 1
     return panel, chart
+
+
+# The comparisons, grouped as FP&A packs lay them out
+
+
+def comparisons_sheet(wb, v, st, counts):
+    """Each line's actual, then a block per comparison (budget, forecast,
+    prior year): its amount, the variance, the percent and the effect,
+    the variance filled by better or worse; the Total bold."""
+    ws = wb.create_sheet('Comparisons')
+    labels = [clean_text(x, 100) for x in v.get('labels') or ['line']]
+    names = list(v.get('comparisons') or [])
+    titles = list(v.get('titles') or names)
+    n = len(labels)
+    widths = [max([len(x) + 2] + [len(str((ln.get('label') or [''] * n)[j])) + 2 for ln in v.get('lines') or []][:2000])
+              for j, x in enumerate(labels)]
+    for j, w in enumerate(widths):
+        ws.column_dimensions[col_letter(j + 1)].width = min(w, 60)
+    for j in range(n, n + 1 + 4 * len(names)):
+        ws.column_dimensions[col_letter(j + 1)].width = 15
+    ws.freeze_panes = '%s3' % col_letter(n + 2)
+    group = [cell(ws, '', counts) for _ in range(n + 1)]
+    sub = [cell(ws, h, counts, font=st.bold, fill=st.head_fill, border=st.head_border) for h in labels + ['Actual']]
+    for name, title in zip(names, titles, strict=False):
+        group += [cell(ws, clean_text(title, 40), counts, font=st.bold)] + [cell(ws, '', counts) for _ in range(3)]
+        sub += [cell(ws, h, counts, font=st.bold, fill=st.head_fill, border=st.head_border)
+                for h in (clean_text(title, 40), 'Variance', 'Variance %', 'Effect')]
+    ws.append(group)
+    ws.append(sub)
+    for ln in v.get('lines') or []:
+        total = bool(ln.get('total'))
+        font = st.bold if total else None
+        border = st.total_border if total else None
+        row = [cell(ws, x, counts, font=font, border=border, limit=CELL_MAX) for x in line_labels(ln, n)]
+        row.append(cell(ws, ln.get('actual'), counts, st.money, font=font, border=border))
+        comps = ln.get('comparisons') or {}
+        for name in names:
+            c = comps.get(name) or {}
+            eff = c.get('effect') if c.get('effect') in st.fills else None
+            fill = st.fills.get(eff) if eff else None
+            row += [cell(ws, c.get('amount'), counts, st.money, font=font, border=border),
+                    cell(ws, c.get('variance'), counts, st.money, font=font, fill=fill, border=border),
+                    cell(ws, None if c.get('pct') is None else c['pct'] / 100.0, counts, st.percent, font=font,
+                         fill=fill, border=border),
+                    cell(ws, clean_text(c.get('effect') or '', 20), counts, font=font, fill=fill, border=border)]
+        ws.append(row)
+
+
+# One sheet per analysis
+
+
+def analysis_sheet(wb, a, st, counts, taken):
+    """An analysis's rows, amounts in the money format and shares in
+    percent, a bold Total row, then its notes and method."""
+    ws = wb.create_sheet(sheet_name(a.get('sheet') or 'Analysis', taken))
+    cols = [clean_text(c, 100) for c in a.get('columns') or []]
+    numeric = list(a.get('numeric') or [False] * len(cols))
+    rows = a.get('rows') or []
+    for j, c in enumerate(cols):
+        width = max([len(c) + 2] + [len(str(r[j])) + 2 for r in rows[:2000] if not numeric[j]] + [14 if numeric[j] else 8])
+        ws.column_dimensions[col_letter(j + 1)].width = min(width, 60)
+    ws.freeze_panes = 'A2'
+    ws.append([cell(ws, c, counts, font=st.bold, fill=st.head_fill, border=st.head_border, limit=255) for c in cols])
+    fmts = [(st.percent if c == 'share' else INTEGER if c.endswith('_units') else st.money) if numeric[j] else None
+            for j, c in enumerate(cols)]
+    for r in rows:
+        total = bool(r) and r[0] == 'Total'
+        ws.append([cell(ws, x, counts, f, font=st.bold if total else None, border=st.total_border if total else None)
+                   for x, f in zip(r, fmts)])
+    if rows and cols:
+        ws.auto_filter.ref = 'A1:%s%d' % (col_letter(len(cols)), len(rows) + 1)
+    ws.append([])
+    if a.get('left_out'):
+        ws.append([cell(ws, a['left_out'], counts)])
+    for n in (a.get('notes') or [])[:MAX_NOTES]:
+        ws.append([cell(ws, n, counts)])
+    if a.get('method'):
+        ws.append([cell(ws, 'Method: ' + a['method'], counts)])
 
 
 # One sheet per table the session saved

@@ -1,6 +1,7 @@
 # What a cell gives the variance report (sent with kernel.py): the table
-# its last variance() call returned, whole, and the bars and figure of its
-# last bridge(). The kernel sends them with the cell's result, so the
+# its last variance() call returned, whole, the bars and figure of its
+# last bridge(), and the tables of its last pvm() and explain() (each an
+# analysis with a sheet of its own in the workbook). The kernel sends them with the cell's result, so the
 # session's record holds them and a report can be written from the record
 # alone (quarry export, rerun --report) in a fresh sandbox. Only the
 # calls' own results are kept: a frame derived from one (v[v.material])
@@ -11,11 +12,14 @@ import math
 REPORT_LABEL_KEEP = 1001  # characters of a label carried: one more than a report shows (TEXT_MAX)
 REPORT_NOTES_KEEP = 500  # notes carried
 REPORT_MAX_BYTES = 40 << 20  # of one cell's report data: a frame is capped at 64 MiB
+REPORT_ANALYSIS_ROWS = 5000  # rows of an analysis carried (a pvm() of many products); the Total row kept
+REPORT_ANALYSES = ('pvm', 'explain')
 
 
 class _ReportCalls:
     variance = None
     bridge = None
+    analyses: dict = {}
 
 
 _report_calls = _ReportCalls()
@@ -40,19 +44,36 @@ def reported(variance_fn, bridge_fn):
     return variance_call, bridge_call
 
 
+def analysis_reported(kind, fn):
+    """An analysis (pvm, explain) as the user's code calls it: its result
+    remembered for the cell's report."""
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        _report_calls.analyses = {**_report_calls.analyses, kind: out}
+        return out
+
+    return call
+
+
 def install_reported(ns):
-    """Puts the remembering variance() and bridge() in the user's
-    namespace, where the kernel defined them."""
+    """Puts the remembering variance(), bridge() and analyses in the
+    user's namespace, where the kernel defined them."""
     if callable(ns.get('variance')) and callable(ns.get('bridge')):
         ns['variance'], ns['bridge'] = reported(ns['variance'], ns['bridge'])
+    for kind in REPORT_ANALYSES:
+        if callable(ns.get(kind)):
+            ns[kind] = analysis_reported(kind, ns[kind])
 
 
 def report_of_cell(keep=True):
     """The cell's report data (None when the cell called neither), taken
     before its figures are saved; the calls are forgotten either way."""
-    v, fig = _report_calls.variance, _report_calls.bridge
+    v, fig, analyses = _report_calls.variance, _report_calls.bridge, _report_calls.analyses
     _report_calls.variance = _report_calls.bridge = None
-    if not keep or (v is None and fig is None):
+    _report_calls.analyses = {}
+    if not keep or (v is None and fig is None and not analyses):
         return None
     out, notes = {}, []
     if v is not None:
@@ -71,9 +92,41 @@ def report_of_cell(keep=True):
                 out['bridge'] = b
         except Exception as e:
             notes.append('the bridge could not be kept for the report: %s: %s' % (type(e).__name__, str(e)[:200]))
+    for kind in REPORT_ANALYSES:
+        if kind in analyses:
+            try:
+                out.setdefault('analyses', []).append(analysis_record(kind, analyses[kind]))
+            except Exception as e:
+                notes.append(
+                    'the %s() table could not be kept for the report: %s: %s' % (kind, type(e).__name__, str(e)[:200])
+                )
     if notes:
         out['notes'] = notes
     return out or None
+
+
+def analysis_record(kind, df):
+    """An analysis's table as the report reads it: its columns, its rows
+    (numbers as numbers, text as text; at most REPORT_ANALYSIS_ROWS, a last
+    Total row kept), how many it had, its notes and its method."""
+    cols = [_label(c) for c in df.columns]
+    numeric = [df[c].dtype.kind in 'biuf' for c in df.columns]
+    values = df.to_numpy(dtype=object)
+    n = len(values)
+    keep = list(range(min(n, REPORT_ANALYSIS_ROWS)))
+    if n > REPORT_ANALYSIS_ROWS and str(values[-1][0]) == 'Total':
+        keep[-1] = n - 1
+    rows = [[_finite(x) if num else _label(x) for x, num in zip(values[i], numeric, strict=True)] for i in keep]
+    a = df.attrs
+    return {
+        'kind': kind,
+        'columns': cols,
+        'numeric': numeric,
+        'rows': rows,
+        'total_rows': n,
+        'notes': [_label(x) for x in list(a.get('notes') or [])[:REPORT_NOTES_KEEP]],
+        'method': _label(a.get('method') or ''),
+    }
 
 
 def _finite(x):
@@ -97,6 +150,12 @@ def variance_record(v):
     labels = [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
     cols = {c: v[c].tolist() for c in ('kind', 'actual', 'budget', 'variance', 'variance_pct', 'effect', 'material')}
     label_cols = [v[c].tolist() for c in labels]
+    comps = v.attrs.get('comparisons') if isinstance(v.attrs.get('comparisons'), dict) else {}
+    comp_cols = {
+        name: [v[c].tolist() for c in c_spec.get('columns', [])]
+        for name, c_spec in comps.items()
+        if len(c_spec.get('columns', [])) == 5 and all(c in v.columns for c in c_spec['columns'])
+    }
     n = len(v)
     lines, size = [], 0
     last_total = n > 0 and str(label_cols[-1][-1]) == 'Total'
@@ -116,7 +175,18 @@ def variance_record(v):
         }
         if total:
             ln['total'] = True
-        size += sum(len(x) for x in ln['label']) + 160
+        if comp_cols:
+            ln['comparisons'] = {
+                name: {
+                    'amount': _finite(c[0][i]) or 0.0,
+                    'variance': _finite(c[1][i]) or 0.0,
+                    'pct': _finite(c[2][i]),
+                    'effect': _label(c[3][i]),
+                    'material': bool(c[4][i]),
+                }
+                for name, c in comp_cols.items()
+            }
+        size += sum(len(x) for x in ln['label']) + 160 + 120 * len(comp_cols)
         lines.append(ln)
     a = v.attrs
     srcs = a.get('sources') if isinstance(a.get('sources'), dict) else {}
@@ -136,6 +206,8 @@ def variance_record(v):
     }
     if mabs is not None:
         out['material_abs'] = mabs
+    if comp_cols:
+        out['comparisons'] = list(comp_cols)
     return out
 
 

@@ -304,7 +304,15 @@ def main():
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
     sys.modules['__main__'] = main_mod
-    user_ns.update(sql=sql, DuckDBError=DuckDBError, DatabaseError=DatabaseError, variance=variance, bridge=bridge)
+    user_ns.update(
+        sql=sql,
+        DuckDBError=DuckDBError,
+        DatabaseError=DatabaseError,
+        variance=variance,
+        bridge=bridge,
+        pvm=pvm,
+        explain=explain,
+    )
     import warnings
 
     warnings.filterwarnings('ignore', message='.*non-interactive.*')

@@ -11,7 +11,20 @@ VARIANCE_COLUMNS = ('kind', 'actual', 'budget', 'variance', 'variance_pct', 'eff
 NOTES_PRINTED = 40
 
 
-def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5.0, material_abs=None, period=None):
+def variance(
+    actual,
+    budget=None,
+    by=None,
+    value=None,
+    kind=None,
+    material_pct=5.0,
+    material_abs=None,
+    period=None,
+    forecast=None,
+    prior=None,
+    rates=None,
+    currency=None,
+):
     """Actuals against budget, one row per line and a final 'Total' row.
 
     Parameters
@@ -42,6 +55,24 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
         A period, a (first, last) range, a list, or 'ytd'/'qtd'/'mtd' up to
         the last period the actuals have; by default every period the
         actuals have.
+    forecast : DataFrame or str, optional
+        The latest forecast, read as budget is: the table gains forecast,
+        variance_fc, variance_fc_pct, effect_fc and material_fc.
+    prior : DataFrame or str, optional
+        The prior year's actuals, read as budget is, its periods a year
+        before the actuals' (Apr 2025 for Apr 2026): the table gains prior,
+        variance_py, variance_py_pct, effect_py and material_py.
+    rates : DataFrame, str or dict, optional
+        Exchange rates into the reporting currency (multipliers) for amounts
+        kept in several currencies: a table of currency with an actual and a
+        budget rate column (or a rate column and a column saying actual or
+        budget), or {'EUR': (actual rate, budget rate)}. The actuals convert
+        at the actual rate, the budget at the budget rate; the table gains
+        variance_cc (the actuals at the budget rate against the budget) and
+        fx_effect (variance - variance_cc).
+    currency : str, optional
+        The column holding each row's currency (found by its name: currency,
+        ccy…). Without rates=, amounts in several currencies are refused.
 
     Returns
     -------
@@ -50,8 +81,41 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
         variance_pct (of the budget; NaN where it is 0), effect ('better',
         'worse', 'on budget', 'unknown' for an unclassified line), material.
         attrs: notes, labels, periods, bottom_line, material_pct,
-        material_abs, sources, title, currency, subtotals, file_total.
+        material_abs, sources, title, currency, subtotals, file_total, and
+        comparisons (those given beside the budget, see compare.py).
     """
+    if rates is None:
+        out = _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period)
+    else:
+        fx_notes = []
+        conv, cur, table = fx_inputs(actual, budget, rates, value, currency, fx_notes)
+        out = _variance_vs(conv['actual'], conv['budget'], by, value, kind, material_pct, material_abs, period)
+        kinds = (
+            kind
+            if isinstance(kind, str) and fold_text(kind) in KIND_VALUES
+            else _kinds_of(out, _labels_of(out), _total_rows(out, _labels_of(out)))
+        )
+        cc = _variance_vs(conv['actual_cc'], conv['budget'], by, value, kinds, material_pct, material_abs, period)
+        add_fx(out, cc, cur, table)
+        out.attrs['notes'] = fx_notes + out.attrs['notes']
+        out.attrs['sources'] = {
+            k: x if isinstance(x, str) else out.attrs['sources'][k] for k, x in (('actual', actual), ('budget', budget))
+        }
+        actual = conv['actual']  # the comparisons beside it are in the reporting currency
+    for name, other in (('forecast', forecast), ('prior', prior)):
+        if other is not None:
+            add_comparison(out, name, other, actual, by, value, kind, material_pct, material_abs, period)
+    _print_notes(out.attrs['notes'])
+    return out
+
+
+def _labels_of(v):
+    return [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
+
+
+def _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period, shift_years=0):
+    """The table against one comparison (the budget, or beside it a
+    forecast or the prior year, whose periods are shift_years before)."""
     by = _check_args(by, value, kind, material_pct, material_abs, period)
     a_in = read_input(actual, 'actuals')
     notes = []
@@ -84,10 +148,12 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
                 % (b_in.name, quoted([c.text for c in lb.sides.get('actual', [])]))
             )
         files = [(lay, st, ('actual',)), (lb, sb, ('budget',))]
+    for lay_i, _, _ in files:
+        check_layout_currency(lay_i, None)
         merged, match_notes = match_lines(st.lines, sb.lines)
     for lay_i, st_i, _ in files:
         notes += lay_i.notes + st_i.notes
-    choice, sums = _sum_periods(files, period, notes)
+    choice, sums = _sum_periods(files, period, notes, shift_years)
     notes += match_notes
     ks = decide_kinds(merged, kind, None)
     notes += ks.notes
@@ -125,7 +191,6 @@ def variance(actual, budget=None, by=None, value=None, kind=None, material_pct=5
             'file_total': _file_total(records),
         }
     )
-    _print_notes(notes)
     return out
 
 
@@ -164,7 +229,7 @@ def _present(inp, name):
     return name if any(c.text == name or fold_text(c.text) == fold_text(name) for c in cols) else None
 
 
-def _sum_periods(files, period, notes):
+def _sum_periods(files, period, notes, shift_years=0):
     """Each side's line and total amounts summed over the chosen periods,
     keyed (id(structure), side) and (id(structure), side, 'totals')."""
     import numpy as np
@@ -187,7 +252,7 @@ def _sum_periods(files, period, notes):
             )
             b_use = [None]
         else:
-            b_use = _budget_keys(choice.keys, b_keys, notes)
+            b_use = _budget_keys(choice.keys, b_keys, notes, shift_years)
         a_use = choice.keys
         _period_note(choice, a_st, a_keys, had, notes)
     elif b_keys:
@@ -222,9 +287,19 @@ def _sum_periods(files, period, notes):
     return choice, sums
 
 
-def _budget_keys(keys, b_keys, notes):
-    """The budget's periods for the actuals' chosen ones: the same keys, or
-    the same months when one side names no year."""
+def _budget_keys(keys, b_keys, notes, shift_years=0):
+    """The budget's periods for the actuals' chosen ones: the same keys
+    (shift_years before, for the prior year), or the same months when one
+    side names no year."""
+    if shift_years:
+        back = [(k[0], k[1] - shift_years, k[2]) for k in keys if k[1] is not None]
+        use = [k for k in back if k in b_keys]
+        if use:
+            if len(use) < len(back):
+                notes.append(
+                    'the budget has nothing for %s: counted as 0' % _span_words([k for k in back if k not in use])
+                )
+            return use
     if set(keys) & set(b_keys):
         missing = [k for k in keys if k not in b_keys]
         if missing:
