@@ -148,9 +148,9 @@ def _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, pe
                 % (b_in.name, quoted([c.text for c in lb.sides.get('actual', [])]))
             )
         files = [(lay, st, ('actual',)), (lb, sb, ('budget',))]
+        merged, match_notes = match_lines(st.lines, sb.lines)
     for lay_i, _, _ in files:
         check_layout_currency(lay_i, None)
-        merged, match_notes = match_lines(st.lines, sb.lines)
     for lay_i, st_i, _ in files:
         notes += lay_i.notes + st_i.notes
     choice, sums = _sum_periods(files, period, notes, shift_years)

@@ -50,3 +50,20 @@ def test_a_currency_without_a_rate_is_named(kernel):
     with pytest.raises(ValueError) as e:
         kernel.variance(ACTUAL, BUDGET, value='amount', kind=KINDS, rates={'EUR': (1.1, 1.05)})
     assert 'USD' in str(e.value)
+
+
+def test_one_export_holding_both_sides_in_several_currencies_is_refused(kernel):
+    both = pd.DataFrame(
+        {'line': ['Sales', 'Sales'], 'currency': ['EUR', 'USD'], 'Actual': [1.0, 2.0], 'Budget': [1.0, 1.0]}
+    )
+    with pytest.raises(ValueError) as e:
+        kernel.variance(both)
+    assert 'EUR, USD' in str(e.value)
+
+
+def test_one_export_holding_both_sides_in_one_currency(kernel):
+    both = pd.DataFrame(
+        {'line': ['Sales', 'Rent'], 'currency': ['EUR', 'EUR'], 'Actual': [2.0, 1.0], 'Budget': [1.0, 1.0]}
+    )
+    v = kernel.variance(both, kind={'Sales': 'revenue', 'Rent': 'cost'})
+    assert v.iloc[-1]['variance'] == pytest.approx(1.0)
