@@ -153,11 +153,16 @@ func (l eventLog) require(t *testing.T, name string, actions ...events.Action) {
 	for len(actions) > 0 {
 		select {
 		case m := <-l.msgs:
-			if (m.Actor.ID == name || m.Actor.Attributes["name"] == name) && m.Action == actions[0] {
+			if (m.Actor.ID == name || m.Actor.Attributes["name"] == name) && sameAction(m.Action, actions[0]) {
 				actions = actions[1:]
 			}
 		case <-timeout:
 			t.Fatalf("the engine reported no %v of %s", actions, name)
 		}
 	}
+}
+
+// sameAction: Podman reports as "remove" what Docker reports as "destroy".
+func sameAction(got, want events.Action) bool {
+	return got == want || (want == events.ActionDestroy && got == "remove")
 }
