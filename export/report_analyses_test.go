@@ -98,3 +98,28 @@ func TestReportAnalysesSheetsAndPDF(t *testing.T) {
 		}
 	}
 }
+
+// The HTML page shows each analysis's largest rows, its text escaped.
+func TestReportAnalysesOnTheHTMLPage(t *testing.T) {
+	dir := reportRecord(t, knownLines, "")
+	bad := knownPVM
+	bad.Rows = append([][]any{{"<script>alert(1)</script>", "new", 1.0, 0.0, 5.0, 0.0, 5.0, 0.0, 0.0, 0.0, 5.0, "better"}}, knownPVM.Rows...)
+	withAnalyses(t, dir, bad, knownExplain)
+	out := filepath.Join(t.TempDir(), "r.html")
+	if _, err := Write(loadRecord(t, dir), HTML, out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	page := string(b)
+	for _, want := range []string{"<h3>Drivers of the variance</h3>", "<h3>Price, volume and mix</h3>", "Delta", "4,000.00", "66.7%", "(480.00)", "new lost", "&lt;script&gt;"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "<script>alert") {
+		t.Error("a member's text reached the page unescaped")
+	}
+	if i, j := strings.Index(page, "Drivers of the variance"), strings.Index(page, "Price, volume and mix"); i < 0 || j < i {
+		t.Errorf("the analyses' order: drivers at %d, pvm at %d", i, j)
+	}
+}

@@ -28,6 +28,17 @@ type htmlReport struct {
 	Commentary template.HTML
 	Notes      []string
 	Databases  []string
+	Analyses   []htmlAnalysis // why it moved: explain(), pvm()
+}
+
+// htmlAnalysis is an analysis's section: its largest rows as the PDF
+// prints them (report_analyses.go).
+type htmlAnalysis struct {
+	Title   string
+	Head    []htmlHead
+	Rows    [][]htmlAmount
+	LeftOut string
+	Notes   []string
 }
 
 type htmlHead struct {
@@ -110,6 +121,20 @@ func htmlReportOf(d *doc, md goldmark.Markdown) *htmlReport {
 	}
 	for _, s := range d.sources {
 		h.Databases = append(h.Databases, s.Name+" — "+s.Where)
+	}
+	for _, a := range specAnalyses(d.lastAnalyses()) {
+		ha := htmlAnalysis{Title: a.Title, LeftOut: a.LeftOut, Notes: a.Notes}
+		for _, j := range a.Printed {
+			ha.Head = append(ha.Head, htmlHead{Text: strings.ReplaceAll(a.Columns[j], "_", " "), Num: a.Numeric[j]})
+		}
+		for _, r := range a.Text {
+			var row []htmlAmount
+			for _, t := range r {
+				row = append(row, htmlAmount{Text: t, Negative: strings.HasPrefix(t, "(")})
+			}
+			ha.Rows = append(ha.Rows, row)
+		}
+		h.Analyses = append(h.Analyses, ha)
 	}
 	return h
 }
