@@ -62,6 +62,24 @@ func (s *mcpServer) kill() {
 	removeLabelled(s.t, s.cmd.Process.Pid)
 }
 
+// exitCode waits for the server's exit. The SDK's transport waits for the
+// process too once the server closes its end, and of two Waits the second
+// returns at once without the state: the first one's is waited for.
+func (s *mcpServer) exitCode(t *testing.T) int {
+	t.Helper()
+	if err := s.cmd.Wait(); err == nil || s.cmd.ProcessState != nil {
+		return s.cmd.ProcessState.ExitCode()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for s.cmd.ProcessState == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if s.cmd.ProcessState == nil {
+		t.Fatal("quarry mcp did not exit")
+	}
+	return s.cmd.ProcessState.ExitCode()
+}
+
 var sessionStarted = regexp.MustCompile(`session (\S+) started for`)
 
 // session is the id of the quarry session the server's log says started.
@@ -112,8 +130,7 @@ func TestMCPStopRemovesSandbox(t *testing.T) {
 			waitFor(t, srv.stderr, "session "+id+" of e2e closed, its sandbox removed", time.Minute)
 			sandboxtest.RequireNothingLeft(t, "io.quarry.session="+id)
 			if how != "stdin closed" {
-				srv.cmd.Wait()
-				if code := srv.cmd.ProcessState.ExitCode(); code != 130 {
+				if code := srv.exitCode(t); code != 130 {
 					t.Fatalf("exit %d after %s, want 130\n%s", code, how, srv.stderr.String())
 				}
 			}
