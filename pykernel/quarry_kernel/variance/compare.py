@@ -26,7 +26,7 @@ def add_comparison(out, name, other, actual, by, value, kind, material_pct, mate
     import numpy as np
 
     spec = COMPARISONS[name]
-    labels = [c for c in out.attrs.get('labels', []) if c in out.columns] or [out.columns[0]]
+    labels = _labels_of(out)
     is_total = _total_rows(out, labels)
     kinds = kind if isinstance(kind, str) and fold_text(kind) in KIND_VALUES else _kinds_of(out, labels, is_total)
     try:

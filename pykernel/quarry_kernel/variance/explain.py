@@ -118,8 +118,8 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
         raise ValueError('top= is the number of members shown per line, 1 or more (got %r)' % (top,))
     notes = []
     d = member_table(detail, 'detail')
-    labels = [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
-    body = v[~(v[labels[-1]].astype(str).eq('Total') & v[labels[0]].astype(str).isin(['Total', '']))]
+    labels = _labels_of(v)
+    body = v[[not t for t in _total_rows(v, labels)]]
     acct = _account_column(d, body, labels, account, notes)
     amt_col, amt = _ledger_amounts(d, amount, notes)
     sides = {'actual': (d, amt)}

@@ -150,7 +150,7 @@ def add_fx(out, cc, cur, table):
     """Adds the constant-currency variance and the FX effect to out."""
     import numpy as np
 
-    labels = [c for c in out.attrs.get('labels', []) if c in out.columns] or [out.columns[0]]
+    labels = _labels_of(out)
     total_o, total_c = _total_rows(out, labels), _total_rows(cc, labels)
     theirs = {('Total' if total_c[i] else tuple(str(cc[c].iloc[i]) for c in labels)): i for i in range(len(cc))}
     var_cc = []
