@@ -26,8 +26,8 @@ def bridge_data(v, max_bars=BRIDGE_BARS):
         raise TypeError('bridge() takes the table variance() returns')
     if not isinstance(max_bars, int) or isinstance(max_bars, bool) or max_bars < 0:
         raise ValueError('max_bars must be a number of bars, 0 or more')
-    labels = [c for c in v.attrs.get('labels', []) if c in v.columns] or [v.columns[0]]
-    is_total = v[labels[-1]].astype(str).eq('Total') & v[labels[0]].astype(str).isin(['Total', ''])
+    labels = _labels_of(v)
+    is_total = pd.Series(_total_rows(v, labels), index=v.index)
     if not is_total.any():
         raise ValueError("bridge() needs the table's Total row (the bottom line); it is not in this table")
     total = v[is_total].iloc[-1]
