@@ -76,7 +76,7 @@ func TestDemoLaunchNeedsNoKey(t *testing.T) {
 	if l.cfg.APIKey != "" || l.sess.Model() != demo.Model {
 		t.Errorf("key %q, model %q", l.cfg.APIKey, l.sess.Model())
 	}
-	if got := f.demo.opened(l.sess); len(got) != 2 || filepath.Dir(got[0]) != filepath.Join(f.overrides.OutputDir, demo.DataDir) {
+	if got := f.demo.opened(l.sess); len(got) != len(demo.Names) || filepath.Dir(got[0]) != filepath.Join(f.overrides.OutputDir, demo.DataDir) {
 		t.Errorf("demo files at %q", got)
 	}
 	if _, err := launch(t.Context(), &rootFlags{overrides: f.overrides}, launchOptions{}); err == nil || !strings.Contains(err.Error(), "api_key_cmd") {

@@ -1,7 +1,9 @@
-// Package demo is `quarry demo`: Q2's actuals and budget, two small files
-// shipped in the binary, and a scripted model that runs a variance report
-// on them in the real sandbox (variance() and bridge(); the front end then
-// writes the workbook and the PDF), so a first run shows quarry working
+// Package demo is `quarry demo`: Q2's actuals, budget and ledger, small
+// files shipped in the binary, and a scripted model that runs a variance
+// report on them in the real sandbox (variance() and bridge(), then the
+// follow-up a controller asks, why the cost most over budget is over,
+// through explain(); the front end then writes the workbook and the PDF),
+// so a first run shows quarry working
 // before any model is set up. The script's code is real and runs in the kernel; its answer is built
 // from what the cells returned. It must not import session, sandbox, ui or
 // headless: cli wires it into the ordinary launch path.
@@ -31,8 +33,12 @@ const DataDir = "data"
 //go:embed data/*.csv
 var files embed.FS
 
-// Names are the files' names, as they appear under /data in the sandbox.
-var Names = []string{"actuals_q2.csv", "budget_q2.csv"}
+// Names are the files' names, as they appear under /data in the sandbox:
+// the two sides of the report, then the ledger the follow-up drills into
+// (its lines with the budget at the same detail, by vendor and
+// department, adding up to the actuals account by account and month by
+// month).
+var Names = []string{"actuals_q2.csv", "budget_q2.csv", "ledger_q2.csv"}
 
 // Paths are where WriteFiles puts the files for a session folder.
 func Paths(sessionDir string) []string {

@@ -8,7 +8,8 @@ import (
 	"github.com/quarry-cli/quarry/agent"
 )
 
-// Script is the demo's model: two cells of real pandas and matplotlib,
+// Script is the demo's model: three cells of real pandas and matplotlib
+// (the variance table, the bridge, and the follow-up through explain()),
 // then an answer made of what they returned. Any other question gets an
 // honest "I am a script" and how to connect a model.
 type Script struct {
@@ -32,6 +33,22 @@ for _, r in lines[lines.material].sort_values("variance", key=abs, ascending=Fal
     pct = "no budget" if pd.isna(r.variance_pct) else f"{r.variance_pct:+.1f}%"
     print(f"{label(r)}: {r.variance:+,.2f} ({pct}), {r.effect}")`
 
+// followUp is the question a controller asks next, and explainCode its
+// cell: the cost line most over budget, drilled down to the ledger, vendor
+// by vendor and department by department, against the budget at the same
+// detail; each dimension's rows add up to the line's variance.
+const followUp = "Which cost is furthest over budget, and why?"
+
+const explainCode = `over = lines[(lines.kind == "cost") & lines.material & (lines.variance > 0)]
+if over.empty:
+    print("No cost line is over budget by a material amount.")
+else:
+    worst = over.loc[over.variance.idxmax()]
+    e = explain(v, "/data/ledger_q2.csv", lines=worst[v.attrs["labels"][-1]], by=["vendor", "department"], top=3)
+    print(f"Why is {label(worst)} over budget? {worst.variance:+,.2f} against budget:")
+    for dim, rows in e.groupby("dimension", sort=False):
+        print(f"by {dim}: " + "; ".join(f"{r.member} {r.variance:+,.2f} ({r.share:.0%})" for r in rows.itertuples()))`
+
 // Reply is the next step of the report, from the cells' results so far.
 func (s *Script) Reply(t agent.ScriptTurn) agent.ScriptReply {
 	if strings.TrimSpace(t.Prompt) != Question {
@@ -51,13 +68,19 @@ func (s *Script) Reply(t agent.ScriptTurn) agent.ScriptReply {
 			text = fmt.Sprintf("The two files line up: %s, the last the bottom line.", rows)
 		}
 		return agent.ScriptReply{Text: text + " Now the bridge from the budget's profit to the actual's, and the material lines, largest first.", Code: reportCode}
+	case len(t.Results) == 2:
+		return agent.ScriptReply{
+			Text: "The follow-up a controller asks next: " + strings.ToLower(followUp[:1]) + followUp[1:] + " explain() drills its variance down to the ledger (ledger_q2.csv, which holds the budget at the same detail), vendor by vendor and department by department.",
+			Code: explainCode,
+		}
 	}
-	return agent.ScriptReply{Text: s.answer(sections(t.Results[1]))}
+	return agent.ScriptReply{Text: s.answer(sections(t.Results[1]), sections(t.Results[2]))}
 }
 
 // answer is the report: the lines the second cell printed (the bottom
-// line, then the material lines), and what this demo was.
-func (s *Script) answer(sec map[string]string) string {
+// line, then the material lines), the drivers the third found, and what
+// this demo was.
+func (s *Script) answer(sec, drivers map[string]string) string {
 	var b strings.Builder
 	b.WriteString("**Q2 2026, actuals against budget**, as the cells computed it:\n\n")
 	printed := strings.Split(strings.TrimSpace(sec["stdout"]), "\n")
@@ -69,6 +92,14 @@ func (s *Script) answer(sec map[string]string) string {
 			b.WriteString("\n**Material lines**, largest first:\n\n")
 		}
 		fmt.Fprintf(&b, "- %s\n", l)
+	}
+	if why := strings.Split(strings.TrimSpace(drivers["stdout"]), "\n"); why[0] != "" {
+		fmt.Fprintf(&b, "\n**%s**\n\n", strings.TrimSpace(why[0]))
+		for _, l := range why[1:] {
+			if l = strings.TrimSpace(l); l != "" {
+				fmt.Fprintf(&b, "- %s\n", l)
+			}
+		}
 	}
 	b.WriteString("\nThe bridge above walks from the budget's profit to the actual's, one bar per material line. ")
 	b.WriteString("quarry writes the report next: a formatted workbook (report.xlsx) and a PDF (report.pdf) in the session folder, which `/report` in the chat and `--report xlsx,pdf` with -p write for any session.\n\n")
@@ -96,8 +127,11 @@ func (s *Script) connect() string {
 	b.WriteString("- a local Ollama: `ollama pull qwen2.5-coder:7b` with `ollama serve` running; quarry finds it when no key is set\n")
 	b.WriteString("- named profiles: `quarry config init` writes a commented config file; `quarry config check` says whether a model is set up\n")
 	if s.Dir != "" {
-		q1, q2 := filepath.Join(s.Dir, Names[0]), filepath.Join(s.Dir, Names[1])
-		fmt.Fprintf(&b, "\nThen ask about these files yourself: `quarry %s %s`, or about your own.\n", shellWord(q1), shellWord(q2))
+		words := make([]string, len(Names))
+		for i, n := range Names {
+			words[i] = shellWord(filepath.Join(s.Dir, n))
+		}
+		fmt.Fprintf(&b, "\nThen ask about these files yourself: `quarry %s`, or about your own.\n", strings.Join(words, " "))
 	}
 	return b.String()
 }

@@ -34,12 +34,12 @@ func TestDemoChatAsANewUser(t *testing.T) {
 
 	// 1. The same file twice: the second is refused and nothing goes.
 	c.typeLine("/attach data/f2.csv")
-	c.waitFor("f2.csv attached", time.Minute, has("Attached f2.csv", "· 3 files"))
+	c.waitFor("f2.csv attached", time.Minute, has("Attached f2.csv", "· 4 files"))
 	c.typeLine("/attach data/f2.csv")
 	s := c.waitFor("the refusal", time.Minute, has("data/f2.csv is already attached as f2.csv"))
 	c.typeLine("/files")
 	s = c.waitFor("/files", time.Minute, has("— /data/f2.csv"))
-	if !strings.Contains(statusBar(s), "3 files") || strings.Contains(s, "rename one of them") {
+	if !strings.Contains(statusBar(s), "4 files") || strings.Contains(s, "rename one of them") {
 		t.Errorf("the refused attach changed the chat:\n%s", s)
 	}
 
@@ -47,7 +47,7 @@ func TestDemoChatAsANewUser(t *testing.T) {
 	c.typeLine("/attach data/somedir")
 	c.waitFor("the folder advice", time.Minute, has("is a folder, not a file", "data/somedir/*.csv"))
 	c.typeLine("/attach data/somedir/*.csv")
-	c.waitFor("the pattern attached", time.Minute, has("data/somedir/*.csv matches 2 files: a.csv, b.csv", "Attached a.csv", "Attached b.csv", "· 5 files"))
+	c.waitFor("the pattern attached", time.Minute, has("data/somedir/*.csv matches 2 files: a.csv, b.csv", "Attached a.csv", "Attached b.csv", "· 6 files"))
 
 	// 3. /model in the demo switches nothing.
 	c.typeLine("/model gpt-4.1-mini")

@@ -31,8 +31,8 @@ func TestDemoChatTUI(t *testing.T) {
 	}
 	s = c.waitFor("the answer", 3*time.Minute, has("Then ask about these files yourself", "sandbox ready"))
 	t.Logf("screen after the answer:\n%s", s)
-	rows := demotest.Rows(t, filepath.Join(out, "data"))
-	for _, want := range append(rows, "▀", "figure ", "cell2-1.png", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ollama pull", "quarry config init") {
+	rows := append(demotest.Rows(t, filepath.Join(out, "data")), demotest.Drivers(t, filepath.Join(out, "data"))[1:]...)
+	for _, want := range append(rows, "OPENAI_API_KEY", "OPENAI_BASE_URL", "ollama pull", "quarry config init") {
 		if !strings.Contains(s, want) {
 			t.Errorf("the screen lacks %q", want)
 		}
@@ -45,10 +45,12 @@ func TestDemoChatTUI(t *testing.T) {
 		t.Errorf("the label left the status bar:\n%s", statusBar(s))
 	}
 
-	// Above it the chart's cell; at the top what the demo is, the
-	// question and cell 1's table.
-	c.keys("PPage")
-	c.waitFor("the chart's cell", 10*time.Second, has("cell 2 · done", "fig = bridge(v)"))
+	// Above it the follow-up's cell and the chart's, the chart drawn in
+	// half-blocks; at the top what the demo is, the question and cell 1's
+	// table.
+	scrollTo(c, "PPage", "cell 3 · done", `explain(v, "/data/ledger_q2.csv"`)
+	scrollTo(c, "PPage", "figure ", "cell2-1.png", "▀")
+	scrollTo(c, "PPage", "cell 2 · done", "fig = bridge(v)")
 	c.keys("C-Home")
 	c.waitFor("the top of the demo", 10*time.Second, has("This is quarry's demo", "Variance report: Q2 actuals against budget", "cell 1 · done", "11 rows × 9 columns"))
 	c.keys("C-End")
@@ -68,6 +70,19 @@ func TestDemoChatTUI(t *testing.T) {
 	if err != nil || !strings.Contains(string(rec), `"scripted-demo"`) {
 		t.Errorf("the session record does not name the scripted model (%v)", err)
 	}
+}
+
+// scrollTo presses key until the screen holds every one of want.
+func scrollTo(c *pane, key string, want ...string) {
+	c.t.Helper()
+	for range 6 {
+		if has(want...)(c.screen()) {
+			return
+		}
+		c.keys(key)
+		time.Sleep(300 * time.Millisecond)
+	}
+	c.waitFor(strings.Join(want, ", "), 5*time.Second, has(want...))
 }
 
 // statusBar is the screen's status line: the one above the key help.

@@ -31,7 +31,7 @@ func TestDemoHeadless(t *testing.T) {
 		t.Fatalf("exit %d, want 0; stdout:\n%s", code, r.stdout.String())
 	}
 	stdout := r.stdout.String()
-	for _, want := range append(demotest.Rows(t, filepath.Join(out, "data")),
+	for _, want := range append(append(demotest.Rows(t, filepath.Join(out, "data")), demotest.Drivers(t, filepath.Join(out, "data"))...),
 		"**Material lines**", "scripted", "OPENAI_API_KEY", "quarry config init",
 		filepath.Join(out, "variance.csv"), filepath.Join(out, "figures", "cell2-1.png")) {
 		if !strings.Contains(stdout, want) {
@@ -79,7 +79,7 @@ func TestDemoHeadless(t *testing.T) {
 	}
 	requireNoContainers(t, r.cmd.Process.Pid)
 
-	// --json: the same answer, its two cells and the figure.
+	// --json: the same answer, its three cells and the figure.
 	out2 := filepath.Join(t.TempDir(), "demo")
 	r = newRun(t, "", "demo", "-p", "--json", "--output-dir", out2).withoutModel()
 	r.env = append(r.env, demotest.NoNetworkEnv(watch)...)
@@ -97,7 +97,7 @@ func TestDemoHeadless(t *testing.T) {
 	if err := json.Unmarshal(r.stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("--json: %v\n%s", err, r.stdout.String())
 	}
-	if doc.Model != "scripted-demo" || len(doc.Cells) != 2 || !strings.Contains(doc.Answer, demotest.Rows(t, filepath.Join(out2, "data"))[0]) {
+	if doc.Model != "scripted-demo" || len(doc.Cells) != 3 || !strings.Contains(doc.Answer, demotest.Rows(t, filepath.Join(out2, "data"))[0]) {
 		t.Errorf("--json: model %q, %d cells, answer:\n%s", doc.Model, len(doc.Cells), doc.Answer)
 	}
 	if strings.Join(doc.Report, " ") != filepath.Join(out2, "report.xlsx")+" "+filepath.Join(out2, "report.pdf") || doc.Unverified != 0 {
@@ -111,7 +111,7 @@ func requireDemoReport(t *testing.T, out string) {
 	t.Helper()
 	lines, profit := demotest.Variance(t, filepath.Join(out, "data"))
 	wb := reporttest.ReadWorkbook(t, filepath.Join(out, "report.xlsx"), 40)
-	if strings.Join(wb.Sheets, ",") != "Summary,variance,Sources,Code" || wb.Detail["Summary"].Images != 1 {
+	if strings.Join(wb.Sheets, ",") != "Summary,Drivers,variance,Sources,Code" || wb.Detail["Summary"].Images != 1 {
 		t.Errorf("the demo's workbook: sheets %v, %d pictures on the Summary", wb.Sheets, wb.Detail["Summary"].Images)
 	}
 	text := reporttest.PDFText(t, filepath.Join(out, "report.pdf"))
@@ -127,6 +127,28 @@ func requireDemoReport(t *testing.T, out string) {
 		}
 		if !strings.Contains(text, l.Name) {
 			t.Errorf("the PDF lacks the line %s", l.Name)
+		}
+	}
+	// The follow-up's drivers: each member's part, as computed here from
+	// the ledger, on the Drivers sheet and in the PDF.
+	worst, drivers := demotest.Explained(t, filepath.Join(out, "data"))
+	col := map[string]string{}
+	for c := 'A'; c <= 'J'; c++ {
+		if h, _ := wb.CellAt("Drivers", string(c)+"1"); h.V != nil {
+			col[fmt.Sprint(h.V)] = string(c)
+		}
+	}
+	for _, d := range drivers {
+		found := false
+		for row := 2; row < 40 && !found; row++ {
+			at := func(name string) any { c, _ := wb.CellAt("Drivers", col[name]+strconv.Itoa(row)); return c.V }
+			found = at("line") == worst.Account+" · "+worst.Name && at("dimension") == d.Dimension && at("member") == d.Member && at("variance") == d.Variance
+		}
+		if !found {
+			t.Errorf("the Drivers sheet (columns %v) lacks %s's %s %s at %v", col, worst.Name, d.Dimension, d.Member, d.Variance)
+		}
+		if !strings.Contains(text, d.Member) {
+			t.Errorf("the PDF lacks the driver %s", d.Member)
 		}
 	}
 }

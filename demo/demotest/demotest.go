@@ -160,3 +160,103 @@ func NoNetworkEnv(addr string) []string {
 	}
 	return env
 }
+
+// Driver is one member's part of the explained line's variance.
+type Driver struct {
+	Dimension, Member string
+	Variance          float64
+}
+
+// Explained is the demo's follow-up computed here from the ledger it
+// shipped: the cost line most over budget (a material one), and each
+// vendor's and department's part of its variance (its own actual minus
+// its own budget), largest first, the three largest and the rest as one
+// "Other (n members)".
+func Explained(t testing.TB, dir string) (Line, []Driver) {
+	t.Helper()
+	lines, _ := Variance(t, dir)
+	var worst *Line
+	for i, l := range lines {
+		if !l.Revenue && l.Material && l.Variance > 0 && (worst == nil || l.Variance > worst.Variance) {
+			worst = &lines[i]
+		}
+	}
+	if worst == nil {
+		t.Fatal("the demo's files have no cost line over budget")
+	}
+	f, err := os.Open(filepath.Join(dir, "ledger_q2.csv"))
+	if err != nil {
+		t.Fatalf("the demo's ledger: %v", err)
+	}
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) < 2 {
+		t.Fatalf("the demo's ledger: %v", err)
+	}
+	var out []Driver
+	for _, dim := range []struct {
+		name string
+		col  int
+	}{{"vendor", 4}, {"department", 5}} {
+		cents := map[string]int64{}
+		var order []string
+		for _, r := range rows[1:] {
+			if r[2] != worst.Account {
+				continue
+			}
+			x, err := strconv.ParseFloat(r[7], 64)
+			if err != nil {
+				t.Fatalf("the demo's ledger: %v", err)
+			}
+			c := int64(math.Round(x * 100))
+			if r[6] == "Budget" {
+				c = -c
+			}
+			if _, ok := cents[r[dim.col]]; !ok {
+				order = append(order, r[dim.col])
+			}
+			cents[r[dim.col]] += c
+		}
+		sort.SliceStable(order, func(i, j int) bool { return abs64(cents[order[i]]) > abs64(cents[order[j]]) })
+		var rest int64
+		for i, m := range order {
+			if i < 3 {
+				out = append(out, Driver{dim.name, m, float64(cents[m]) / 100})
+			} else {
+				rest += cents[m]
+			}
+		}
+		if len(order) > 3 {
+			out = append(out, Driver{dim.name, fmt.Sprintf("Other (%d members)", len(order)-3), float64(rest) / 100})
+		}
+	}
+	return *worst, out
+}
+
+// Drivers are the lines the demo's follow-up must print: the explained
+// line, then a line per dimension with each member's part and share.
+func Drivers(t testing.TB, dir string) []string {
+	t.Helper()
+	worst, drivers := Explained(t, dir)
+	want := []string{fmt.Sprintf("Why is %s %s over budget? %s against budget:", worst.Account, worst.Name, money(worst.Variance, true))}
+	by := map[string][]string{}
+	var dims []string
+	for _, d := range drivers {
+		if by[d.Dimension] == nil {
+			dims = append(dims, d.Dimension)
+		}
+		share := strconv.FormatFloat(d.Variance/worst.Variance*100, 'f', 0, 64)
+		by[d.Dimension] = append(by[d.Dimension], fmt.Sprintf("%s %s (%s%%)", d.Member, money(d.Variance, true), share))
+	}
+	for _, dim := range dims {
+		want = append(want, "by "+dim+": "+strings.Join(by[dim], "; "))
+	}
+	return want
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
