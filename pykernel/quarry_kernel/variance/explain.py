@@ -9,6 +9,7 @@
 
 EXPLAIN_COLUMNS = ('line', 'dimension', 'member', 'actual', 'budget', 'variance', 'share', 'basis')
 EXPLAIN_MAX_MEMBERS = 500  # more distinct values: an id or a memo, not a dimension
+_ACCOUNT_SAMPLE = 100_000  # rows the account column is first looked for in
 
 _ACCOUNT_NAMES = (
     'account',
@@ -143,12 +144,12 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
             'the line\'s actuals (pass budget= with the budget at the same detail to compare member by '
             'member)'
         )
+    sums = _ledger_sums(sides, acct, dims)
     rows = []
-    for i in chosen.index:
-        line = chosen.loc[i]
-        name = ' · '.join(str(line[c]) for c in labels if str(line[c]).strip())
-        keys = {fold_text(str(line[c])) for c in labels if str(line[c]).strip()} | {fold_text(name.replace(' · ', ' '))}
-        rows += _explain_line(line, name, keys, acct, dims, sides, top, notes)
+    for line in chosen.to_dict('records'):
+        parts = [str(line[c]) for c in labels if str(line[c]).strip()]
+        keys = {fold_text(p) for p in parts} | {fold_text(' '.join(parts))}
+        rows += _explain_line(line, ' · '.join(parts), keys, dims, sums, top, notes)
     out = pd.DataFrame(rows, columns=list(EXPLAIN_COLUMNS))
     out.attrs.update(
         {'notes': notes, 'account': str(acct), 'amount': str(amt_col), 'dimensions': [str(x) for x in dims]}
@@ -175,20 +176,85 @@ def _chosen_lines(body, labels, lines):
     return chosen.iloc[np.argsort(-chosen['variance'].abs().to_numpy(), kind='stable')]
 
 
-def _explain_line(line, name, keys, acct, dims, sides, top, notes):
+class _LedgerSums:
+    """One side of the detail summed once (not once per line, which at a
+    million lines and thousands of accounts is the whole cost): by account,
+    and by account and member of each dimension, sorted by account then
+    member so a line's part is a slice."""
+
+    def __init__(self, frame, amounts, acct, members, names):
+        import numpy as np
+        import pandas as pd
+
+        codes, accounts = pd.factorize(frame[acct], use_na_sentinel=False)
+        self.by_key = {}
+        for i, a in enumerate(accounts):
+            self.by_key.setdefault(fold_text(str(a)), []).append(i)
+        x = amounts.to_numpy(dtype=float)
+        self.totals = np.bincount(codes, weights=x, minlength=len(accounts))
+        self.dims = {}
+        for dim, (mcodes, stripped) in members.items():
+            ids = np.array([names[dim][m] for m in stripped], dtype=np.int64)
+            width = max(len(names[dim]), 1)
+            key = codes.astype(np.int64) * width + (ids[mcodes] if len(ids) else 0)
+            ukey, inv = np.unique(key, return_inverse=True)
+            self.dims[dim] = (ukey // width, ukey % width, np.bincount(inv.ravel(), weights=x, minlength=len(ukey)))
+
+    def codes(self, keys):
+        return sorted(c for k in keys for c in self.by_key.get(k, ()))
+
+    def total(self, codes):
+        return float(self.totals[codes].sum()) if codes else 0.0
+
+    def members(self, dim, codes):
+        """The members' ids (in name order) and amounts for these accounts."""
+        import numpy as np
+
+        acct, member, x = self.dims[dim]
+        lo, hi = np.searchsorted(acct, codes, 'left'), np.searchsorted(acct, codes, 'right')
+        if len(codes) == 1:  # one account: its slice is one row per member, in order
+            return member[lo[0] : hi[0]], x[lo[0] : hi[0]]
+        if not codes:
+            return np.zeros(0, np.int64), np.zeros(0)
+        pick = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi)])
+        ids, inv = np.unique(member[pick], return_inverse=True)
+        return ids, np.bincount(inv.ravel(), weights=x[pick], minlength=len(ids))
+
+
+def _ledger_sums(sides, acct, dims):
+    """Each side summed once, the members of a dimension numbered in name
+    order across both sides (stripped of spaces, as a person reads them)."""
+    import pandas as pd
+
+    members = {side: {} for side in sides}
+    names = {}
+    for dim in dims:
+        seen = set()
+        for side, (frame, _) in sides.items():
+            mcodes, uniq = pd.factorize(frame[dim], use_na_sentinel=False)
+            stripped = [str(m).strip() for m in uniq]
+            members[side][dim] = (mcodes, stripped)
+            seen.update(stripped)
+        names[dim] = {m: i for i, m in enumerate(sorted(seen))}
+    sums = {side: _LedgerSums(frame, amounts, acct, members[side], names) for side, (frame, amounts) in sides.items()}
+    return sums, {dim: sorted(n, key=n.get) for dim, n in names.items()}
+
+
+def _explain_line(line, name, keys, dims, ledger, top, notes):
     import numpy as np
 
+    sums, names = ledger
     var = float(line['variance'])
     got = {}
-    for side, (frame, amounts) in sides.items():
-        hit = frame[acct].astype(str).map(fold_text).isin(keys)
-        vals = amounts[hit]
+    for side, led in sums.items():
+        codes = led.codes(keys)
+        total, sign = led.total(codes), 1.0
         want = float(line[side])
-        if vals.sum() * want < 0:
-            vals = -vals  # a ledger's credits and debits the other way round
+        if total * want < 0:
+            sign, total = -1.0, -total  # a ledger's credits and debits the other way round
             notes.append('%s: the detail\'s %s amounts carry the other sign: taken as they are reported' % (name, side))
-        got[side] = (frame[hit], vals)
-        missing = want - float(vals.sum())
+        got[side] = (codes, sign)
+        missing = want - total
         if abs(missing) >= 0.005:
             notes.append(
                 '%s: the detail\'s %s sum to %s, the table\'s to %s: %s is not in the detail (other '
@@ -196,7 +262,7 @@ def _explain_line(line, name, keys, acct, dims, sides, top, notes):
                 % (
                     name,
                     'actuals' if side == 'actual' else 'budget',
-                    money(float(vals.sum())),
+                    money(total),
                     money(want),
                     money(missing),
                 )
@@ -204,30 +270,40 @@ def _explain_line(line, name, keys, acct, dims, sides, top, notes):
     by_member = 'budget' in got
     rows = []
     for dim in dims:
-        a_frame, a_vals = got['actual']
-        a_m = a_vals.groupby(a_frame[dim].astype(str).str.strip().to_numpy()).sum()
+        a_ids, a_x = sums['actual'].members(dim, got['actual'][0])
+        a_x = a_x * got['actual'][1]
         if by_member:
-            b_frame, b_vals = got['budget']
-            b_m = b_vals.groupby(b_frame[dim].astype(str).str.strip().to_numpy()).sum()
-            members = a_m.index.union(b_m.index, sort=False)
-            a_m, b_m = a_m.reindex(members, fill_value=0.0), b_m.reindex(members, fill_value=0.0)
+            b_ids, b_x = sums['budget'].members(dim, got['budget'][0])
+            b_x = b_x * got['budget'][1]
+            ids = np.union1d(a_ids, b_ids)  # both sides' members, in name order
+            a_m, b_m = np.zeros(len(ids)), np.zeros(len(ids))
+            a_m[np.searchsorted(ids, a_ids)] = a_x
+            b_m[np.searchsorted(ids, b_ids)] = b_x
             part = a_m - b_m
             basis = 'budget by member'
         else:
             # shares of the line's own actuals: what the detail lacks keeps its share
+            ids, a_m, b_m = a_ids, a_x, None
             total = float(line['actual']) if float(line['actual']) else float(a_m.sum())
-            b_m = None
             part = a_m * var / total if total else a_m * 0.0
             basis = 'share of actuals'
-        order = part.index[np.argsort(-part.abs().to_numpy(), kind='stable')]
-        shown, rest = list(order[:top]), list(order[top:])
-        for m in shown:
+        order = np.argsort(-np.abs(part), kind='stable')
+        shown, rest = order[:top], order[top:]
+        member_names = names[dim]
+        for i in shown:
             rows.append(
                 _explain_row(
-                    name, dim, m, float(a_m[m]), None if b_m is None else float(b_m[m]), float(part[m]), var, basis
+                    name,
+                    dim,
+                    member_names[ids[i]],
+                    float(a_m[i]),
+                    None if b_m is None else float(b_m[i]),
+                    float(part[i]),
+                    var,
+                    basis,
                 )
             )
-        if rest:
+        if len(rest):
             rows.append(
                 _explain_row(
                     name,
@@ -267,16 +343,29 @@ def _account_column(d, body, labels, given, notes):
     if given is not None:
         c = find_column(d, given, (), 'accounts', 'the detail', notes, numeric=False)
         return c
+    import pandas as pd
+
     keys = set()
-    for _, line in body.iterrows():
-        parts = [str(line[c]) for c in labels if str(line[c]).strip()]
+    for line in body[labels].astype(str).itertuples(index=False):
+        parts = [p for p in line if p.strip()]
         keys |= {fold_text(p) for p in parts} | {fold_text(' '.join(parts))}
+
+    def named(col, rows):
+        return len({fold_text(str(x)) for x in pd.unique(col.iloc[:rows])[:20000]} & keys)
+
+    # scored on the first rows (a million-line ledger's columns are read
+    # once, not each whole), then on every row when those name no line
+    texts = [c for c in d.columns if d[c].dtype.kind not in 'fcmMb']
     best, score = None, 0
-    for c in d.columns:
-        vals = set(d[c].astype(str).map(fold_text).unique()[:5000])
-        n = len(vals & keys)
-        if n > score or (n == score and n and fold_text(str(c)) in _ACCOUNT_NAMES):
-            best, score = c, n
+    for rows in (_ACCOUNT_SAMPLE, len(d)):
+        for c in texts:
+            n = named(d[c], rows)
+            if n > score or (n == score and n and fold_text(str(c)) in _ACCOUNT_NAMES):
+                best, score = c, n
+        if best is not None:
+            break
+    if best is not None and len(d) > _ACCOUNT_SAMPLE:
+        score = named(d[best], len(d))
     if best is None:
         raise ValueError(
             "the detail has no column naming the table's lines (%s): pass account= with the detail's "
@@ -311,10 +400,12 @@ def _ledger_amounts(d, given, notes):
 
 def _scenario_column(d, acct, notes):
     """A column whose values say actual and budget: both sides in one detail."""
+    import pandas as pd
+
     for c in d.columns:
         if c == acct or d[c].dtype.kind in 'biufcmM':
             continue
-        vals = {_SIDE_WORDS.get(fold_text(str(x))) for x in d[c].dropna().unique()[:20]}
+        vals = {_SIDE_WORDS.get(fold_text(str(x))) for x in pd.unique(d[c])[:21] if isinstance(x, str)}
         if vals == {'actual', 'budget'}:
             notes.append('the detail holds both sides: the column %r says actual or budget' % (c,))
             return c

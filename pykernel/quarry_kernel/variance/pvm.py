@@ -235,7 +235,7 @@ def member_table(x, role):
 def _with_number_format(frame):
     """frame, with the decimal and thousands separators of its text amounts
     in attrs['number_format'] ('1,400.00' is not '1.400,00')."""
-    frame = frame.copy()
+    frame = frame.copy(deep=False)  # attrs of its own, the caller's rows not copied
     frame.attrs['number_format'] = number_format_of([frame[c] for c in frame.columns])
     return frame
 

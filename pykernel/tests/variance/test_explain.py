@@ -117,3 +117,27 @@ def test_bad_calls_say_what_to_do(kernel, v, call, error):
     with pytest.raises((ValueError, KeyError, TypeError)) as e:
         call(kernel, v)
     assert error in str(e.value)
+
+
+def test_refunds_and_reversals_net_out_member_by_member(kernel, v):
+    # Travel's 18,000: Delta 10,000 after a 1,000 refund, Hilton 8,000, and
+    # an Uber charge of 2,500 posted and reversed; the budget by member
+    # plants the driver: Delta 4,000 over, Hilton 2,000 over, Uber nothing
+    ledger = pd.DataFrame(
+        {
+            'Account': ['Travel'] * 6,
+            'Vendor': ['Delta', 'Delta', 'Hilton', 'Uber', 'Uber', 'Hilton'],
+            'Memo': ['flights', 'refund', 'hotel', 'rides', 'reversal', 'hotel'],
+            'Amount': [11000.0, -1000.0, 5000.0, 2500.0, -2500.0, 3000.0],
+        }
+    )
+    budget = pd.DataFrame(
+        {'Account': ['Travel'] * 3, 'Vendor': ['Delta', 'Hilton', 'Uber'], 'Amount': [6000.0, 6000.0, 0.0]}
+    )
+    out = kernel.explain(v, ledger, budget=budget, by='Vendor', lines='Travel')
+    rows = block(out, 'Travel', 'Vendor').set_index('member')
+    assert rows.loc['Delta', 'variance'] == pytest.approx(4000.0)
+    assert rows.loc['Hilton', 'variance'] == pytest.approx(2000.0)
+    assert rows.loc['Uber', 'variance'] == pytest.approx(0.0)
+    assert list(rows.index[:2]) == ['Delta', 'Hilton']
+    assert rows['variance'].sum() == pytest.approx(6000.0)

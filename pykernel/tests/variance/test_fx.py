@@ -67,3 +67,11 @@ def test_one_export_holding_both_sides_in_one_currency(kernel):
     )
     v = kernel.variance(both, kind={'Sales': 'revenue', 'Rent': 'cost'})
     assert v.iloc[-1]['variance'] == pytest.approx(1.0)
+
+
+def test_currency_codes_in_lower_case_and_with_spaces_are_the_same_currency(kernel):
+    lower = ACTUAL.assign(currency=['eur', ' usd', 'Eur'])
+    v = kernel.variance(lower, BUDGET, value='amount', kind=KINDS, rates={'EUR': (1.10, 1.05), 'usd': (1, 1)})
+    w = kernel.variance(ACTUAL, BUDGET, value='amount', kind=KINDS, rates=RATES)
+    assert list(v['fx_effect']) == pytest.approx(list(w['fx_effect']))
+    assert list(v['variance']) == pytest.approx(list(w['variance']))

@@ -96,3 +96,16 @@ def test_text_amounts_with_thousands_separators(kernel):
     out = kernel.pvm(actual, budget, by='product')
     assert row(out, 'Total')['variance'] == pytest.approx(2300.0)
     assert row(out, 'A')['actual_units'] == pytest.approx(1200.0)
+
+
+def test_a_zero_unit_line_and_a_product_sold_in_one_period_only(kernel):
+    # Z sold no units in the budget but carries an amount (a fee): no price
+    # to divide by; Q was sold in the actual's period only
+    budget = frame([('A', 100, 1000.0), ('B', 100, 2000.0), ('Z', 0, 50.0)])
+    actual = frame([('A', 110, 1100.0), ('B', 90, 1800.0), ('Z', 0, 80.0), ('Q', 5, 75.0)])
+    out = kernel.pvm(actual, budget, by='product')
+    parts = out[['price', 'volume', 'mix', 'new_lost']].fillna(0).sum(axis=1)
+    assert (parts - out['variance']).abs().max() < 1e-9
+    assert row(out, 'Total')['variance'] == pytest.approx(actual['revenue'].sum() - budget['revenue'].sum())
+    assert row(out, 'Q')['status'] == 'new' and row(out, 'Q')['new_lost'] == pytest.approx(75.0)
+    assert not out[['price', 'volume', 'mix', 'new_lost']].isin([float('inf'), float('-inf')]).any().any()
