@@ -19,6 +19,7 @@ import (
 var analysisKinds = []analysisKind{
 	{"explain", "Drivers of the variance", "Drivers", []string{"line", "dimension", "member", "variance", "share"}, 60},
 	{"pvm", "Price, volume and mix", "Price volume mix", []string{"status", "variance", "price", "volume", "mix", "new_lost"}, 15},
+	{"fx", "Constant currency: the FX effect", "FX", []string{"variance", "fx_effect", "variance_cc"}, 30},
 }
 
 type analysisKind struct {
@@ -43,8 +44,18 @@ type specAnalysis struct {
 	Method  string     `json:"method,omitempty"`
 }
 
-// lastAnalyses are the record's last table of each kind, in the report's
-// order.
+// analysesOf are the report's analyses: the record's last pvm() and
+// explain(), then the FX split of its variance table.
+func (d *doc) analysesOf(r reportData) []kernel.Analysis {
+	out := d.lastAnalyses()
+	if fx := fxAnalysis(r.variance); fx != nil {
+		out = append(out, *fx)
+	}
+	return out
+}
+
+// lastAnalyses are the record's last table of each kind the kernel sends,
+// in the report's order.
 func (d *doc) lastAnalyses() []kernel.Analysis {
 	last := map[string]kernel.Analysis{}
 	for _, t := range d.turns {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/quarry-cli/quarry/kernel"
 )
@@ -69,4 +70,44 @@ func comparisonText(cs map[string]kernel.LineComparison) map[string][3]string {
 		out[n] = [3]string{moneyText(c.Amount), moneyText(c.Variance), pctText(c.Pct)}
 	}
 	return out
+}
+
+// comparisonsHTML is the HTML page's table of lines against each
+// comparison, as the PDF prints it; nil for the budget alone.
+func comparisonsHTML(v *kernel.Variance, lines []kernel.VarianceLine) *htmlAnalysis {
+	names := knownComparisons(v.Comparisons)
+	if names == nil {
+		return nil
+	}
+	var titles []string
+	h := &htmlAnalysis{}
+	for _, l := range v.Labels {
+		h.Head = append(h.Head, htmlHead{Text: clean1(l)})
+	}
+	h.Head = append(h.Head, htmlHead{Text: "Actual", Num: true})
+	for _, n := range names {
+		t := comparisonTitle(n)
+		titles = append(titles, t)
+		h.Head = append(h.Head, htmlHead{Text: t, Num: true}, htmlHead{Text: t + " variance", Num: true}, htmlHead{Text: t + " %", Num: true})
+	}
+	h.Title = "Against " + strings.Join(titles, ", ")
+	for _, ln := range lines {
+		var row []htmlAmount
+		for i := range v.Labels {
+			l := ""
+			if j := i - (len(v.Labels) - len(ln.Label)); j >= 0 && j < len(ln.Label) {
+				l = clean1(ln.Label[j])
+			}
+			row = append(row, htmlAmount{Text: l})
+		}
+		row = append(row, htmlAmount{moneyText(ln.Actual), negative(ln.Actual)})
+		texts := comparisonText(lineComparisons(ln, names))
+		for _, n := range names {
+			for _, t := range texts[n] {
+				row = append(row, htmlAmount{Text: t, Negative: strings.HasPrefix(t, "(")})
+			}
+		}
+		h.Rows = append(h.Rows, row)
+	}
+	return h
 }

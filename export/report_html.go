@@ -28,7 +28,7 @@ type htmlReport struct {
 	Commentary template.HTML
 	Notes      []string
 	Databases  []string
-	Analyses   []htmlAnalysis // why it moved: explain(), pvm()
+	Analyses   []htmlAnalysis // against forecast and prior year; why it moved: explain(), pvm(), FX
 }
 
 // htmlAnalysis is an analysis's section: its largest rows as the PDF
@@ -122,7 +122,10 @@ func htmlReportOf(d *doc, md goldmark.Markdown) *htmlReport {
 	for _, s := range d.sources {
 		h.Databases = append(h.Databases, s.Name+" — "+s.Where)
 	}
-	for _, a := range specAnalyses(d.lastAnalyses()) {
+	if c := comparisonsHTML(v, lines); c != nil {
+		h.Analyses = append(h.Analyses, *c)
+	}
+	for _, a := range specAnalyses(d.analysesOf(r)) {
 		ha := htmlAnalysis{Title: a.Title, LeftOut: a.LeftOut, Notes: a.Notes}
 		for _, j := range a.Printed {
 			ha.Head = append(ha.Head, htmlHead{Text: strings.ReplaceAll(a.Columns[j], "_", " "), Num: a.Numeric[j]})

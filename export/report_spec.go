@@ -219,7 +219,7 @@ func (d *doc) spec(r reportData, formats []Format, paper string, now time.Time) 
 		s.Chart = &specChart{File: "chart.png", Cell: r.vcell}
 	}
 	s.Commentary, s.Legend = reportCommentary(d, r)
-	s.Analyses = specAnalyses(d.lastAnalyses())
+	s.Analyses = specAnalyses(d.analysesOf(r))
 	s.Tables = d.savedTables(files)
 	for _, in := range d.inputs {
 		s.Sources.Files = append(s.Sources.Files, specFile{Name: in.Name, Path: in.Path, Size: in.Size,

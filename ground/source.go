@@ -50,7 +50,7 @@ func FromResult(cell int, r kernel.Result) []Source {
 			out = append(out, Source{Cell: cell, Kind: Value, Text: r.Value.Repr})
 		}
 	}
-	return out
+	return append(out, fromReport(cell, r.Report)...)
 }
 
 // FromProfile is an attached file's facts as a source.

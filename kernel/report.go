@@ -35,6 +35,30 @@ type Variance struct {
 	// Comparisons are the comparisons beside the budget (forecast, prior),
 	// in the table's order; each line holds its own of each.
 	Comparisons []string `json:"comparisons,omitempty"`
+	// FX is the rates a constant-currency table was converted with
+	// (variance()'s rates=); each line then holds its FX split.
+	FX *FX `json:"fx,omitempty"`
+}
+
+// FX is the currencies of a constant-currency variance and the rates,
+// actual and budget, each was converted at.
+type FX struct {
+	Currencies []string          `json:"currencies"`
+	Rates      map[string]FXRate `json:"rates"`
+}
+
+// FXRate is one currency's rates; nil where the kernel sent none.
+type FXRate struct {
+	Actual *float64 `json:"actual"`
+	Budget *float64 `json:"budget"`
+}
+
+// LineFX is a line's reported variance split: at constant currency (the
+// actuals at the budget rate) and the FX effect, the rest; nil where a
+// side had no amount.
+type LineFX struct {
+	VarianceCC *float64 `json:"variance_cc"`
+	Effect     *float64 `json:"fx_effect"`
 }
 
 // VarianceLine is one line of a variance() table. Pct is the variance in
@@ -52,6 +76,7 @@ type VarianceLine struct {
 	// Comparisons are the line against the forecast and the prior year,
 	// by comparison name, when variance() was given them.
 	Comparisons map[string]LineComparison `json:"comparisons,omitempty"`
+	FX          *LineFX                   `json:"fx,omitempty"`
 }
 
 // LineComparison is a line against one comparison beside the budget: the

@@ -94,3 +94,25 @@ v = variance(a, b, kind={'Sales': 'revenue', 'Travel': 'cost'}, forecast=f)`, ni
 		t.Errorf("Travel vs forecast: %+v", travel)
 	}
 }
+
+// variance() with rates= keeps, for the report, each line's FX effect and
+// constant-currency variance and the rates it converted with.
+func TestReportCaptureFX(t *testing.T) {
+	s := sandboxtest.Session(t, sandboxtest.Engine(t), sandbox.Options{})
+	res, err := s.Exec(context.Background(), `import pandas as pd
+a = pd.DataFrame({'line': ['Sales', 'Sales', 'Travel'], 'currency': ['EUR', 'USD', 'eur'], 'amount': [1000.0, 500.0, 100.0]})
+b = pd.DataFrame({'line': ['Sales', 'Sales', 'Travel'], 'currency': ['EUR', 'USD', 'EUR'], 'amount': [900.0, 500.0, 80.0]})
+v = variance(a, b, value='amount', kind={'Sales': 'revenue', 'Travel': 'cost'}, rates={'EUR': (1.10, 1.05), 'USD': (1, 1)})`, nil)
+	if err != nil || res.Error != nil || res.Report == nil || res.Report.Variance == nil {
+		t.Fatalf("%v %+v %+v", err, res.Error, res.Report)
+	}
+	v := res.Report.Variance
+	if v.FX == nil || strings.Join(v.FX.Currencies, ",") != "EUR,USD" || v.FX.Rates["EUR"].Actual == nil || *v.FX.Rates["EUR"].Actual != 1.10 {
+		t.Fatalf("fx %+v", v.FX)
+	}
+	sales := v.Lines[0]
+	if sales.FX == nil || sales.FX.Effect == nil || sales.FX.VarianceCC == nil ||
+		math.Abs(*sales.FX.Effect-1000*(1.10-1.05)) > 1e-9 || math.Abs(*sales.FX.VarianceCC+*sales.FX.Effect-sales.Variance) > 1e-9 {
+		t.Errorf("Sales' FX split: %+v of %v", sales.FX, sales.Variance)
+	}
+}

@@ -156,6 +156,7 @@ def variance_record(v):
         for name, c_spec in comps.items()
         if len(c_spec.get('columns', [])) == 5 and all(c in v.columns for c in c_spec['columns'])
     }
+    fx = {c: v[c].tolist() for c in ('variance_cc', 'fx_effect')} if {'variance_cc', 'fx_effect'} <= set(v.columns) else None
     n = len(v)
     lines, size = [], 0
     last_total = n > 0 and str(label_cols[-1][-1]) == 'Total'
@@ -186,7 +187,9 @@ def variance_record(v):
                 }
                 for name, c in comp_cols.items()
             }
-        size += sum(len(x) for x in ln['label']) + 160 + 120 * len(comp_cols)
+        if fx:
+            ln['fx'] = {'variance_cc': _finite(fx['variance_cc'][i]), 'fx_effect': _finite(fx['fx_effect'][i])}
+        size += sum(len(x) for x in ln['label']) + 160 + 120 * len(comp_cols) + (60 if fx else 0)
         lines.append(ln)
     a = v.attrs
     srcs = a.get('sources') if isinstance(a.get('sources'), dict) else {}
@@ -208,6 +211,16 @@ def variance_record(v):
         out['material_abs'] = mabs
     if comp_cols:
         out['comparisons'] = list(comp_cols)
+    rates = a.get('fx') if isinstance(a.get('fx'), dict) else {}
+    if fx and isinstance(rates.get('rates'), dict):
+        out['fx'] = {
+            'currencies': [_label(x) for x in list(rates.get('currencies') or [])[:REPORT_NOTES_KEEP]],
+            'rates': {
+                _label(k): {'actual': _finite(r.get('actual')), 'budget': _finite(r.get('budget'))}
+                for k, r in list(rates['rates'].items())[:REPORT_NOTES_KEEP]
+                if isinstance(r, dict)
+            },
+        }
     return out
 
 
