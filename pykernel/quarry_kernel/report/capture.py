@@ -156,7 +156,11 @@ def variance_record(v):
         for name, c_spec in comps.items()
         if len(c_spec.get('columns', [])) == 5 and all(c in v.columns for c in c_spec['columns'])
     }
-    fx = {c: v[c].tolist() for c in ('variance_cc', 'fx_effect')} if {'variance_cc', 'fx_effect'} <= set(v.columns) else None
+    fx = (
+        {c: v[c].tolist() for c in ('variance_cc', 'fx_effect')}
+        if {'variance_cc', 'fx_effect'} <= set(v.columns)
+        else None
+    )
     n = len(v)
     lines, size = [], 0
     last_total = n > 0 and str(label_cols[-1][-1]) == 'Total'

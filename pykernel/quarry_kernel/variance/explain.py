@@ -62,16 +62,6 @@ _NOT_DIMENSIONS = (
     'transaction id',
     'voucher',
 )
-_SIDE_WORDS = {
-    'actual': 'actual',
-    'actuals': 'actual',
-    'act': 'actual',
-    'ist': 'actual',
-    'budget': 'budget',
-    'bud': 'budget',
-    'plan': 'budget',
-    'soll': 'budget',
-}
 
 
 def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, amount=None):
@@ -126,7 +116,8 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
     sides = {'actual': (d, amt)}
     scen = _scenario_column(d, acct, notes) if budget is None else None
     if scen is not None:
-        side = d[scen].map(lambda x: _SIDE_WORDS.get(fold_text(str(x))))
+        codes, values = pd.factorize(d[scen], use_na_sentinel=False)
+        side = pd.Series([scenario_side(x) for x in values], dtype=object).to_numpy()[codes]
         sides = {
             'actual': (d[side == 'actual'], amt[side == 'actual']),
             'budget': (d[side == 'budget'], amt[side == 'budget']),
@@ -405,7 +396,7 @@ def _scenario_column(d, acct, notes):
     for c in d.columns:
         if c == acct or d[c].dtype.kind in 'biufcmM':
             continue
-        vals = {_SIDE_WORDS.get(fold_text(str(x))) for x in pd.unique(d[c])[:21] if isinstance(x, str)}
+        vals = {scenario_side(x) for x in pd.unique(d[c])[:21] if isinstance(x, str)}
         if vals == {'actual', 'budget'}:
             notes.append('the detail holds both sides: the column %r says actual or budget' % (c,))
             return c

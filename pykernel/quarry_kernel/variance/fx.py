@@ -73,7 +73,7 @@ def _rates_table(rates):
             for c in frame.columns
             if c not in (cur, rate)
             and frame[c].dtype.kind not in 'biufcmM'
-            and {_SIDE_WORDS.get(fold_text(str(v))) for v in frame[c].dropna().unique()} == {'actual', 'budget'}
+            and {scenario_side(v) for v in frame[c].dropna().unique()} == {'actual', 'budget'}
         ),
         None,
     )
@@ -86,7 +86,7 @@ def _rates_table(rates):
     got = {}
     for i in range(len(frame)):
         k = str(frame[cur].iloc[i]).strip().upper()
-        got.setdefault(k, {})[_SIDE_WORDS.get(fold_text(str(frame[side].iloc[i])))] = float(vals.iloc[i])
+        got.setdefault(k, {})[scenario_side(frame[side].iloc[i])] = float(vals.iloc[i])
     for k, sides in got.items():
         if set(sides) != {'actual', 'budget'}:
             raise ValueError('the rates give %s no %s rate' % (k, 'budget' if 'actual' in sides else 'actual'))

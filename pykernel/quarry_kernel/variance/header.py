@@ -50,6 +50,13 @@ def side_of(text):
     return None, str(text).strip()
 
 
+def scenario_side(value):
+    """'actual' or 'budget' for a scenario column's value ('Actual', 'Ist',
+    'Budget 2026', 'Plan'), by the words of headers; None for the rest."""
+    side, _ = side_of(str(value))
+    return side if side in ('actual', 'budget') else None
+
+
 def cell_text(v):
     if v is None:
         return ''

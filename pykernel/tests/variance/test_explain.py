@@ -85,11 +85,12 @@ def test_other_holds_the_rest(kernel, v):
     assert rows['variance'].sum() == pytest.approx(6000.0)
 
 
-def test_both_sides_in_one_detail_and_credits(kernel, v):
+@pytest.mark.parametrize('words', [('Actual', 'Budget'), ('Ist', 'Plan'), ('ACTUALS', 'Budget 2026')])
+def test_both_sides_in_one_detail_and_credits(kernel, v, words):
     both = pd.DataFrame(
         {
             'GL Account': ['Travel'] * 4,
-            'Scenario': ['Actual', 'Actual', 'Budget', 'Budget'],
+            'Scenario': [words[0], words[0], words[1], words[1]],
             'Vendor': ['Delta', 'Hilton', 'Delta', 'Hilton'],
             'Debit': [10000.0, 8000.0, 7000.0, 5000.0],
             'Credit': [0.0, 0.0, 0.0, 0.0],
