@@ -94,6 +94,9 @@ type Options struct {
 	// roots once more there, so a link swapped in after the client's call
 	// was checked (while the sandbox started, say) is refused.
 	ReadCheck func(path string) error
+	// ReportAhead, when set, keeps a report builder's sandbox started
+	// ahead of the report (build_ahead.go).
+	ReportAhead *ReportAhead
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -126,7 +129,8 @@ type Session struct {
 
 	engine    *engine.Engine
 	ownEngine bool
-	builds    builds // reports being built beside the session (build.go)
+	builds    builds      // reports being built beside the session (build.go)
+	prebuilt  *aheadBuild // a report builder's sandbox started ahead (build_ahead.go)
 	sb        *sandbox.Session
 	ag        *agent.Agent
 	files     []kernel.Profile

@@ -55,6 +55,9 @@ func (s *Session) Start(ctx context.Context) error {
 	s.startErr = err
 	close(s.ready)
 	s.mu.Unlock()
+	if err == nil && s.opts.ReportAhead != nil && s.opts.ReportAhead.AtStart {
+		s.keepAhead()
+	}
 	return err
 }
 
