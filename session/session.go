@@ -94,6 +94,10 @@ type Options struct {
 	// roots once more there, so a link swapped in after the client's call
 	// was checked (while the sandbox started, say) is refused.
 	ReadCheck func(path string) error
+	// Pooled is a sandbox a Pool started ahead, for this session alone:
+	// its id and folder become the session's, and Start takes it instead
+	// of starting one. It needs Engine, the pool's.
+	Pooled *Pooled
 	// ReportAhead, when set, keeps a report builder's sandbox started
 	// ahead of the report (build_ahead.go).
 	ReportAhead *ReportAhead
@@ -164,6 +168,9 @@ func New(opts Options) *Session {
 		mask:  secret.New(append(opts.Config.Secrets(), opts.Sources.Secrets()...)...),
 	}
 	s.outDir = opts.OutputDir
+	if opts.Pooled != nil {
+		s.id, s.outDir = opts.Pooled.id, opts.Pooled.dir
+	}
 	if opts.Resume != nil {
 		s.id, s.outDir = opts.Resume.ID, opts.Resume.Dir
 	}
@@ -305,6 +312,9 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	sb, e, own, rec := s.sb, s.engine, s.ownEngine, s.rec
 	s.mu.Unlock()
+	if sb == nil && s.opts.Pooled != nil {
+		sb = s.opts.Pooled.sb // closed before Start took it
+	}
 	var errs []error
 	if sb != nil {
 		if err := sb.Close(); err != nil {
