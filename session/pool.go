@@ -162,8 +162,18 @@ func (p *Pool) start(ctx context.Context) (*Pooled, error) {
 		os.Remove(dir)
 		return nil, err
 	}
+	// The libraries the kernel imports after ready, waited for here so a
+	// first cell that uses pandas finds it; no cell of the session's, and
+	// nothing harvested.
+	if _, err := pd.sb.Replay(ctx, 0, poolWarmup); err != nil {
+		return pd, err
+	}
 	return pd, nil
 }
+
+// poolWarmup names the libraries the kernel imports after ready, so the
+// kernel waits for them.
+const poolWarmup = "np, pd, plt"
 
 // remove takes away a pooled sandbox no session took, and its empty folder.
 func (pd *Pooled) remove() error {
