@@ -56,7 +56,8 @@ their credentials never shown to the client.
 Over HTTP the server listens on a loopback address (another only with
 --allow-remote), makes a token at each start, prints it on standard error
 and refuses every request without it, and refuses requests from web pages
-of other sites.`,
+of other sites. It keeps --warm sandboxes started ahead (default 2), each
+handed to one new session, so a first call waits for no start.`,
 		Example: `quarry mcp --root ~/data
 claude mcp add quarry -- quarry mcp --root ~/data
 quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
