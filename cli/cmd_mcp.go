@@ -70,14 +70,14 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 			} else if f.allowRemote || f.tokenFile != "" || c.Flags().Changed("idle-timeout") || c.Flags().Changed("warm") {
 				return usagef(c, "--allow-remote, --token-file, --idle-timeout and --warm go with --http ADDR (on standard input and output the session ends when the client closes it)")
 			}
+			if f.maxSessions < 1 {
+				return usagef(c, "--max-sessions %d: give a positive number (the default is %d)", f.maxSessions, mcp.DefaultMaxSessions)
+			}
 			if !c.Flags().Changed("warm") {
 				f.warm = min(f.warm, f.maxSessions)
 			}
 			if f.warm < 0 || f.warm > f.maxSessions {
 				return usagef(c, "--warm %d: give 0 (no sandbox started ahead) up to --max-sessions (%d)", f.warm, f.maxSessions)
-			}
-			if f.maxSessions < 1 {
-				return usagef(c, "--max-sessions %d: give a positive number (the default is %d)", f.maxSessions, mcp.DefaultMaxSessions)
 			}
 			if f.idle <= 0 {
 				return usagef(c, "--idle-timeout %s: give a positive duration, e.g. 30m (the default)", f.idle)
