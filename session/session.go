@@ -90,10 +90,15 @@ type Options struct {
 	Tool string
 	// ReadCheck, when set, is asked about a host file right before it is
 	// read into the sandbox (an attach, and each file a rebuild attaches
-	// again); an error refuses it. quarry mcp checks the path against its
-	// roots once more there, so a link swapped in after the client's call
-	// was checked (while the sandbox started, say) is refused.
-	ReadCheck func(path string) error
+	// again), with the handle it is then read through, opened without
+	// following a link at its end (nil when the open failed: the check
+	// says why); an error refuses it. The file is read only through that
+	// handle (files.go: openChecked), so what was checked is what is read.
+	// quarry mcp checks the path against its roots once more there, and
+	// that the handle holds that file, so a link swapped in after the
+	// client's call was checked (while the sandbox started, say) is
+	// refused.
+	ReadCheck func(path string, f *os.File) error
 	// Pooled is a sandbox a Pool started ahead, for this session alone:
 	// its id and folder become the session's, and Start takes it instead
 	// of starting one. It needs Engine, the pool's.
