@@ -3,10 +3,14 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/quarry-cli/quarry/engine"
 	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
@@ -78,5 +82,51 @@ func waitPool(t *testing.T, srv *Server) {
 		if time.Now().After(deadline) {
 			t.Fatal("no sandbox ready in the pool after a minute")
 		}
+	}
+}
+
+// At --max-sessions over HTTP, the next session's first call is refused at
+// once, naming the limit, and takes nothing from the warm pool; once a
+// place is free, that session starts on the pool's sandbox.
+func TestMaxSessionsRefusedAtOnceOverHTTP(t *testing.T) {
+	srv, _ := testServer(t, Options{MaxSessions: 1, Warm: 1}, true)
+	srv.Prepare(context.Background())
+	ts := httptest.NewServer(srv.Handler(HTTPOptions{Token: "tok"}))
+	t.Cleanup(ts.Close) // after the clients' own cleanups: their streams end first
+	connect := func(name string) *sdk.ClientSession {
+		tr := &sdk.StreamableClientTransport{Endpoint: ts.URL + Path, HTTPClient: &http.Client{Transport: bearer{"tok"}}}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: name, Version: "1"}, nil).Connect(t.Context(), tr, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	first, second := connect("first"), connect("second")
+	if res := callTool(t, first, "run_python", map[string]any{"code": "1"}); res.IsError {
+		t.Fatalf("first: %s", text(res))
+	}
+	waitPool(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a hang fails here
+	defer cancel()
+	res, err := second.CallTool(ctx, &sdk.CallToolParams{Name: "run_python", Arguments: map[string]any{"code": "1"}})
+	if err != nil {
+		t.Fatalf("second, past the limit: no answer: %v", err)
+	}
+	if got := text(res); !res.IsError || !strings.Contains(got, "--max-sessions 1") || !strings.Contains(got, "end another client's session") {
+		t.Fatalf("second, past the limit: isError %v, %s", res.IsError, got)
+	}
+	srv.mu.Lock()
+	ready := srv.pool.Ready()
+	srv.mu.Unlock()
+	if ready != 1 {
+		t.Errorf("the refused session took the pool's sandbox (%d ready)", ready)
+	}
+	first.Close()
+	for deadline := time.Now().Add(time.Minute); openSessions(srv) > 1 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if res := callTool(t, second, "run_python", map[string]any{"code": "print('now', 2)"}); res.IsError || !strings.Contains(text(res), "now 2") {
+		t.Fatalf("second, after the first left: %s", text(res))
 	}
 }
