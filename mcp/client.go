@@ -32,8 +32,9 @@ type client struct {
 	closed  bool
 	outputs []kernel.File // harvested, newest version of each name last
 	exports []exported
-	report  *progress // the call waiting for the start, told its steps
-	placed  bool      // holds one of the server's MaxSessions places
+	report  *progress         // the call waiting for the start, told its steps
+	placed  bool              // holds one of the server's MaxSessions places
+	cells   map[*running]bool // the cells in progress (disconnect.go)
 }
 
 // errGone: a call that arrived as its MCP session ended.
