@@ -98,7 +98,7 @@ func (c *client) session(ctx context.Context, p *progress) (*session.Session, er
 	}
 	from := ""
 	if pooled {
-		from = ", its sandbox from the warm pool"
+		from = fmt.Sprintf(", its sandbox from the warm pool, which has %d more ready", c.srv.poolReady())
 	}
 	c.srv.log("session %s started for %s (quarry sessions lists it%s)", s.ID(), c.name(), from)
 	return s, nil

@@ -337,6 +337,17 @@ func (s *Server) Prepare(ctx context.Context) {
 	}
 }
 
+// poolReady is how many sandboxes the warm pool has ready.
+func (s *Server) poolReady() int {
+	s.mu.Lock()
+	p := s.pool
+	s.mu.Unlock()
+	if p == nil {
+		return 0
+	}
+	return p.Ready()
+}
+
 // pooled is a sandbox started ahead for a session, or nil.
 func (s *Server) pooled() *session.Pooled {
 	s.mu.Lock()
