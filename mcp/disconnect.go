@@ -3,7 +3,11 @@ package mcp
 import (
 	"context"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // A client that goes away over HTTP in the middle of a cell (its
@@ -23,29 +27,48 @@ const disconnectGrace = 10 * time.Second
 const callsEnd = 10 * time.Second
 
 // running is a cell in progress: the call's context (cancelled when the
-// client cancels it) and the cell's own, stopped when the client is gone.
+// client cancels it), the cell's own, stopped when the client is gone,
+// and the POST that carried the call.
 type running struct {
 	call context.Context
 	stop context.CancelFunc
+	post string
 }
+
+// postHeader names each POST for the calls it carries (the tool handler
+// reads it in the request's headers): a dropped connection stops only the
+// cell of its own call.
+const postHeader = "X-Quarry-Post"
 
 // watchDrops hears the POSTs that ended with their connection gone.
 func (s *Server) watchDrops(next http.Handler) http.Handler {
+	var posts atomic.Int64
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		post := strconv.FormatInt(posts.Add(1), 10)
+		r.Header.Set(postHeader, post) // a client's own value is replaced
 		next.ServeHTTP(w, r)
 		// Before ServeHTTP returns, the request's context ends only when
 		// the client closed the connection.
 		if r.Method == http.MethodPost && r.Context().Err() != nil {
 			if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-				go s.dropped(id)
+				go s.dropped(id, post)
 			}
 		}
 	})
 }
 
-// dropped ends the MCP session id when a cell of its is still running
-// once the grace is over and the client has not cancelled it.
-func (s *Server) dropped(id string) {
+// postOf is the POST that carried a call, "" off HTTP.
+func postOf(extra *sdk.RequestExtra) string {
+	if extra == nil || extra.Header == nil {
+		return ""
+	}
+	return extra.Header.Get(postHeader)
+}
+
+// dropped ends the MCP session id when the cell of the call that POST
+// carried is still running once the grace is over, not cancelled by the
+// client.
+func (s *Server) dropped(id, post string) {
 	time.Sleep(disconnectGrace)
 	var c *client
 	s.mu.Lock()
@@ -55,7 +78,7 @@ func (s *Server) dropped(id string) {
 		}
 	}
 	s.mu.Unlock()
-	if c == nil || !c.stopOrphanCells() {
+	if c == nil || !c.stopOrphanCells(post) {
 		return
 	}
 	s.log("%s went away during a cell: the cell is interrupted and its session's sandbox removed", c.name())
@@ -66,11 +89,11 @@ func (s *Server) dropped(id string) {
 	c.ss.Close()
 }
 
-// startCell registers a cell of call ctx; the returned context is the
-// cell's, done its end.
-func (c *client) startCell(ctx context.Context) (context.Context, func()) {
+// startCell registers a cell of call ctx, carried by post; the returned
+// context is the cell's, done its end.
+func (c *client) startCell(ctx context.Context, post string) (context.Context, func()) {
 	cellCtx, stop := context.WithCancel(ctx)
-	r := &running{call: ctx, stop: stop}
+	r := &running{call: ctx, stop: stop, post: post}
 	c.mu.Lock()
 	if c.cells == nil {
 		c.cells = map[*running]bool{}
@@ -85,14 +108,17 @@ func (c *client) startCell(ctx context.Context) (context.Context, func()) {
 	}
 }
 
-// stopOrphanCells interrupts the cells whose call no client cancelled,
-// and tells whether there were any.
-func (c *client) stopOrphanCells() bool {
+// stopOrphanCells interrupts the cell of the call post carried when its
+// client did not cancel it, and tells whether there was one.
+func (c *client) stopOrphanCells(post string) bool {
+	if post == "" {
+		return false
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	found := false
 	for r := range c.cells {
-		if r.call.Err() == nil {
+		if r.post == post && r.call.Err() == nil {
 			r.stop()
 			found = true
 		}

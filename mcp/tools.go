@@ -213,7 +213,7 @@ func (s *Server) runCell(ctx context.Context, req *sdk.CallToolRequest, tool, co
 	}
 	limited := runCtx != ctx
 	done := p.beat("the cell")
-	runCtx, ended := c.startCell(runCtx)
+	runCtx, ended := c.startCell(runCtx, postOf(req.Extra))
 	cell, err := sess.RunCell(runCtx, tool+", called by "+c.name()+" over MCP", code, func(ch kernel.Chunk) { p.output(ch.Text) })
 	ended()
 	done()
