@@ -37,13 +37,15 @@ func (a *app) runChat(ctx context.Context, f *rootFlags) (err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	inbox := ui.NewInbox()
-	opts := launchOptions{events: inbox.Event, askChanged: true, build: a.build.Version, install: inbox.ConfirmInstall}
+	opts := launchOptions{events: inbox.Event, askChanged: true, build: a.build.Version, install: inbox.ConfirmInstall,
+		reports: &session.ReportAhead{Warmup: export.Warmup()}} // /report after any answer
 	if f.overrides.Confirm {
 		// Each cell waits for the user's y, n or e in the chat.
 		opts.agent = func(c *agent.Config) { c.Confirm = inbox.Confirm }
 	}
 	if f.demo != nil {
 		f.demo.launchOptions(&opts)
+		opts.reports.AtStart = true // the demo ends with its report
 	}
 	l, err := launch(ctx, f, opts)
 	if err != nil {

@@ -91,6 +91,9 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		agent:  agentHook,
 		build:  a.build.Version,
 	}
+	if builtReport(f.reports) {
+		opts.reports = &session.ReportAhead{Warmup: export.Warmup(), AtStart: true}
+	}
 	if f.demo != nil {
 		// The question is the demo's: standard input is neither prompt nor data.
 		prompt, opts.inputs = f.prompt, nil

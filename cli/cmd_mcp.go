@@ -25,6 +25,7 @@ type mcpFlags struct {
 	allowRemote bool
 	roots       []string
 	maxSessions int
+	warm        int
 	idle        time.Duration
 	tokenFile   string
 	outputDir   string
@@ -55,7 +56,8 @@ their credentials never shown to the client.
 Over HTTP the server listens on a loopback address (another only with
 --allow-remote), makes a token at each start, prints it on standard error
 and refuses every request without it, and refuses requests from web pages
-of other sites.`,
+of other sites. It keeps --warm sandboxes started ahead (default 2), each
+handed to one new session, so a first call waits for no start.`,
 		Example: `quarry mcp --root ~/data
 claude mcp add quarry -- quarry mcp --root ~/data
 quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
@@ -65,11 +67,17 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 				if err := mcp.CheckAddress(f.http, f.allowRemote); err != nil {
 					return usagef(c, "%v", err)
 				}
-			} else if f.allowRemote || f.tokenFile != "" || c.Flags().Changed("idle-timeout") {
-				return usagef(c, "--allow-remote, --token-file and --idle-timeout go with --http ADDR (on standard input and output the session ends when the client closes it)")
+			} else if f.allowRemote || f.tokenFile != "" || c.Flags().Changed("idle-timeout") || c.Flags().Changed("warm") {
+				return usagef(c, "--allow-remote, --token-file, --idle-timeout and --warm go with --http ADDR (on standard input and output the session ends when the client closes it)")
 			}
 			if f.maxSessions < 1 {
 				return usagef(c, "--max-sessions %d: give a positive number (the default is %d)", f.maxSessions, mcp.DefaultMaxSessions)
+			}
+			if !c.Flags().Changed("warm") {
+				f.warm = min(f.warm, f.maxSessions)
+			}
+			if f.warm < 0 || f.warm > f.maxSessions {
+				return usagef(c, "--warm %d: give 0 (no sandbox started ahead) up to --max-sessions (%d)", f.warm, f.maxSessions)
 			}
 			if f.idle <= 0 {
 				return usagef(c, "--idle-timeout %s: give a positive duration, e.g. 30m (the default)", f.idle)
@@ -82,6 +90,7 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 	fs.BoolVar(&f.allowRemote, "allow-remote", false, "with --http: allow an address other machines reach (they still need the token)")
 	fs.StringArrayVar(&f.roots, "root", nil, "a folder whose files clients may attach (repeatable; default the working directory)")
 	fs.IntVar(&f.maxSessions, "max-sessions", mcp.DefaultMaxSessions, "most MCP sessions (sandboxes) at once; the next is refused")
+	fs.IntVar(&f.warm, "warm", mcp.DefaultWarm, "with --http: sandboxes started ahead, each for one new session's first call (0: none)")
 	fs.DurationVar(&f.idle, "idle-timeout", mcp.DefaultIdle, "with --http: close a session silent this long and remove its sandbox")
 	fs.StringVar(&f.tokenFile, "token-file", "", "with --http: also write the token to this file (mode 0600), for a client's configuration")
 	fs.StringVar(&f.outputDir, "output-dir", "", "folder that holds each session's folder (default output_dir from the config, else ./quarry-output)")
@@ -130,6 +139,7 @@ func (a *app) serveMCP(c *cobra.Command, f *mcpFlags) error {
 		OpenSources: func(ctx context.Context) (*source.Set, error) { return openSources(ctx, cfg) },
 		MaxSessions: f.maxSessions,
 		Build:       a.build.Version,
+		Warm:        warmFor(f),
 		Log:         logf,
 	})
 	if err != nil {
@@ -164,6 +174,15 @@ func (a *app) serveMCPHTTP(ctx context.Context, srv *mcp.Server, f *mcpFlags, ro
 	logf(fmt.Sprintf("serving MCP at http://%s%s; clients attach files from %s", ln.Addr(), mcp.Path, roots))
 	logf("token (send it as Authorization: Bearer TOKEN): " + token)
 	return srv.ServeHTTP(ctx, ln, mcp.HTTPOptions{Token: token, Idle: f.idle})
+}
+
+// warmFor is the pool's size: --warm with --http, none on standard input
+// and output (its one session starts at its first call).
+func warmFor(f *mcpFlags) int {
+	if f.http == "" {
+		return 0
+	}
+	return f.warm
 }
 
 type nopWriteCloser struct{ io.Writer }

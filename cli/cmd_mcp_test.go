@@ -29,6 +29,9 @@ func TestMCPUsageErrors(t *testing.T) {
 		{[]string{"mcp", "--max-sessions", "-1"}, "positive"},
 		{[]string{"mcp", "--max-sessions", "0"}, "--max-sessions 0: give a positive number"},
 		{[]string{"mcp", "--http", "127.0.0.1:0", "--idle-timeout", "0s"}, "--idle-timeout 0s: give a positive duration"},
+		{[]string{"mcp", "--warm", "1"}, "go with --http"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--warm", "-1"}, "--warm -1: give 0"},
+		{[]string{"mcp", "--http", "127.0.0.1:0", "--warm", "3", "--max-sessions", "2"}, "up to --max-sessions (2)"},
 		{[]string{"mcp", "extra"}, "mcp"},
 	} {
 		code, out, errs := runCmd(t, c.args...)

@@ -48,6 +48,9 @@ type launchOptions struct {
 	// scripted: agent sets a Script that plays the model (quarry demo), so
 	// no key is read or command run and no endpoint is resolved or probed.
 	scripted bool
+	// reports keeps a report builder's sandbox started ahead (the chat's
+	// /report, -p --report); nil: no report is expected.
+	reports *session.ReportAhead
 }
 
 // launched is a session ready for its front end.
@@ -138,6 +141,8 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		Agent:     o.agent,
 		Build:     o.build,
 		Install:   o.install,
+
+		ReportAhead: o.reports,
 	}
 	if f.allowInstall {
 		so.Install = func(context.Context, string) (bool, error) { return true, nil }

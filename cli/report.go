@@ -52,6 +52,16 @@ func parseReport(s string) ([]export.Format, error) {
 	return out, nil
 }
 
+// builtReport tells whether formats ask for a file the builder writes.
+func builtReport(formats []export.Format) bool {
+	for _, f := range formats {
+		if f.Built() {
+			return true
+		}
+	}
+	return false
+}
+
 func isReportFormat(f export.Format) bool {
 	for _, r := range reportFormats {
 		if f == r {
@@ -196,7 +206,11 @@ func (a *app) exportBuilt(c *cobra.Command, rec *session.Record, f export.Format
 	if out != "" {
 		o.Paths = map[export.Format]string{f: out}
 	}
-	files, err := export.WriteReport(ctx, rec, session.Builder{Config: cfg, Progress: a.stderr}, o)
+	// The builder's sandbox starts now, while the report's content is laid
+	// out on the host.
+	b, stopAhead := session.Builder{Config: cfg, Progress: a.stderr}.Ahead(rec.Dir, export.Warmup())
+	defer stopAhead()
+	files, err := export.WriteReport(ctx, rec, b, o)
 	if ctx.Err() != nil {
 		return interrupted{"interrupted"}
 	}

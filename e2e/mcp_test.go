@@ -228,3 +228,39 @@ func TestMCPSessionListedExportedRerunResumed(t *testing.T) {
 	}
 	requireNoContainers(t, r.cmd.Process.Pid)
 }
+
+// quarry mcp --http --warm 2 starts two sandboxes ahead of any client;
+// on SIGTERM they go, with their folders; after kill -9 the next quarry's
+// start removes them by their labels.
+func TestMCPWarmPoolGoesAtExitAndAfterKill9(t *testing.T) {
+	sandboxtest.Engine(t)
+	for _, kill := range []bool{false, true} {
+		t.Run(map[bool]string{false: "SIGTERM", true: "kill-9"}[kill], func(t *testing.T) {
+			out := t.TempDir()
+			_, _, srv := startMCPHTTP(t, t.TempDir(), "--warm", "2", "--output-dir", out)
+			pid := srv.cmd.Process.Pid
+			for deadline := time.Now().Add(time.Minute); containersOf(t, pid) < 2; time.Sleep(100 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					t.Fatalf("%d sandboxes started ahead after a minute, want 2\n%s", containersOf(t, pid), srv.stderr.String())
+				}
+			}
+			if !kill {
+				srv.cmd.Process.Signal(syscall.SIGTERM)
+				srv.cmd.Wait()
+				requireNoContainers(t, pid)
+				if left, _ := os.ReadDir(out); len(left) > 0 {
+					t.Errorf("the pool's folders are left in the output folder: %v", left)
+				}
+				return
+			}
+			srv.cmd.Process.Kill()
+			srv.cmd.Wait()
+			if n := containersOf(t, pid); n != 2 {
+				t.Fatalf("%d sandboxes left after kill -9, want the pool's 2: the test proves nothing", n)
+			}
+			_, next := startMCPStdio(t, t.TempDir())
+			waitFor(t, next.stderr, "engine objects left by earlier runs", time.Minute)
+			requireNoContainers(t, pid)
+		})
+	}
+}

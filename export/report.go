@@ -50,6 +50,11 @@ var builderParts = []string{"report_text.py", "report_cells.py", "report_workboo
 const builtMark = "quarry-report-built: "
 
 func builderCode() string {
+	return builderSource() + "build_report('/data/report.json', '/data', '/output')\n"
+}
+
+// builderSource is the builder's definitions, without the call.
+func builderSource() string {
 	var b strings.Builder
 	for _, n := range builderParts {
 		src, err := reportPy.ReadFile("reportpy/" + n)
@@ -59,7 +64,6 @@ func builderCode() string {
 		b.Write(src)
 		b.WriteString("\n")
 	}
-	b.WriteString("build_report('/data/report.json', '/data', '/output')\n")
 	return b.String()
 }
 

@@ -52,6 +52,20 @@ func IdentifyAs(path, name string) Identity { return identify(path, name, name) 
 // input, saved at path), called what in messages: only the content speaks.
 func Sniff(path, what string) Identity { return identify(path, what, "") }
 
+// IdentifyOpenAs is IdentifyAs for a file already open: the file read is
+// the one f holds, whatever its path names now (an attach reads the file
+// it checked). It moves f's offset.
+func IdentifyOpenAs(f *os.File, name string) Identity {
+	id := Identity{Path: name}
+	id.name(name)
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		id.problem = "cannot be read: " + errText(err)
+		return id
+	}
+	id.identify(f)
+	return id
+}
+
 func identify(path, what, name string) Identity {
 	id := Identity{Path: what, unnamed: name == ""}
 	if name != "" {
@@ -63,24 +77,29 @@ func identify(path, what, name string) Identity {
 		return id
 	}
 	defer f.Close()
+	id.identify(f)
+	return id
+}
+
+// identify reads what f holds.
+func (id *Identity) identify(f *os.File) {
 	st, err := f.Stat()
 	if err != nil {
 		id.problem = "cannot be read: " + errText(err)
-		return id
+		return
 	}
 	head, err := readHead(f)
 	if err != nil {
 		id.problem = "cannot be read: " + errText(err)
-		return id
+		return
 	}
 	id.head = head
 	if len(head) == 0 {
 		id.problem = "is empty: there is nothing to analyse; check that the export finished"
-		return id
+		return
 	}
 	p := &probe{head: head, size: st.Size(), f: f}
 	id.content(p, f)
-	return id
 }
 
 func readHead(r io.Reader) ([]byte, error) {

@@ -12,6 +12,8 @@ package mcp
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"testing"
@@ -155,6 +157,74 @@ func BenchmarkFirstCallStdio(b *testing.B) {
 	for _, order := range orders {
 		for _, c := range cells {
 			key := order + "-" + c.name
+			d := samples[key]
+			slices.Sort(d)
+			b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, key+"-p50-ms")
+			b.ReportMetric(float64(d[len(d)*9/10].Microseconds())/1000, key+"-p90-ms")
+		}
+	}
+}
+
+// BenchmarkFirstCallHTTP: a new MCP session's first run_python over
+// streamable HTTP, from the call to its answer, on a server without a
+// pool (the sandbox starts inside the call) and on one with --warm 1 (the
+// call takes the sandbox the pool started; the pool has refilled since
+// the last session, as it does between clients that come seconds apart).
+// Rounds interleave the two, so the machine's load falls on both alike;
+// "1" is a trivial cell, "pandas" one that uses pd.
+//
+//	go test ./mcp -run '^$' -bench FirstCallHTTP -benchtime 20x
+func BenchmarkFirstCallHTTP(b *testing.B) {
+	cells := []struct{ name, code string }{{"1", "1"}, {"pandas", "pd.DataFrame({'a': [1, 2]}).a.sum()"}}
+	type server struct {
+		name string
+		srv  *Server
+		url  string
+	}
+	var servers []server
+	for _, warm := range []int{0, 1} {
+		srv, _ := testServer(b, Options{Warm: warm, MaxSessions: 4}, true)
+		srv.Prepare(context.Background())
+		ts := httptest.NewServer(srv.Handler(HTTPOptions{Token: "tok"}))
+		b.Cleanup(ts.Close)
+		servers = append(servers, server{map[int]string{0: "cold", 1: "pool"}[warm], srv, ts.URL + Path})
+	}
+	samples := map[string][]time.Duration{}
+	b.ResetTimer()
+	for range b.N {
+		for _, s := range servers {
+			for _, c := range cells {
+				b.StopTimer()
+				if s.srv.pool != nil {
+					for s.srv.pool.Ready() < 1 {
+						time.Sleep(20 * time.Millisecond)
+					}
+				}
+				tr := &sdk.StreamableClientTransport{Endpoint: s.url, HTTPClient: &http.Client{Transport: bearer{"tok"}}}
+				cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				t0 := time.Now()
+				if res := callTool(b, cs, "run_python", map[string]any{"code": c.code}); res.IsError {
+					b.Fatal(text(res))
+				}
+				key := s.name + "-" + c.name
+				samples[key] = append(samples[key], time.Since(t0))
+				b.StopTimer()
+				cs.Close()
+				for openSessions(s.srv) > 0 { // its sandbox gone before the next round
+					time.Sleep(20 * time.Millisecond)
+				}
+				b.StartTimer()
+			}
+		}
+	}
+	b.StopTimer()
+	for _, s := range servers {
+		for _, c := range cells {
+			key := s.name + "-" + c.name
 			d := samples[key]
 			slices.Sort(d)
 			b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, key+"-p50-ms")

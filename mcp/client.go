@@ -32,8 +32,9 @@ type client struct {
 	closed  bool
 	outputs []kernel.File // harvested, newest version of each name last
 	exports []exported
-	report  *progress // the call waiting for the start, told its steps
-	placed  bool      // holds one of the server's MaxSessions places
+	report  *progress         // the call waiting for the start, told its steps
+	placed  bool              // holds one of the server's MaxSessions places
+	cells   map[*running]bool // the cells in progress (disconnect.go)
 }
 
 // errGone: a call that arrived as its MCP session ended.
@@ -90,36 +91,42 @@ func (c *client) session(ctx context.Context, p *progress) (*session.Session, er
 	c.mu.Lock()
 	c.placed = true
 	c.mu.Unlock()
-	s, err := c.start(ctx, p)
+	s, pooled, err := c.start(ctx, p)
 	if err != nil {
 		c.freePlace()
 		return nil, err
 	}
-	c.srv.log("session %s started for %s (quarry sessions lists it)", s.ID(), c.name())
+	from := ""
+	if pooled {
+		from = fmt.Sprintf(", its sandbox from the warm pool, which has %d more ready", c.srv.poolReady())
+	}
+	c.srv.log("session %s started for %s (quarry sessions lists it%s)", s.ID(), c.name(), from)
 	return s, nil
 }
 
-// start makes and starts the quarry session, in its place.
-func (c *client) start(ctx context.Context, p *progress) (*session.Session, error) {
+// start makes and starts the quarry session, in its place, on a sandbox
+// from the warm pool when one is ready (pooled).
+func (c *client) start(ctx context.Context, p *progress) (*session.Session, bool, error) {
 	o := c.srv.opts
 	e, err := c.srv.engineConn(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("container engine: %w", err)
+		return nil, false, fmt.Errorf("container engine: %w", err)
 	}
 	var sources *source.Set
 	if o.OpenSources != nil {
 		p.say("connecting to the databases")
 		if sources, err = o.OpenSources(ctx); err != nil {
-			return nil, c.maskErr(err)
+			return nil, false, c.maskErr(err)
 		}
 	}
+	pooled := c.srv.pooled()
 	s := session.New(session.Options{Config: o.Config, Events: c.event, Engine: e, Index: o.Index, Build: o.Build, Sources: sources, Tool: c.name(),
-		ReadCheck: c.srv.roots.Recheck})
+		ReadCheck: c.srv.roots.Recheck, Pooled: pooled})
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		s.Close()
-		return nil, errGone
+		return nil, false, errGone
 	}
 	c.sess = s
 	c.mu.Unlock()
@@ -128,9 +135,9 @@ func (c *client) start(ctx context.Context, p *progress) (*session.Session, erro
 		c.mu.Lock()
 		c.sess = nil
 		c.mu.Unlock()
-		return nil, fmt.Errorf("the sandbox did not start: %w", err)
+		return nil, false, fmt.Errorf("the sandbox did not start: %w", err)
 	}
-	return s, nil
+	return s, pooled != nil, nil
 }
 
 // event hears the quarry session's own events: start-up steps go to the

@@ -54,6 +54,13 @@ func (l *logLines) add(s string) {
 	}
 }
 
+// snapshot is a copy of the lines logged so far.
+func (l *logLines) snapshot() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.lines...)
+}
+
 // sessionID is the id of the first quarry session the log says started.
 func (l *logLines) sessionID() string {
 	if ids := l.sessionIDs(); len(ids) > 0 {

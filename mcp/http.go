@@ -78,7 +78,7 @@ func (s *Server) Handler(o HTTPOptions) http.Handler {
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk }, &sdk.StreamableHTTPOptions{SessionTimeout: o.Idle})
 	mux := http.NewServeMux()
-	mux.Handle(Path, h)
+	mux.Handle(Path, s.watchDrops(h))
 	return guard(o.Token, mux)
 }
 

@@ -134,14 +134,48 @@ var errNoLinkCount = errors.New("the system does not say")
 
 // Recheck checks a path Resolve returned once more, right before the
 // file is read: the file may have been swapped for a link (or a link put
-// on its way) since. It must still resolve to itself and pass every check.
-func (r *Roots) Recheck(real string) error {
+// on its way) since. It must still resolve to itself and pass every
+// check; and f, the handle it will be read through (nil: none yet), must
+// be that file: the system names the file f holds (checkHandle), so a
+// swap between the open and the check is refused, and one after it no
+// longer matters, since only f is read.
+func (r *Roots) Recheck(real string, f *os.File) error {
 	again, err := r.Resolve(real)
 	if err == nil && again != real {
 		err = fmt.Errorf("%s: a symbolic link now stands on its path", real)
 	}
+	if err == nil && f != nil {
+		err = checkHandle(real, f)
+	}
 	if err != nil {
 		return fmt.Errorf("the file changed after it was checked, which is refused: %w", err)
+	}
+	return nil
+}
+
+// checkHandle tells whether f holds the file at real, with one name: the
+// file's path as the system keeps it for the handle (handlePath), else
+// the handle's and the path's identities compared.
+func checkHandle(real string, f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("%s: %v", real, unwrapPath(err))
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("%s: is not a regular file", real)
+	}
+	if n, err := links(real, info); err != nil || n > 1 {
+		return fmt.Errorf("%s: the file opened has %d names (hard links), or their count cannot be told", real, n)
+	}
+	if held, err := handlePath(f); err == nil {
+		if held != real {
+			return fmt.Errorf("%s: the file opened is another one, reached through a link swapped in", real)
+		}
+		return nil
+	}
+	st, err := os.Lstat(real)
+	if err != nil || !os.SameFile(st, info) {
+		return fmt.Errorf("%s: the file opened is another one, reached through a link swapped in", real)
 	}
 	return nil
 }

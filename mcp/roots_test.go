@@ -177,7 +177,7 @@ func TestRecheckRefusesSwappedFile(t *testing.T) {
 		if err := c.swap(real); err != nil {
 			t.Fatalf("%s: the swap: %v", c.name, err)
 		}
-		err = r.Recheck(real)
+		err = r.Recheck(real, nil)
 		switch {
 		case c.why == "" && err != nil:
 			t.Errorf("%s: %v", c.name, err)

@@ -54,7 +54,16 @@ type Options struct {
 	// Log hears one line per thing the operator should know (a session
 	// started or closed, a refusal); nil discards them.
 	Log func(string)
+	// Warm is how many sandboxes Prepare starts ahead for the sessions to
+	// come (session.Pool), each handed to one session; zero: none, each
+	// session starts its own at its first call.
+	Warm int
 }
+
+// DefaultWarm is quarry mcp --http's pool: two sandboxes started ahead,
+// so two clients that connect together both find one, for the memory of
+// two idle sandboxes.
+const DefaultWarm = 2
 
 // Server is quarry's MCP server: one sdk.Server whose sessions each map to
 // a client of their own.
@@ -71,6 +80,7 @@ type Server struct {
 	engMu  sync.Mutex // held while connecting: sessions wait for the one connection
 	engine *engine.Engine
 	ownEng bool
+	pool   *session.Pool // sandboxes started ahead (Options.Warm), made by Prepare; guarded by mu
 }
 
 // New makes a server; it checks the roots but starts nothing.
@@ -264,14 +274,21 @@ func (s *Server) Close() error {
 		})
 	}
 	wg.Wait()
+	s.mu.Lock()
+	pool := s.pool
+	s.mu.Unlock()
+	var errs []error
+	if err := pool.Close(); err != nil { // after the sessions: none takes one now
+		errs = append(errs, fmt.Errorf("warm pool: %w", err))
+	}
 	s.engMu.Lock()
 	e, own := s.engine, s.ownEng
 	s.engine, s.ownEng = nil, false
 	s.engMu.Unlock()
 	if e != nil && own {
-		return e.Close()
+		errs = append(errs, e.Close())
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // engineConn is the engine every session shares, connected once.
@@ -311,4 +328,30 @@ func (s *Server) Prepare(ctx context.Context) {
 			s.log("the sandbox image is missing: the first tool call builds it, which takes minutes; run quarry sandbox build first")
 		}
 	}
+	if s.opts.Warm > 0 {
+		s.mu.Lock()
+		if !s.closed && s.pool == nil {
+			s.pool = session.NewPool(e, s.opts.Config, s.opts.Warm, func(line string) { s.log("%s", line) })
+		}
+		s.mu.Unlock()
+	}
+}
+
+// poolReady is how many sandboxes the warm pool has ready.
+func (s *Server) poolReady() int {
+	s.mu.Lock()
+	p := s.pool
+	s.mu.Unlock()
+	if p == nil {
+		return 0
+	}
+	return p.Ready()
+}
+
+// pooled is a sandbox started ahead for a session, or nil.
+func (s *Server) pooled() *session.Pooled {
+	s.mu.Lock()
+	p := s.pool
+	s.mu.Unlock()
+	return p.Take()
 }

@@ -211,13 +211,16 @@ func (s *Server) runCell(ctx context.Context, req *sdk.CallToolRequest, tool, co
 			runCtx = sandbox.WithCellLimit(ctx, own) // counted from the cell's start, as the server's limit is
 		}
 	}
+	limited := runCtx != ctx
 	done := p.beat("the cell")
+	runCtx, ended := c.startCell(runCtx, postOf(req.Extra))
 	cell, err := sess.RunCell(runCtx, tool+", called by "+c.name()+" over MCP", code, func(ch kernel.Chunk) { p.output(ch.Text) })
+	ended()
 	done()
 	if err != nil {
 		return nil, CellOutput{}, err
 	}
-	if e := cell.Result.Error; e != nil && e.Kind == kernel.ErrTimeout && own > 0 && runCtx != ctx {
+	if e := cell.Result.Error; e != nil && e.Kind == kernel.ErrTimeout && own > 0 && limited {
 		e.Message = fmt.Sprintf("the cell ran longer than timeout_s (%s)", own)
 	}
 	c.saved(cell.Result.Figures...)

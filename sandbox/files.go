@@ -34,6 +34,18 @@ func (s *Session) AddFileProgress(ctx context.Context, hostPath string, onProgre
 // host name: a rerun puts next quarter's file where the code reads last
 // quarter's.
 func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgress func(Upload)) (kernel.Profile, error) {
+	f, err := os.Open(hostPath)
+	if err != nil {
+		return kernel.Profile{}, fmt.Errorf("add file: %w", err)
+	}
+	defer f.Close()
+	return s.AddOpenFileAs(ctx, f, name, onProgress)
+}
+
+// AddOpenFileAs is AddFileAs for a file the caller opened (and checked):
+// everything is read through f, whatever its path names meanwhile. f
+// stays open; its offset moves.
+func (s *Session) AddOpenFileAs(ctx context.Context, f *os.File, name string, onProgress func(Upload)) (kernel.Profile, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
@@ -44,8 +56,8 @@ func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgre
 	}
 	t0 := time.Now()
 	// What the file is goes by its content and the name it gets in /data.
-	id := filekind.IdentifyAs(hostPath, name)
-	size, err := s.copyIn(ctx, hostPath, name, t0, onProgress)
+	id := filekind.IdentifyOpenAs(f, name)
+	size, err := s.copyFrom(ctx, f, name, t0, onProgress)
 	if err != nil {
 		return kernel.Profile{}, err
 	}
@@ -68,22 +80,29 @@ func (s *Session) AddFileAs(ctx context.Context, hostPath, name string, onProgre
 // not change, replace or delete it. /data is a volume on the engine's disk,
 // so files larger than the sandbox's memory fit.
 func (s *Session) copyIn(ctx context.Context, hostPath, name string, t0 time.Time, onProgress func(Upload)) (int64, error) {
-	if err := checkDataName(name); err != nil {
-		return 0, fmt.Errorf("add file %q: %w", hostPath, err)
-	}
 	f, err := os.Open(hostPath)
 	if err != nil {
 		return 0, fmt.Errorf("add file: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
+	return s.copyFrom(ctx, f, name, t0, onProgress)
+}
+
+// copyFrom is copyIn from an open file, read at its offsets (not from
+// its current position), so another reader of f may run beside it.
+func (s *Session) copyFrom(ctx context.Context, f *os.File, name string, t0 time.Time, onProgress func(Upload)) (int64, error) {
+	hostPath := f.Name()
+	if err := checkDataName(name); err != nil {
+		return 0, fmt.Errorf("add file %q: %w", hostPath, err)
+	}
+	st, err := f.Stat() // the handle's own: the file read below
 	if err != nil {
 		return 0, fmt.Errorf("add file: %w", err)
 	}
 	if !st.Mode().IsRegular() {
 		return 0, fmt.Errorf("add file %s: not a regular file: attach a CSV, Excel or other data file", hostPath)
 	}
-	src := &progressReader{r: f, up: Upload{Name: name, Phase: UploadCopying, Size: st.Size()}, t0: t0, last: t0, report: onProgress}
+	src := &progressReader{r: io.NewSectionReader(f, 0, st.Size()), up: Upload{Name: name, Phase: UploadCopying, Size: st.Size()}, t0: t0, last: t0, report: onProgress}
 	onProgress(src.up)
 	pr, pw := io.Pipe()
 	go func() {

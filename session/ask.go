@@ -51,6 +51,7 @@ func (s *Session) Ask(ctx context.Context, prompt string, emit func(agent.Event)
 	s.checkpointing = nil
 	s.mu.Unlock()
 	s.release(StateReady, nil)
+	s.keepAhead() // a report may be asked for now
 	return s.mask.Mask(answer), s.maskErr(err)
 }
 

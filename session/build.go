@@ -25,7 +25,8 @@ type Builder struct {
 	Engine *engine.Engine
 	// Progress hears the image being built, when it is missing.
 	Progress io.Writer
-	track    *builds // the session's, which stops the build when it closes
+	track    *builds            // the session's, which stops the build when it closes
+	ahead    func() *aheadBuild // a sandbox started ahead for this build, or nil (build_ahead.go)
 }
 
 // builds are the reports being built on a session's engine: Close cancels
@@ -82,7 +83,7 @@ const buildTimeout = 15 * time.Minute
 func (s *Session) Builder() Builder {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return Builder{Config: s.opts.Config, Engine: s.engine, track: &s.builds}
+	return Builder{Config: s.opts.Config, Engine: s.engine, track: &s.builds, ahead: s.takeAhead}
 }
 
 // Build copies files (name under /data → host path) into a fresh sandbox,
@@ -96,6 +97,17 @@ func (b Builder) Build(ctx context.Context, files map[string]string, code, out s
 			return kernel.Result{}, err
 		}
 		defer done()
+	}
+	if b.ahead != nil {
+		if a := b.ahead(); a != nil {
+			_, ok, err := a.take(ctx)
+			if err != nil {
+				return kernel.Result{}, err
+			}
+			if ok {
+				return a.buildIn(ctx, files, code, out)
+			}
+		}
 	}
 	e := b.Engine
 	if e == nil {
@@ -115,8 +127,7 @@ func (b Builder) Build(ctx context.Context, files map[string]string, code, out s
 			return kernel.Result{}, fmt.Errorf("sandbox image: %w", err)
 		}
 	}
-	sb, err := sandbox.Start(ctx, e, sandbox.Options{Image: c.Image, OutputDir: out, Timeout: max(c.Timeout, buildTimeout),
-		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs}})
+	sb, err := sandbox.Start(ctx, e, builderOptions(c, out))
 	if err != nil {
 		if fix, ok := engine.KnownFix(err); ok {
 			return kernel.Result{}, fmt.Errorf("%w. To fix: %s", err, fix)
@@ -124,6 +135,19 @@ func (b Builder) Build(ctx context.Context, files map[string]string, code, out s
 		return kernel.Result{}, err
 	}
 	defer sb.Close()
+	return copyAndRun(ctx, sb, files, code)
+}
+
+// builderOptions are a builder's sandbox's: the cells' limits, but a
+// build's time limit at least.
+func builderOptions(c config.Config, out string) sandbox.Options {
+	return sandbox.Options{Image: c.Image, OutputDir: out, Timeout: max(c.Timeout, buildTimeout),
+		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs}}
+}
+
+// copyAndRun copies the files into /data, in the order of their names,
+// and runs code as one cell.
+func copyAndRun(ctx context.Context, sb *sandbox.Session, files map[string]string, code string) (kernel.Result, error) {
 	names := make([]string, 0, len(files))
 	for n := range files {
 		names = append(names, n)

@@ -180,14 +180,17 @@ func (s *Session) attach(ctx context.Context, path, name string) (Input, error) 
 			return Input{}, fmt.Errorf("attach %s: %w", path, err)
 		}
 	}
-	if err := s.readCheck(path); err != nil {
+	f, err := s.openChecked(path)
+	if err != nil {
 		return Input{}, err
 	}
-	// The hash is read beside the upload: the file is read twice, but the
-	// second read mostly comes from the page cache.
+	defer f.Close()
+	// The hash is read beside the upload, from the same handle at its own
+	// offsets: the file is read twice, the second time mostly from the
+	// page cache.
 	sum := make(chan string, 1)
-	go func() { sum <- fileSHA256(path) }()
-	p, err := sb.AddFileAs(ctx, path, name, newUploadLines(s.progress).report)
+	go func() { sum <- handleSHA256(f) }()
+	p, err := sb.AddOpenFileAs(ctx, f, name, newUploadLines(s.progress).report)
 	sha := <-sum
 	if err != nil {
 		return Input{}, fmt.Errorf("attach %s: %w", path, err)
@@ -217,8 +220,18 @@ func fileSHA256(path string) string {
 		return ""
 	}
 	defer f.Close()
+	return handleSHA256(f)
+}
+
+// handleSHA256 is the hex SHA-256 of the file f holds, read at its
+// offsets (f's own position untouched), "" when it cannot be read.
+func handleSHA256(f *os.File) string {
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, st.Size())); err != nil {
 		return ""
 	}
 	return hex.EncodeToString(h.Sum(nil))
@@ -231,10 +244,26 @@ func (s *Session) Files() []kernel.Profile {
 	return append([]kernel.Profile(nil), s.files...)
 }
 
-// readCheck asks Options.ReadCheck about path, right before it is read.
-func (s *Session) readCheck(path string) error {
+// openChecked opens the host file to read into the sandbox, once: the
+// file is then read only through the handle, which Options.ReadCheck
+// checks (the handle's own fstat and the file the system says it holds),
+// so no swap between the check and the read can change what is read.
+// With a ReadCheck the path is the file's own, its links resolved, and
+// the open follows no link at its end.
+func (s *Session) openChecked(path string) (*os.File, error) {
 	if s.opts.ReadCheck == nil {
-		return nil
+		return os.Open(path)
 	}
-	return s.opts.ReadCheck(path)
+	f, err := openNoFollow(path)
+	if err != nil {
+		if cerr := s.opts.ReadCheck(path, nil); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("attach %s: %w", path, err)
+	}
+	if err := s.opts.ReadCheck(path, f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }

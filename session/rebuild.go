@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"time"
 
@@ -86,19 +87,21 @@ func (s *Session) remake(ctx context.Context, old *sandbox.Session, ref string, 
 	}
 	for _, in := range rec.Inputs() {
 		err := CheckFile(in.Path)
+		var f *os.File
 		if err == nil {
-			err = s.readCheck(in.Path)
+			f, err = s.openChecked(in.Path)
 		}
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s could not be attached again (%v)", in.Name, err))
 			continue
 		}
 		s.progress("attaching " + in.Name + " again")
-		if _, err := sb.AddFileAs(ctx, in.Path, in.Name, newUploadLines(s.progress).report); err != nil {
+		if _, err := sb.AddOpenFileAs(ctx, f, in.Name, newUploadLines(s.progress).report); err != nil {
 			problems = append(problems, fmt.Sprintf("%s could not be attached again (%v)", in.Name, err))
-		} else if in.SHA256 != "" && fileSHA256(in.Path) != in.SHA256 {
+		} else if in.SHA256 != "" && handleSHA256(f) != in.SHA256 {
 			problems = append(problems, in.Name+" changed on the host since it was attached: the state is rebuilt from the file as it is now")
 		}
+		f.Close()
 	}
 	return sb, problems, nil
 }

@@ -90,10 +90,22 @@ type Options struct {
 	Tool string
 	// ReadCheck, when set, is asked about a host file right before it is
 	// read into the sandbox (an attach, and each file a rebuild attaches
-	// again); an error refuses it. quarry mcp checks the path against its
-	// roots once more there, so a link swapped in after the client's call
-	// was checked (while the sandbox started, say) is refused.
-	ReadCheck func(path string) error
+	// again), with the handle it is then read through, opened without
+	// following a link at its end (nil when the open failed: the check
+	// says why); an error refuses it. The file is read only through that
+	// handle (files.go: openChecked), so what was checked is what is read.
+	// quarry mcp checks the path against its roots once more there, and
+	// that the handle holds that file, so a link swapped in after the
+	// client's call was checked (while the sandbox started, say) is
+	// refused.
+	ReadCheck func(path string, f *os.File) error
+	// Pooled is a sandbox a Pool started ahead, for this session alone:
+	// its id and folder become the session's, and Start takes it instead
+	// of starting one. It needs Engine, the pool's.
+	Pooled *Pooled
+	// ReportAhead, when set, keeps a report builder's sandbox started
+	// ahead of the report (build_ahead.go).
+	ReportAhead *ReportAhead
 }
 
 // State is the sandbox's state, as EventSandbox reports it.
@@ -126,7 +138,8 @@ type Session struct {
 
 	engine    *engine.Engine
 	ownEngine bool
-	builds    builds // reports being built beside the session (build.go)
+	builds    builds      // reports being built beside the session (build.go)
+	prebuilt  *aheadBuild // a report builder's sandbox started ahead (build_ahead.go)
 	sb        *sandbox.Session
 	ag        *agent.Agent
 	files     []kernel.Profile
@@ -160,6 +173,9 @@ func New(opts Options) *Session {
 		mask:  secret.New(append(opts.Config.Secrets(), opts.Sources.Secrets()...)...),
 	}
 	s.outDir = opts.OutputDir
+	if opts.Pooled != nil {
+		s.id, s.outDir = opts.Pooled.id, opts.Pooled.dir
+	}
 	if opts.Resume != nil {
 		s.id, s.outDir = opts.Resume.ID, opts.Resume.Dir
 	}
@@ -301,6 +317,9 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	sb, e, own, rec := s.sb, s.engine, s.ownEngine, s.rec
 	s.mu.Unlock()
+	if sb == nil && s.opts.Pooled != nil {
+		sb = s.opts.Pooled.sb // closed before Start took it
+	}
 	var errs []error
 	if sb != nil {
 		if err := sb.Close(); err != nil {

@@ -55,12 +55,18 @@ func (s *Session) Start(ctx context.Context) error {
 	s.startErr = err
 	close(s.ready)
 	s.mu.Unlock()
+	if err == nil && s.opts.ReportAhead != nil && s.opts.ReportAhead.AtStart {
+		s.keepAhead()
+	}
 	return err
 }
 
 var errClosed = errors.New("session closed")
 
 func (s *Session) start(ctx context.Context) error {
+	if pd := s.opts.Pooled; pd != nil {
+		return s.adopt(pd)
+	}
 	if s.opts.Engine != nil {
 		s.engine = s.opts.Engine
 	} else {
@@ -101,6 +107,22 @@ func (s *Session) start(ctx context.Context) error {
 		}
 		return err
 	}
+	return s.running(ctx, sb)
+}
+
+// adopt takes a sandbox the pool started ahead (pool.go) as the
+// session's: the same steps from there on as for one it started.
+func (s *Session) adopt(pd *Pooled) error {
+	s.mu.Lock()
+	s.engine = s.opts.Engine
+	s.image = pd.image
+	s.mu.Unlock()
+	pd.db.db.Store(&sourceDB{set: s.opts.Sources, maxRows: s.opts.Config.DBMaxRows, maxBytes: s.opts.Config.DBMaxBytes})
+	return s.running(context.Background(), pd.sb)
+}
+
+// running makes sb the session's sandbox and opens the record.
+func (s *Session) running(ctx context.Context, sb *sandbox.Session) error {
 	s.mu.Lock()
 	s.sb = sb
 	sb.SetFigureBox(s.box)
