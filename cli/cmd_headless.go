@@ -90,6 +90,7 @@ func (a *app) headlessRun(ctx context.Context, f *rootFlags, agentHook func(*age
 		events: r.Event,
 		agent:  agentHook,
 		build:  a.build.Version,
+		warm:   true,
 	}
 	if builtReport(f.reports) {
 		opts.reports = &session.ReportAhead{Warmup: export.Warmup(), AtStart: true}

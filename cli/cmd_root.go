@@ -32,6 +32,7 @@ type rootFlags struct {
 	strict       bool                 // --strict-inputs
 	report       string               // --report: the formats, as given
 	reports      []export.Format      // --report, read (cli/report.go); the demo's own
+	warm         int                  // --warm: -1 unset (the config's warm)
 }
 
 const rootLong = `quarry: ask questions about your data files and databases; a model writes
@@ -123,6 +124,7 @@ func (a *app) mainCommand() *cobra.Command {
 	fs.StringArrayVar(&f.maps, "map", nil, "with --resume or a notebook: use file NEW for the input OLD (OLD=NEW, repeatable)")
 	strictInputsFlag(fs, &f.strict)
 	fs.StringVar(&f.report, "report", "", "headless: also write the report: xlsx, pdf, html, comma-separated (in the chat: /report)")
+	fs.IntVar(&f.warm, "warm", -1, "headless: take a sandbox kept started, and keep N started for the next runs (quarry sandbox warm); 0 for none (default: the config's warm, 0)")
 	addConfigFlags(fs, &f.overrides)
 	fs.SortFlags = false
 	return c
@@ -138,6 +140,10 @@ func (f *rootFlags) check(c *cobra.Command) error {
 		return usagef(c, "--max-steps must be positive")
 	case (f.jsonOut || f.quiet || f.verbose) && !f.promptSet:
 		return usagef(c, "--json, --quiet and --verbose go with --prompt")
+	case f.warm != -1 && !f.promptSet:
+		return usagef(c, "--warm goes with --prompt (the chat starts its sandbox while it draws)")
+	case f.warm < -1 || f.warm > 32:
+		return usagef(c, "--warm %d: give 0 (none) up to 32", f.warm)
 	case f.quiet && f.verbose:
 		return usagef(c, "--quiet and --verbose contradict each other: choose one")
 	case f.promptSet && o.Confirm:

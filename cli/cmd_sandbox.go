@@ -15,7 +15,7 @@ import (
 	"github.com/quarry-cli/quarry/secret"
 )
 
-// sandboxCmd is `quarry sandbox build|status|ref|add|remove|save|load`.
+// sandboxCmd is `quarry sandbox build|status|ref|add|remove|save|load|warm`.
 func (a *app) sandboxCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",
@@ -34,10 +34,10 @@ quarry sandbox save sandbox.tar.gz    # here
 quarry sandbox load sandbox.tar.gz    # there`,
 		Args: unknownCommand,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return usagef(c, "say what to do: quarry sandbox build|status|ref|add|remove|save|load")
+			return usagef(c, "say what to do: quarry sandbox build|status|ref|add|remove|save|load|warm")
 		},
 	}
-	c.AddCommand(a.sandboxBuildCmd(), a.sandboxAddCmd(), a.sandboxRemoveCmd(), a.sandboxSaveCmd(), a.sandboxLoadCmd(), &cobra.Command{
+	c.AddCommand(a.sandboxBuildCmd(), a.sandboxWarmCmd(), a.sandboxAddCmd(), a.sandboxRemoveCmd(), a.sandboxSaveCmd(), a.sandboxLoadCmd(), &cobra.Command{
 		Use:   "status",
 		Short: "Print the image tag for this recipe, whether it is built, and the packages added to it",
 		Args:  noArgs,

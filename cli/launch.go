@@ -51,6 +51,8 @@ type launchOptions struct {
 	// reports keeps a report builder's sandbox started ahead (the chat's
 	// /report, -p --report); nil: no report is expected.
 	reports *session.ReportAhead
+	// warm: the run may take a sandbox a holder keeps started (-p).
+	warm bool
 }
 
 // launched is a session ready for its front end.
@@ -151,6 +153,9 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 	if rs != nil {
 		so.Resume = rs.rec
 		l.resumed, l.inputs, l.changed = rs.rec, rs.inputs, rs.changed
+	}
+	if o.warm && rs == nil {
+		so.Pooled = takeWarm(ctx, cfg, f.warm, o.events)
 	}
 	s := session.New(so)
 	if err := s.Err(); err != nil {

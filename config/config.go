@@ -31,6 +31,7 @@ type Config struct {
 	CPUs            float64
 	Image           string // sandbox image; empty means the built-in recipe's
 	OutputDir       string // parent of per-session output folders
+	Warm            int    // quarry -p: sandboxes a holder keeps started for the next runs; 0 none
 	Images          string // auto, kitty, iterm, sixel, blocks, off
 	Confirm         bool
 	MaxSteps        int

@@ -93,6 +93,7 @@ type Session struct {
 	box            kernel.FigureBox // inline figures wanted by the front end
 	cells          int              // cells run, for figure names that match the user's cell numbers
 	closed         bool
+	released       bool          // Release handed the container to another process: Close leaves it
 	info           frame         // the ready frame: versions
 	enforced       Enforcement   // what the guard measured at the last kernel start
 	lastKernelTime time.Duration // kernel-side time of the last cell's code
@@ -361,9 +362,11 @@ func (s *Session) Close() error {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		s.closed = true
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		s.closeErr = removeSessionObjects(ctx, s.e, s.id)
+		if !s.released {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			s.closeErr = removeSessionObjects(ctx, s.e, s.id)
+		}
 		if s.harvest != nil {
 			s.harvest.Close()
 		}

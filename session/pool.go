@@ -44,7 +44,8 @@ type Pool struct {
 // Pooled is a sandbox started ahead, for one session.
 type Pooled struct {
 	id, dir string
-	sb      *sandbox.Session
+	sb      *sandbox.Session // nil for one taken from a holder: warm
+	warm    *Warm
 	image   image.Derived
 	db      *lateDB
 }

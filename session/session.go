@@ -174,7 +174,10 @@ func New(opts Options) *Session {
 	}
 	s.outDir = opts.OutputDir
 	if opts.Pooled != nil {
-		s.id, s.outDir = opts.Pooled.id, opts.Pooled.dir
+		s.id = opts.Pooled.id
+		if opts.Pooled.dir != "" {
+			s.outDir = opts.Pooled.dir
+		}
 	}
 	if opts.Resume != nil {
 		s.id, s.outDir = opts.Resume.ID, opts.Resume.Dir
@@ -325,6 +328,9 @@ func (s *Session) Close() error {
 		if err := sb.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("sandbox close: %w", err))
 		}
+	}
+	if pd := s.opts.Pooled; pd != nil && pd.warm != nil {
+		pd.warm.Close() // the holder removes what is left of the sandbox
 	}
 	if e != nil && own {
 		errs = append(errs, e.Close())

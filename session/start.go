@@ -64,7 +64,7 @@ func (s *Session) Start(ctx context.Context) error {
 var errClosed = errors.New("session closed")
 
 func (s *Session) start(ctx context.Context) error {
-	if pd := s.opts.Pooled; pd != nil {
+	if pd := s.opts.Pooled; pd != nil && pd.sb != nil {
 		return s.adopt(pd)
 	}
 	if s.opts.Engine != nil {
@@ -80,6 +80,11 @@ func (s *Session) start(ctx context.Context) error {
 		s.mu.Unlock()
 	}
 	sandbox.SweepAndTell(ctx, s.engine, s.progress)
+	if pd := s.opts.Pooled; pd != nil && pd.warm != nil {
+		if sb, ok := s.adoptWarm(ctx, pd.warm); ok {
+			return s.running(ctx, sb)
+		}
+	}
 	if s.opts.Config.Image == "" { // a custom image is the user's to build
 		if err := image.Ensure(ctx, s.engine, &progressLines{s: s}); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
@@ -119,6 +124,27 @@ func (s *Session) adopt(pd *Pooled) error {
 	s.mu.Unlock()
 	pd.db.db.Store(&sourceDB{set: s.opts.Sources, maxRows: s.opts.Config.DBMaxRows, maxBytes: s.opts.Config.DBMaxBytes})
 	return s.running(context.Background(), pd.sb)
+}
+
+// adoptWarm takes the sandbox a holder handed out (warm.go); a run
+// whose image it is not, or that cannot attach to it, removes it and
+// starts its own under the same id.
+func (s *Session) adoptWarm(ctx context.Context, w *Warm) (*sandbox.Session, bool) {
+	ref := s.chooseImage(ctx)
+	err := fmt.Errorf("warm pool: the sandbox is of image %s, this run's is %s", w.h.Image, ref)
+	if ref == w.h.Image {
+		s.progress("taking a warm sandbox")
+		var sb *sandbox.Session
+		if sb, err = w.adopt(ctx, s.engine, s.sandboxOptions(ref, nil)); err == nil {
+			return sb, true
+		}
+	} else {
+		w.Stale()
+	}
+	s.emit(agent.Event{Kind: agent.EventWarning, Text: s.mask.Mask(err.Error()) + "; starting a sandbox"})
+	sandbox.Discard(ctx, s.engine, w.h)
+	w.Close()
+	return nil, false
 }
 
 // running makes sb the session's sandbox and opens the record.

@@ -98,3 +98,26 @@ func RequireNothingLeft(t testing.TB, label string) {
 		t.Errorf("volume %s labelled %s left behind", v.Name, label)
 	}
 }
+
+// Left counts the containers and volumes labelled label, for a test that
+// waits for something else to remove them.
+func Left(t testing.TB, label string) int {
+	t.Helper()
+	cli, err := client.New(client.FromEnv)
+	if err != nil {
+		t.Fatalf("docker client: %v", err)
+	}
+	defer cli.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	f := make(client.Filters).Add("label", label)
+	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
+	if err != nil {
+		t.Fatalf("container list: %v", err)
+	}
+	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
+	if err != nil {
+		t.Fatalf("volume list: %v", err)
+	}
+	return len(list.Items) + len(vols.Items)
+}
