@@ -18,7 +18,7 @@ import (
 // shipped in the binary, in the real chat (or headless) and the real
 // sandbox, with the model's side scripted.
 func (a *app) demoCmd() *cobra.Command {
-	f := &rootFlags{}
+	f := &rootFlags{warm: -1} // the config's warm
 	var headless bool
 	c := &cobra.Command{
 		Use:   "demo",

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/engine"
@@ -83,6 +84,7 @@ func Adopt(ctx context.Context, e *engine.Engine, h Handoff, opts Options) (*Ses
 		return nil, fmt.Errorf("sandbox adopt: %w", err)
 	}
 	s.setK(newKconn(hj))
+	s.Foreground(ctx)
 	cctx, cancel := context.WithTimeout(ctx, adoptCheck)
 	defer cancel()
 	s.mu.Lock()
@@ -115,4 +117,23 @@ func Discard(ctx context.Context, e *engine.Engine, h Handoff) error {
 		return nil
 	}
 	return removeSessionObjects(ctx, e, h.ID)
+}
+
+// CPU shares: the lowest the engine takes, and its default.
+const (
+	lowCPUWeight    = 2
+	normalCPUWeight = 1024
+)
+
+// weigh sets the container's CPU weight. An engine that cannot (no CPU
+// controller delegated) leaves it as it was: the weight only orders
+// sandboxes that compete, it limits none.
+func (s *Session) weigh(ctx context.Context, id string, shares int64) {
+	s.e.Client().ContainerUpdate(ctx, id, client.ContainerUpdateOptions{Resources: &container.Resources{CPUShares: shares}})
+}
+
+// Foreground gives a sandbox started in the background (Options.Background)
+// the usual CPU weight: its session has taken it.
+func (s *Session) Foreground(ctx context.Context) {
+	s.weigh(ctx, s.cid, normalCPUWeight)
 }

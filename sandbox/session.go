@@ -53,6 +53,10 @@ type Options struct {
 	// DB answers sql(query, db=NAME) for databases the host reaches; nil
 	// means none (database files in /data are read in the kernel).
 	DB DB
+	// Background starts a sandbox ahead of its session (a warm pool) at the
+	// engine's lowest CPU weight, so its start and imports yield to the
+	// sessions running; Foreground gives it the usual weight.
+	Background bool
 }
 
 // Earlier is what a session harvested before this process took it over.
@@ -231,6 +235,9 @@ func (s *Session) createOnce(ctx context.Context) error {
 		return err
 	}
 	s.cid = id
+	if s.opts.Background {
+		s.weigh(ctx, id, lowCPUWeight)
+	}
 	s.startup.Create = time.Since(t0)
 	return s.startKernel(ctx)
 }

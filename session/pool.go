@@ -158,7 +158,7 @@ func (p *Pool) start(ctx context.Context) (*Pooled, error) {
 	}
 	c := p.cfg
 	pd.sb, err = sandbox.Start(ctx, p.e, sandbox.Options{Image: d.Ref, OutputDir: dir, Timeout: c.Timeout,
-		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs}, SessionID: pd.id, DB: pd.db})
+		Limits: sandbox.Limits{Memory: c.Memory, CPUs: c.CPUs}, SessionID: pd.id, DB: pd.db, Background: true})
 	if err != nil {
 		os.Remove(dir)
 		return nil, err

@@ -123,6 +123,7 @@ func (s *Session) adopt(pd *Pooled) error {
 	s.image = pd.image
 	s.mu.Unlock()
 	pd.db.db.Store(&sourceDB{set: s.opts.Sources, maxRows: s.opts.Config.DBMaxRows, maxBytes: s.opts.Config.DBMaxBytes})
+	pd.sb.Foreground(context.Background())
 	return s.running(context.Background(), pd.sb)
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -49,6 +50,9 @@ func ServeWarm(ctx context.Context, e *engine.Engine, spec WarmSpec, size int, i
 	if err := lockRecord(lock); err != nil {
 		return ErrHolderRuns
 	}
+	// Who holds them, for a person looking (the lock goes with the process).
+	lock.Truncate(0)
+	lock.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	os.Remove(path) // a holder that was killed left it
 	ln, err := net.Listen("unix", path)
 	if err != nil {
@@ -86,6 +90,7 @@ func ServeWarm(ctx context.Context, e *engine.Engine, spec WarmSpec, size int, i
 		ready(path)
 	}
 	var wg sync.WaitGroup
+	told := 0 // the sandboxes ready, as last said
 	tick := time.NewTicker(min(idle/4+time.Millisecond, time.Second))
 	defer tick.Stop()
 loop:
@@ -104,6 +109,10 @@ loop:
 		case <-tick.C:
 		case <-ctx.Done():
 			break loop
+		}
+		if n := h.pool.Ready(); n != told {
+			told = n
+			log(fmt.Sprintf("%d of %d sandboxes ready", n, size))
 		}
 		h.mu.Lock()
 		done := h.quit || (h.held == 0 && time.Since(h.last) >= idle)
