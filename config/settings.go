@@ -259,7 +259,7 @@ var settings = []Setting{
 		get: func(c Config) string { return strconv.FormatFloat(c.CPUs, 'g', -1, 64) },
 	},
 	{
-		Key: "warm", Env: []string{"QUARRY_WARM"},
+		Key: "warm", Env: []string{"QUARRY_WARM"}, Flag: "warm",
 		Help:    "quarry -p: sandboxes kept started for the next runs by a holder process (quarry sandbox warm), which exits after 10 minutes without a run; 0 for none.",
 		Example: `2`, kind: kindInt, min: 0, max: 32, defaultText: "0",
 		set: func(c *Config, v any) { c.Warm = int(v.(int64)) },

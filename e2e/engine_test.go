@@ -23,7 +23,7 @@ func byPID(pid int) client.Filters {
 
 // requireNoContainers fails when the engine still has a container or
 // volume labelled with the process id of the finished quarry run.
-func requireNoContainers(t *testing.T, pid int) {
+func requireNoContainers(t testing.TB, pid int) {
 	t.Helper()
 	sandboxtest.RequireNothingLeft(t, engine.LabelPID+"="+strconv.Itoa(pid))
 }

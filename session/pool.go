@@ -39,6 +39,9 @@ type Pool struct {
 	starting int
 	closed   bool
 	failing  bool // the last start failed: no refill until a session took one
+	// maxStarting caps the starts at once (0: none): the engine's side of
+	// a start (create, runc) runs outside any container's CPU weight.
+	maxStarting int
 }
 
 // Pooled is a sandbox started ahead, for one session.
@@ -66,11 +69,16 @@ func (l *lateDB) QueryDB(ctx context.Context, name, query string, maxRows int64,
 // and limits, their folders in cfg's output folder; log hears why a start
 // failed. Close removes those no session took.
 func NewPool(e *engine.Engine, cfg config.Config, size int, log func(string)) *Pool {
+	return newPool(e, cfg, size, 0, log)
+}
+
+// newPool is NewPool with at most maxStarting starts at once (0: any).
+func newPool(e *engine.Engine, cfg config.Config, size, maxStarting int, log func(string)) *Pool {
 	if log == nil {
 		log = func(string) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	p := &Pool{cfg: cfg, e: e, size: size, log: log, ctx: ctx, cancel: cancel}
+	p := &Pool{cfg: cfg, e: e, size: size, maxStarting: maxStarting, log: log, ctx: ctx, cancel: cancel}
 	p.fill()
 	return p
 }
@@ -104,7 +112,7 @@ func (p *Pool) Ready() int {
 func (p *Pool) fill() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for !p.closed && !p.failing && len(p.ready)+p.starting < p.size {
+	for !p.closed && !p.failing && len(p.ready)+p.starting < p.size && (p.maxStarting == 0 || p.starting < p.maxStarting) {
 		p.starting++
 		p.wg.Add(1)
 		go p.startOne()
@@ -119,6 +127,7 @@ func (p *Pool) startOne() {
 	if err == nil && !p.closed {
 		p.ready = append(p.ready, pd)
 		p.mu.Unlock()
+		p.fill() // the next, when starts are capped
 		return
 	}
 	closed := p.closed

@@ -80,6 +80,13 @@ func (s *Session) start(ctx context.Context) error {
 		s.mu.Unlock()
 	}
 	sandbox.SweepAndTell(ctx, s.engine, s.progress)
+	// The sandbox creates the output folder itself and wants it new or
+	// empty (it never overwrites what it did not write), so only the
+	// parent is made here and the record comes after; a resumed session
+	// tells it which files of the folder are its own.
+	if err := os.MkdirAll(filepath.Dir(s.outDir), 0o755); err != nil {
+		return fmt.Errorf("output folder: %w", err)
+	}
 	if pd := s.opts.Pooled; pd != nil && pd.warm != nil {
 		if sb, ok := s.adoptWarm(ctx, pd.warm); ok {
 			return s.running(ctx, sb)
@@ -89,13 +96,6 @@ func (s *Session) start(ctx context.Context) error {
 		if err := image.Ensure(ctx, s.engine, &progressLines{s: s}); err != nil {
 			return fmt.Errorf("sandbox image: %w", err)
 		}
-	}
-	// The sandbox creates the output folder itself and wants it new or
-	// empty (it never overwrites what it did not write), so only the
-	// parent is made here and the record comes after; a resumed session
-	// tells it which files of the folder are its own.
-	if err := os.MkdirAll(filepath.Dir(s.outDir), 0o755); err != nil {
-		return fmt.Errorf("output folder: %w", err)
 	}
 	s.progress("starting the sandbox")
 	var earlier *sandbox.Earlier

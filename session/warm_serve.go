@@ -67,7 +67,7 @@ func ServeWarm(ctx context.Context, e *engine.Engine, spec WarmSpec, size int, i
 	defer os.RemoveAll(tmp)
 
 	h := &holder{e: e, spec: spec, last: time.Now(), change: make(chan struct{}, 1)}
-	h.pool = NewPool(e, spec.config(tmp), size, log)
+	h.pool = newPool(e, spec.config(tmp), size, 1, log)
 	conns := make(chan net.Conn)
 	over := make(chan struct{})
 	defer close(over)
@@ -124,6 +124,12 @@ loop:
 	ln.Close()
 	os.Remove(path)
 	err = h.pool.Close()
+	h.mu.Lock()
+	held := h.held
+	h.mu.Unlock()
+	if held > 0 {
+		log(fmt.Sprintf("stopping once the %d runs holding a sandbox are done", held))
+	}
 	wg.Wait()
 	return err
 }
