@@ -19,7 +19,7 @@ import (
 func (a *app) sandboxCmd() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "sandbox",
-		Short: "Build the sandbox image, add Debian packages to it, or tell its state or tag",
+		Short: "Build the sandbox image, add Debian packages to it, tell its state or tag, or keep sandboxes started",
 		Example: `# build the image for this recipe (progress on stderr, the tag on stdout)
 quarry sandbox build [--via auto|dockerfile|debootstrap] [--force]
 # print the image tag for this recipe, whether it is built, and its extras
@@ -29,6 +29,8 @@ quarry sandbox add xgboost
 quarry sandbox remove python3-xgboost
 # print the image tag for this recipe
 quarry sandbox ref
+# keep 2 sandboxes started for the next quarry -p runs with warm set
+quarry sandbox warm --size 2
 # carry the image to a machine with no registry or Debian mirror
 quarry sandbox save sandbox.tar.gz    # here
 quarry sandbox load sandbox.tar.gz    # there`,
