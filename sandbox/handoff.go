@@ -36,6 +36,9 @@ type Handoff struct {
 // (the releaser's owner removes it when the taker is done) and only ends
 // this side's folder.
 func (s *Session) Release() (Handoff, error) {
+	if err := CanHandOff(s.e); err != nil {
+		return Handoff{}, err
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := s.getK()
@@ -136,4 +139,14 @@ func (s *Session) weigh(ctx context.Context, id string, shares int64) {
 // the usual CPU weight: its session has taken it.
 func (s *Session) Foreground(ctx context.Context) {
 	s.weigh(ctx, s.cid, normalCPUWeight)
+}
+
+// CanHandOff says whether e keeps a container's stdin open when its
+// attached client leaves, as a hand-over needs. Podman (4.3) closes it, and
+// the kernel then reads the end of its input and exits.
+func CanHandOff(e *engine.Engine) error {
+	if e.Kind() == engine.Podman {
+		return errors.New("sandbox release: Podman closes a sandbox's input when the process that started it detaches, so a sandbox cannot be handed to another process; each run starts its own")
+	}
+	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,6 +34,15 @@ func TestReleasedSandboxIsAdopted(t *testing.T) {
 	id := first.ID()
 	t.Cleanup(func() { sandbox.Discard(context.Background(), e, sandbox.Handoff{ID: id}) })
 	cellOK(t, cell(t, first, "before = 'kept'"))
+	if e.Kind() == engine.Podman {
+		if _, err := first.Release(); err == nil || !strings.Contains(err.Error(), "Podman") {
+			t.Fatalf("Podman: release gave %v, want the refusal that names it", err)
+		}
+		if res := cell(t, first, "before"); res.Value == nil || res.Value.Repr != "'kept'" {
+			t.Fatalf("a refused release lost the kernel: %+v", res)
+		}
+		return
+	}
 	if w := shares(t, e, first.ContainerID()); e.Kind() == engine.Docker && w != 2 {
 		t.Errorf("a background sandbox has CPU weight %d, want the lowest (2)", w)
 	}

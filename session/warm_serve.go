@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/quarry-cli/quarry/engine"
+	"github.com/quarry-cli/quarry/sandbox"
 )
 
 // ErrHolderRuns: another holder already serves the spec.
@@ -38,6 +39,9 @@ type holder struct {
 // removes one whose run went without). ready hears the socket's path
 // once it listens.
 func ServeWarm(ctx context.Context, e *engine.Engine, spec WarmSpec, size int, idle time.Duration, log, ready func(string)) error {
+	if err := sandbox.CanHandOff(e); err != nil {
+		return fmt.Errorf("warm pool: %w", err)
+	}
 	path, err := spec.socket()
 	if err != nil {
 		return err
