@@ -32,16 +32,7 @@ func requireNoContainers(t testing.TB, pid int) {
 // created.
 func containersOf(t *testing.T, pid int) int {
 	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatalf("docker client: %v", err)
-	}
-	defer cli.Close()
-	res, err := cli.ContainerList(context.Background(), client.ContainerListOptions{All: true, Filters: byPID(pid)})
-	if err != nil {
-		t.Fatalf("container list: %v", err)
-	}
-	return len(res.Items)
+	return len(sessionsOf(t, pid))
 }
 
 // waitForSandboxFile polls the sandbox of the quarry process pid until

@@ -110,8 +110,7 @@ func Adopt(ctx context.Context, e *engine.Engine, h Handoff, opts Options) (*Ses
 func (s *Session) RemoveReleased() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err := removeSessionObjects(ctx, s.e, s.id)
-	return errors.Join(err, s.Close())
+	return errors.Join(Discard(ctx, s.e, Handoff{ID: s.id}), s.Close())
 }
 
 // Discard removes a handed-off sandbox the taker does not adopt.

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moby/moby/api/types/container"
+	"github.com/moby/moby/api/types/volume"
 	"github.com/moby/moby/client"
 
 	"github.com/quarry-cli/quarry/engine"
@@ -75,26 +77,11 @@ func unavailable(t testing.TB, why string) {
 // "io.quarry.session=<id>"): quarry must leave nothing behind.
 func RequireNothingLeft(t testing.TB, label string) {
 	t.Helper()
-	cli, err := client.New(client.FromEnv)
-	if err != nil {
-		t.Fatalf("docker client: %v", err)
-	}
-	defer cli.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	f := make(client.Filters).Add("label", label)
-	list, err := cli.ContainerList(ctx, client.ContainerListOptions{All: true, Filters: f})
-	if err != nil {
-		t.Fatalf("container list: %v", err)
-	}
-	for _, c := range list.Items {
+	cs, vs := labelled(t, label)
+	for _, c := range cs {
 		t.Errorf("container %.12s (%s) labelled %s left behind", c.ID, c.State, label)
 	}
-	vols, err := cli.VolumeList(ctx, client.VolumeListOptions{Filters: f})
-	if err != nil {
-		t.Fatalf("volume list: %v", err)
-	}
-	for _, v := range vols.Items {
+	for _, v := range vs {
 		t.Errorf("volume %s labelled %s left behind", v.Name, label)
 	}
 }
@@ -102,6 +89,13 @@ func RequireNothingLeft(t testing.TB, label string) {
 // Left counts the containers and volumes labelled label, for a test that
 // waits for something else to remove them.
 func Left(t testing.TB, label string) int {
+	t.Helper()
+	cs, vs := labelled(t, label)
+	return len(cs) + len(vs)
+}
+
+// labelled lists the containers (running or not) and volumes labelled label.
+func labelled(t testing.TB, label string) ([]container.Summary, []volume.Volume) {
 	t.Helper()
 	cli, err := client.New(client.FromEnv)
 	if err != nil {
@@ -119,5 +113,5 @@ func Left(t testing.TB, label string) int {
 	if err != nil {
 		t.Fatalf("volume list: %v", err)
 	}
-	return len(list.Items) + len(vols.Items)
+	return list.Items, vols.Items
 }
