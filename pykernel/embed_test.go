@@ -14,7 +14,7 @@ import (
 // every part named is embedded.
 func TestPartsListEveryModuleOnce(t *testing.T) {
 	var listed []string
-	for _, program := range []string{"profile", "kernel"} {
+	for _, program := range []string{"profile", "kernel", "relay"} {
 		for _, part := range Program(program) {
 			if slices.Contains(listed, part) {
 				t.Errorf("parts.txt lists %s twice", part)

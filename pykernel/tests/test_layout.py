@@ -119,7 +119,7 @@ def sources() -> dict[str, str]:
 
 
 def test_every_room_says_what_it_owns_and_may_use():
-    assert set(ROOMS) == {'runtime', 'profile', 'sql', 'ipython', 'variance', 'report'}
+    assert set(ROOMS) == {'runtime', 'profile', 'sql', 'ipython', 'variance', 'report', 'cluster'}
     for room in ROOMS:
         doc = (PACKAGE / room / '__init__.py').read_text()
         assert doc.startswith('"""'), 'quarry_kernel/%s/__init__.py has no docstring' % room

@@ -8,5 +8,5 @@ libraries cells find imported (``imports.py``). It knows the wire, not
 pandas: the loop puts the other rooms' calls in the user's namespace and
 hands their frames on.
 
-May use: ipython, sql, variance, report
+May use: ipython, sql, variance, report, cluster
 """

@@ -156,6 +156,10 @@ def run_cell(msg):
     drop_start_snapshot()  # checkpoint.py: the cell changes the state that copy holds
     notes, err = imports_for_cell(cid, code)
     if err is None:
+        notes += cluster_before_cell(
+            code, lambda done, total: send({'t': 'progress', 'id': cid, 'done': done, 'total': total})
+        )
+    if err is None:
         send({'t': 'running', 'id': cid})  # the host's clock for the cell starts now
     out_cap.reset(cid)
     err_cap.reset(cid)
@@ -180,6 +184,8 @@ def run_cell(msg):
     duration = time.monotonic() - t0
     notes += ipython_notes()
     notes += import_notes()  # imports.py: an import that failed, once
+    interrupted = state.interrupted or (err is not None and err.get('type') == 'KeyboardInterrupt')
+    notes += cluster_after_cell(interrupted)  # cluster/client.py: a stopped cell's tasks end on the cluster too
     if state.interrupted:
         state.interrupted = False
         n = kill_others()
@@ -303,6 +309,7 @@ def main():
     out_stream = sys.stdout = CapStream(out_cap, 1)
     err_stream = sys.stderr = CapStream(err_cap, 2)
     signal.signal(signal.SIGINT, on_sigint)
+    os.register_at_fork(after_in_child=cluster_forget_in_child)  # a checkpoint's copy leaves the cluster to the kernel
     sys.modules['__main__'] = main_mod
     user_ns.update(
         sql=sql,
@@ -347,6 +354,8 @@ def main():
                 run_restore(msg)
             elif op == 'drop':
                 drop_checkpoints(msg)
+            elif op == 'dask':  # cluster/client.py: the host connected a Dask cluster
+                cluster_request(msg)
             elif op == 'check':  # ipython/syntax.py: what a rerun would refuse, before any cell runs
                 send({'t': 'checked', 'id': msg.get('id'), 'refusals': check_cells(msg.get('cells') or [])})
         except KeyboardInterrupt:

@@ -259,7 +259,7 @@ def kill_others(spare=None):
     me, total = os.getpid(), 0
     if spare is None:
         spare = {pid for pid, _ in ck.snaps.values()}
-    keep = {1, me, ck.sup} | set(spare)
+    keep = {1, me, ck.sup} | set(spare) | cluster_spared()  # the Dask relay is the host's, not the cell's
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:
         pids = [int(n) for n in os.listdir('/proc') if n.isdigit() and int(n) not in keep]

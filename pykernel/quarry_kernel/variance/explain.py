@@ -10,6 +10,7 @@
 EXPLAIN_COLUMNS = ('line', 'dimension', 'member', 'actual', 'budget', 'variance', 'share', 'basis')
 EXPLAIN_MAX_MEMBERS = 500  # more distinct values: an id or a memo, not a dimension
 _ACCOUNT_SAMPLE = 100_000  # rows the account column is first looked for in
+_DEBIT_CREDIT = 'debit - credit'  # the amount column's name when the amounts are debit minus credit
 
 _ACCOUNT_NAMES = (
     'account',
@@ -75,6 +76,7 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
         Transaction-level actuals (a general-ledger or sales-line export:
         an account column, an amount column and dimensions such as vendor,
         department, customer, product), as a DataFrame or an attached file.
+        A dask DataFrame is summed by account and member on the cluster.
         A scenario column whose values say actual and budget holds both sides.
     by : str or list of str, optional
         The dimension(s) to attribute over; by default every text column
@@ -108,34 +110,41 @@ def explain(v, detail, by=None, top=5, budget=None, lines=None, account=None, am
     if not isinstance(top, int) or isinstance(top, bool) or top < 1:
         raise ValueError('top= is the number of members shown per line, 1 or more (got %r)' % (top,))
     notes = []
-    d = member_table(detail, 'detail')
+    ddf = bddf = None  # a dask detail (or budget), summed on the cluster once its columns are known
+    if reduce_is_dask(detail):
+        ddf, d = reduce_member_head(detail, 'detail')
+    else:
+        d = member_table(detail, 'detail')
     labels = _labels_of(v)
     body = v[[not t for t in _total_rows(v, labels)]]
+    acct_note = len(notes)
     acct = _account_column(d, body, labels, account, notes)
     amt_col, amt = _ledger_amounts(d, amount, notes)
-    sides = {'actual': (d, amt)}
+    sources = {'detail': (ddf, d, amt, acct, amt_col)}
     scen = _scenario_column(d, acct, notes) if budget is None else None
-    if scen is not None:
-        codes, values = pd.factorize(d[scen], use_na_sentinel=False)
-        side = pd.Series([scenario_side(x) for x in values], dtype=object).to_numpy()[codes]
-        sides = {
-            'actual': (d[side == 'actual'], amt[side == 'actual']),
-            'budget': (d[side == 'budget'], amt[side == 'budget']),
-        }
-    elif budget is not None:
-        bd = member_table(budget, 'budget detail')
+    if budget is not None:
+        if reduce_is_dask(budget):
+            bddf, bd = reduce_member_head(budget, 'budget detail')
+        else:
+            bd = member_table(budget, 'budget detail')
         b_acct = _account_column(bd, body, labels, acct, notes)
-        _, b_amt = _ledger_amounts(bd, amt_col, notes)
-        sides['budget'] = (bd.rename(columns={b_acct: acct}), b_amt)
-    dims = _dimensions(d, by, {acct, amt_col, scen}, notes)
+        b_col, b_amt = _ledger_amounts(bd, amt_col, notes)
+        sources['budget'] = (bddf, bd, b_amt, b_acct, b_col)
+    distinct = (lambda cols: reduce_distinct(ddf, d, cols)) if ddf is not None else None
+    dims = _dimensions(d, by, {acct, amt_col, scen}, notes, distinct)
     chosen = _chosen_lines(body, labels, lines)
-    if 'budget' not in sides and len(chosen):
+    if budget is None and scen is None and len(chosen):
         notes.append(
             'the detail holds no budget by member: a member\'s part of a line\'s variance is its share of '
             'the line\'s actuals (pass budget= with the budget at the same detail to compare member by '
             'member)'
         )
-    sums = _ledger_sums(sides, acct, dims)
+    ledgers = _explain_ledgers(sources, acct, scen, dims, notes)
+    if ddf is not None and account is None:
+        # the accounts the whole detail names, not its first rows
+        accounts = pd.concat([ledgers[s].accounts for s in (('actual', 'budget') if scen is not None else ('actual',))])
+        notes[acct_note] = _account_note(acct, _names_lines(accounts, len(accounts), _line_keys(body, labels)), body)
+    sums = _ledger_sums(ledgers, dims)
     rows = []
     for line in chosen.to_dict('records'):
         parts = [str(line[c]) for c in labels if str(line[c]).strip()]
@@ -167,27 +176,44 @@ def _chosen_lines(body, labels, lines):
     return chosen.iloc[np.argsort(-chosen['variance'].abs().to_numpy(), kind='stable')]
 
 
+class _Ledger:
+    """One side of the detail as _LedgerSums takes it: the account and the
+    amount of each row (or of each sum of rows), and for each dimension the
+    account, the member and the amount of each row (or sum)."""
+
+    def __init__(self, accounts, x, dims):
+        self.accounts, self.x, self.dims = accounts, x, dims
+
+
+def _ledger_rows(frame, amounts, acct, dims):
+    """A side's _Ledger from its rows."""
+    accounts, x = frame[acct], amounts.to_numpy(dtype=float)
+    return _Ledger(accounts, x, {dim: (accounts, frame[dim], x) for dim in dims})
+
+
 class _LedgerSums:
     """One side of the detail summed once (not once per line, which at a
     million lines and thousands of accounts is the whole cost): by account,
     and by account and member of each dimension, sorted by account then
     member so a line's part is a slice."""
 
-    def __init__(self, frame, amounts, acct, members, names):
+    def __init__(self, led, members, names):
         import numpy as np
         import pandas as pd
 
-        codes, accounts = pd.factorize(frame[acct], use_na_sentinel=False)
+        codes, accounts = pd.factorize(led.accounts, use_na_sentinel=False)
         self.by_key = {}
         for i, a in enumerate(accounts):
             self.by_key.setdefault(fold_text(str(a)), []).append(i)
-        x = amounts.to_numpy(dtype=float)
-        self.totals = np.bincount(codes, weights=x, minlength=len(accounts))
+        self.totals = np.bincount(codes, weights=led.x, minlength=len(accounts))
         self.dims = {}
         for dim, (mcodes, stripped) in members.items():
+            d_accounts, _, x = led.dims[dim]
+            # a dask detail's sums by member have accounts of their own
+            d_codes = codes if d_accounts is led.accounts else pd.Index(accounts).get_indexer(d_accounts)
             ids = np.array([names[dim][m] for m in stripped], dtype=np.int64)
             width = max(len(names[dim]), 1)
-            key = codes.astype(np.int64) * width + (ids[mcodes] if len(ids) else 0)
+            key = d_codes.astype(np.int64) * width + (ids[mcodes] if len(ids) else 0)
             ukey, inv = np.unique(key, return_inverse=True)
             self.dims[dim] = (ukey // width, ukey % width, np.bincount(inv.ravel(), weights=x, minlength=len(ukey)))
 
@@ -212,22 +238,50 @@ class _LedgerSums:
         return ids, np.bincount(inv.ravel(), weights=x[pick], minlength=len(ids))
 
 
-def _ledger_sums(sides, acct, dims):
+def _explain_ledgers(sources, acct, scen, dims, notes):
+    """side -> _Ledger: the detail's sides (both, with a scenario column)
+    and the budget detail's, a dask one summed on the cluster."""
+    out = {}
+    for name, (ddf, frame, amounts, a_col, amount) in sources.items():
+        side = 'actual' if name == 'detail' else 'budget'
+        if ddf is not None:
+            words = 'the detail' if name == 'detail' else 'the budget detail'
+            out.update(reduce_explain_side(ddf, frame, a_col, amount, scen, dims, side, words, notes))
+        elif scen is not None:
+            sides = _scenario_sides(frame[scen])
+            for s in ('actual', 'budget'):
+                out[s] = _ledger_rows(frame[sides == s], amounts[sides == s], acct, dims)
+        else:
+            out[side] = _ledger_rows(
+                frame.rename(columns={a_col: acct}) if a_col != acct else frame, amounts, acct, dims
+            )
+    return {s: out[s] for s in ('actual', 'budget') if s in out}
+
+
+def _scenario_sides(col):
+    """'actual', 'budget' or None for each value of a scenario column."""
+    import pandas as pd
+
+    codes, values = pd.factorize(col, use_na_sentinel=False)
+    return pd.Series([scenario_side(x) for x in values], dtype=object).to_numpy()[codes]
+
+
+def _ledger_sums(ledgers, dims):
     """Each side summed once, the members of a dimension numbered in name
     order across both sides (stripped of spaces, as a person reads them)."""
     import pandas as pd
 
-    members = {side: {} for side in sides}
+    members = {side: {} for side in ledgers}
     names = {}
     for dim in dims:
         seen = set()
-        for side, (frame, _) in sides.items():
-            mcodes, uniq = pd.factorize(frame[dim], use_na_sentinel=False)
+        for side, led in ledgers.items():
+            mcodes, uniq = pd.factorize(led.dims[dim][1], use_na_sentinel=False)
             stripped = [str(m).strip() for m in uniq]
             members[side][dim] = (mcodes, stripped)
             seen.update(stripped)
         names[dim] = {m: i for i, m in enumerate(sorted(seen))}
-    sums = {side: _LedgerSums(frame, amounts, acct, members[side], names) for side, (frame, amounts) in sides.items()}
+    sums = {side: _LedgerSums(led, members[side], names) for side, led in ledgers.items()}
     return sums, {dim: sorted(n, key=n.get) for dim, n in names.items()}
 
 
@@ -334,15 +388,7 @@ def _account_column(d, body, labels, given, notes):
     if given is not None:
         c = find_column(d, given, (), 'accounts', 'the detail', notes, numeric=False)
         return c
-    import pandas as pd
-
-    keys = set()
-    for line in body[labels].astype(str).itertuples(index=False):
-        parts = [p for p in line if p.strip()]
-        keys |= {fold_text(p) for p in parts} | {fold_text(' '.join(parts))}
-
-    def named(col, rows):
-        return len({fold_text(str(x)) for x in pd.unique(col.iloc[:rows])[:20000]} & keys)
+    keys = _line_keys(body, labels)
 
     # scored on the first rows (a million-line ledger's columns are read
     # once, not each whole), then on every row when those name no line
@@ -350,23 +396,45 @@ def _account_column(d, body, labels, given, notes):
     best, score = None, 0
     for rows in (_ACCOUNT_SAMPLE, len(d)):
         for c in texts:
-            n = named(d[c], rows)
+            n = _names_lines(d[c], rows, keys)
             if n > score or (n == score and n and fold_text(str(c)) in _ACCOUNT_NAMES):
                 best, score = c, n
         if best is not None:
             break
     if best is not None and len(d) > _ACCOUNT_SAMPLE:
-        score = named(d[best], len(d))
+        score = _names_lines(d[best], len(d), keys)
     if best is None:
         raise ValueError(
             "the detail has no column naming the table's lines (%s): pass account= with the detail's "
             'account column (its columns: %s)' % (quoted(body[labels[-1]].astype(str)), quoted(d.columns))
         )
-    notes.append(
-        'the detail\'s accounts are the column %r: it names %d of the table\'s %d lines'
-        % (best, min(score, len(body)), len(body))
-    )
+    notes.append(_account_note(best, score, body))
     return best
+
+
+def _line_keys(body, labels):
+    """The table's lines as the detail may name them: each label, folded,
+    and all of a line's labels together."""
+    keys = set()
+    for line in body[labels].astype(str).itertuples(index=False):
+        parts = [p for p in line if p.strip()]
+        keys |= {fold_text(p) for p in parts} | {fold_text(' '.join(parts))}
+    return keys
+
+
+def _names_lines(col, rows, keys):
+    """How many of the lines' keys the column's first rows name."""
+    import pandas as pd
+
+    return len({fold_text(str(x)) for x in pd.unique(col.iloc[:rows])[:20000]} & keys)
+
+
+def _account_note(col, score, body):
+    return "the detail's accounts are the column %r: it names %d of the table's %d lines" % (
+        col,
+        min(score, len(body)),
+        len(body),
+    )
 
 
 def _ledger_amounts(d, given, notes):
@@ -374,19 +442,25 @@ def _ledger_amounts(d, given, notes):
     debit minus credit."""
     c = find_column(d, given, _LEDGER_AMOUNTS, 'amounts', 'the detail', notes)
     if c is not None:
-        return c, amounts_of(d, c).fillna(0.0)
+        return c, _ledger_values(d, c)
     folded = {fold_text(str(x)): x for x in d.columns}
     if 'debit' in folded and 'credit' in folded:
         notes.append(
             'the detail: amounts are debit minus credit (the columns %r and %r)' % (folded['debit'], folded['credit'])
         )
-        return 'debit - credit', (
-            amounts_of(d, folded['debit']).fillna(0.0) - amounts_of(d, folded['credit']).fillna(0.0)
-        )
+        return _DEBIT_CREDIT, _ledger_values(d, _DEBIT_CREDIT)
     raise ValueError(
         'the detail has no amount column found by its name (amount, value, debit and credit…) among '
         '%s: pass amount=' % quoted(d.columns)
     )
+
+
+def _ledger_values(d, c):
+    """Each row's amount: the column c, or debit minus credit."""
+    if c != _DEBIT_CREDIT or c in d.columns:
+        return amounts_of(d, c).fillna(0.0)
+    folded = {fold_text(str(x)): x for x in d.columns}
+    return amounts_of(d, folded['debit']).fillna(0.0) - amounts_of(d, folded['credit']).fillna(0.0)
 
 
 def _scenario_column(d, acct, notes):
@@ -403,18 +477,25 @@ def _scenario_column(d, acct, notes):
     return None
 
 
-def _dimensions(d, by, skip, notes):
+def _dimensions(d, by, skip, notes, distinct=None):
+    """The dimensions: by=, or the text columns with a few distinct values;
+    distinct(columns) -> {column: (distinct values, rows)} counts them where
+    d is only a dask detail's first rows."""
     if by is not None:
         by = [by] if isinstance(by, str) else list(by)
         if not by or not all(isinstance(b, str) for b in by):
             raise TypeError('by= names the dimension column(s) of the detail (vendor, department…)')
         return [find_column(d, b, (), 'dimension', 'the detail', notes, numeric=False) for b in by]
+    cands = [
+        c
+        for c in d.columns
+        if c not in skip and d[c].dtype.kind not in 'biufcmM' and fold_text(str(c)) not in _NOT_DIMENSIONS
+    ]
+    counts = distinct(cands) if distinct is not None and cands else {}
     dims = []
-    for c in d.columns:
-        if c in skip or d[c].dtype.kind in 'biufcmM' or fold_text(str(c)) in _NOT_DIMENSIONS:
-            continue
-        n = d[c].nunique(dropna=True)
-        if 2 <= n <= EXPLAIN_MAX_MEMBERS and n < max(3, 0.9 * len(d)) and _numeric_share(d, c) < 0.5:
+    for c in cands:
+        n, rows = counts[c] if c in counts else (d[c].nunique(dropna=True), len(d))
+        if 2 <= n <= EXPLAIN_MAX_MEMBERS and n < max(3, 0.9 * rows) and _numeric_share(d, c) < 0.5:
             dims.append(c)
     if not dims:
         raise ValueError(

@@ -30,9 +30,10 @@ def variance(
     Parameters
     ----------
     actual : DataFrame or str
-        The actuals, or a file path (CSV, Excel, ... read as the profile reads
-        them); long (a value column, maybe a period column) or wide (a column
-        per period: 'Jan', '2026-01', 'Q1 2026', 'Jan-26').
+        The actuals (a pandas or dask DataFrame), or a file path (CSV,
+        Excel, ... read as the profile reads them); long (a value column,
+        maybe a period column) or wide (a column per period: 'Jan',
+        '2026-01', 'Q1 2026', 'Jan-26').
     budget : DataFrame or str, optional
         The budget, as actual. Left out, actual is one "Budget vs. Actuals"
         export holding both.
@@ -83,7 +84,17 @@ def variance(
         attrs: notes, labels, periods, bottom_line, material_pct,
         material_abs, sources, title, currency, subtotals, file_total, and
         comparisons (those given beside the budget, see compare.py).
+
+    Any of actual, budget, forecast and prior may be a dask DataFrame: it
+    is summed by line and period on the cluster (cluster.py) and the rules
+    run on those sums.
     """
+    dask_notes = []
+    if any(reduce_is_dask(x) for x in (actual, budget, forecast, prior)):
+        lines_by = _check_args(by, value, kind, material_pct, material_abs, period)
+        actual, budget, forecast, prior = reduce_variance_inputs(
+            actual, budget, forecast, prior, lines_by, value, kind, currency, dask_notes
+        )
     if rates is None:
         out = _variance_vs(actual, budget, by, value, kind, material_pct, material_abs, period)
     else:
@@ -105,6 +116,8 @@ def variance(
     for name, other in (('forecast', forecast), ('prior', prior)):
         if other is not None:
             add_comparison(out, name, other, actual, by, value, kind, material_pct, material_abs, period)
+    if dask_notes:
+        out.attrs['notes'] = dask_notes + out.attrs['notes']
     _print_notes(out.attrs['notes'])
     return out
 

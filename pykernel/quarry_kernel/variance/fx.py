@@ -129,15 +129,15 @@ def fx_inputs(actual, budget, rates, value, currency, notes):
             ]
         )
         amount_cols = [k for k in amount_cols if fold_text(str(k)) not in _NOT_AMOUNTS]
-        frames[role] = (f, c, codes, amount_cols)
+        frames[role] = (f, c, codes, amount_cols, x)
     out = {}
     for key, role, which in (('actual', 'actuals', 0), ('actual_cc', 'actuals', 1), ('budget', 'budget', 1)):
-        f, c, codes, cols = frames[role]
+        f, c, codes, cols, x = frames[role]
         conv = f.drop(columns=[c]).copy()
         factor = codes.map(lambda k, w=which: table[k][w]).astype(float)
         for k in cols:
             conv[k] = amounts_of(f, k) * factor.to_numpy()
-        out[key] = conv
+        out[key] = Reduced(conv, x.rows, x.note) if isinstance(x, Reduced) else conv  # a dask frame's sums stay so
     cur = sorted(set(frames['actuals'][2]) | set(frames['budget'][2]))
     notes.append(
         'in constant currency: %s converted with %s (the actuals at the actual rate, the budget at the '

@@ -19,15 +19,18 @@ def _long_structure(lay):
     else:
         names = texts_of(body.iloc[:, lay.label_pos[-1]]).map(clean_label)
         codes = body.iloc[:, lay.code_pos].map(_code_text) if lay.code_pos is not None else None
+    # the rows each row stands for: 1, or a dask frame's rows it sums (cluster.py)
+    weight = np.ones(n, dtype=np.int64) if lay.inp.rows is None else np.asarray(lay.inp.rows[lay.header.body :])
     totals = names.map(lambda t: bool(t) and total_kind(t)[0] is not None)
     if totals.any():
+        n_totals = int(weight[totals.to_numpy()].sum())
         st.notes.append(
             '%d row%s labelled as totals (%s) %s left out, not summed'
             % (
-                totals.sum(),
-                '' if totals.sum() == 1 else 's',
+                n_totals,
+                '' if n_totals == 1 else 's',
                 quoted(names[totals].unique()[:NOTE_NAMES]),
-                'is' if totals.sum() == 1 else 'are',
+                'is' if n_totals == 1 else 'are',
             )
         )
     said = []
@@ -49,7 +52,7 @@ def _long_structure(lay):
             st.notes.append(
                 '%d rows whose %r is neither actual nor budget (%s) are left out'
                 % (
-                    other.sum(),
+                    int(weight[other.to_numpy()].sum()),
                     lay.columns[lay.scenario_pos].text,
                     quoted(texts_of(body.iloc[:, lay.scenario_pos][other]).unique()),
                 )
@@ -117,7 +120,11 @@ def _long_structure(lay):
         for _r, k in zip(range(n), periods):
             if k is not None and k not in st.period_text:
                 st.period_text[k] = period_label(k)
-    per_line = frame.groupby(['side', 'period', 'line']).size()
+    by_line = ['side', 'period', 'line']
+    if lay.inp.rows is None:
+        per_line = frame.groupby(by_line).size()
+    else:
+        per_line = frame.assign(weight=weight[frame['row'].to_numpy()]).groupby(by_line)['weight'].sum()
     if (per_line > 1).any():
         if lay.period_pos is None:
             dup = per_line[per_line > 1]
@@ -133,7 +140,7 @@ def _long_structure(lay):
                 )
             )
         else:
-            st.notes.append('%s: %d rows summed into %d lines' % (lay.inp.name, int(keep.sum()), nlines))
+            st.notes.append('%s: %d rows summed into %d lines' % (lay.inp.name, int(weight[keep].sum()), nlines))
     return st
 
 

@@ -71,7 +71,8 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
     ----------
     actual, budget : DataFrame or str
         The two sides at member level (a sales-line export is summed by
-        member), as DataFrames or attached file paths.
+        member), as DataFrames (pandas, or dask: summed by member on the
+        cluster) or attached file paths.
     by : str or list of str
         The column(s) naming the members: product, SKU, customer.
     units : str, optional
@@ -111,6 +112,9 @@ def pvm(actual, budget, by, units=None, price=None, revenue=None, kind='revenue'
     notes = []
     sides = {}
     for side, x in (('actual', actual), ('budget', budget)):
+        if reduce_is_dask(x):
+            sides[side] = reduce_pvm_side(x, side, by, units, price, revenue, notes)
+            continue
         frame = member_table(x, 'actuals' if side == 'actual' else 'budget')
         sides[side] = _pvm_side(frame, side, by, units, price, revenue, notes)
     a, b = sides['actual'], sides['budget']
@@ -270,8 +274,14 @@ def _numeric_share(frame, col):
 
 def _pvm_side(frame, side, by, units, price, revenue, notes):
     """The side's units and amount summed by member."""
-    import pandas as pd
+    u, p, r = _pvm_columns(frame, side, by, units, price, revenue, notes)
+    g = _pvm_member_rows(frame, by, u, p, r)
+    g = g.groupby(level=list(range(len(by))), sort=False).sum()
+    return _pvm_summed(g, len(frame), side, by, u, p, r, notes)
 
+
+def _pvm_columns(frame, side, by, units, price, revenue, notes):
+    """The side's units column and its price or amount column (the other None)."""
     role = 'the actuals' if side == 'actual' else 'the budget'
     missing = [c for c in by if c not in frame.columns]
     if missing:
@@ -293,16 +303,29 @@ def _pvm_side(frame, side, by, units, price, revenue, notes):
                 '%s: no amount column (revenue, sales, amount…) or price column found among %s: pass '
                 'revenue= or price=' % (role, quoted(frame.columns))
             )
+    return u, p, r
+
+
+def _pvm_member_rows(frame, by, u, p, r):
+    """Each row's units and amount (units * price, or the amount column),
+    indexed by its member."""
+    import pandas as pd
+
     qty = amounts_of(frame, u).fillna(0.0)
     amount = qty * amounts_of(frame, p).fillna(0.0) if r is None else amounts_of(frame, r).fillna(0.0)
     keys = frame[by].astype(str).apply(lambda s: s.str.strip())
-    g = pd.DataFrame(
+    return pd.DataFrame(
         {'units': qty.to_numpy(), 'amount': amount.to_numpy()},
         index=pd.MultiIndex.from_frame(keys) if len(by) > 1 else pd.Index(keys[by[0]], name=by[0]),
     )
-    g = g.groupby(level=list(range(len(by))), sort=False).sum()
-    if len(g) < len(frame):
-        notes.append('%s: %d rows summed into %d members by %s' % (role, len(frame), len(g), ', '.join(by)))
+
+
+def _pvm_summed(g, rows, side, by, u, p, r, notes):
+    """g, the side summed by member from rows rows (None: the note is
+    reduce_pvm_side's), with its note and attrs."""
+    role = 'the actuals' if side == 'actual' else 'the budget'
+    if rows is not None and len(g) < rows:
+        notes.append('%s: %d rows summed into %d members by %s' % (role, rows, len(g), ', '.join(by)))
     g.attrs.update(units=str(u), amount=str(r) if r is not None else '%s * %s' % (u, p))
     return g
 

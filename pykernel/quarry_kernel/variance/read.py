@@ -3,7 +3,8 @@
 # encoding, its dialect, its sheet, its read call). A delimited file or a
 # sheet is read as a grid of cells with nothing dropped: an exported report
 # keeps its title rows, section headers, totals and footer, which variance()
-# needs to see and the profile's table finder would leave out.
+# needs to see and the profile's table finder would leave out. A dask
+# frame comes here already reduced on its cluster (cluster.py's Reduced).
 import os
 
 VARIANCE_MAX_BYTES = 512 << 20  # a budget or an export is far smaller; more is a mistake
@@ -15,12 +16,22 @@ class Input:
 
     def __init__(self, frame, name, raw, path=None):
         self.frame, self.name, self.raw, self.path = frame, name, raw, path
+        self.rows = None  # a dask frame's sums (cluster.py): how many of its rows each row sums
 
 
 def read_input(x, role):
     """role: 'actuals' or 'budget', for the errors."""
     import pandas as pd
 
+    if isinstance(x, Reduced):
+        inp = read_input(x.frame, role)
+        inp.rows = x.rows
+        return inp
+    if reduce_is_dask(x):
+        raise TypeError(
+            'the %s: a dask DataFrame is summed on the cluster as the actuals, budget, forecast= and prior= of '
+            'variance(), the detail of explain() and the sides of pvm(); here pass a pandas one (.compute())' % role
+        )
     if isinstance(x, pd.Series):
         x = x.reset_index() if not isinstance(x.index, pd.RangeIndex) else x.to_frame()
     if isinstance(x, pd.DataFrame):
