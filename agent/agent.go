@@ -84,13 +84,14 @@ const (
 // Agent holds one conversation with a model. It is not safe for concurrent
 // use: one Run at a time.
 type Agent struct {
-	cfg    Config
-	kernel Kernel
-	files  []kernel.Profile
-	dbs    []string       // the database sources' profiles, as text
-	libs   []string       // the sandbox image's Python libraries, for the prompt
-	mask   *secret.Masker // the key and base_url's credentials, for error texts
-	wire   wire           // the model server's protocol
+	cfg     Config
+	kernel  Kernel
+	files   []kernel.Profile
+	dbs     []string       // the database sources' profiles, as text
+	libs    []string       // the sandbox image's Python libraries, for the prompt
+	cluster ClusterPrompt  // the connected Dask cluster, for the prompt
+	mask    *secret.Masker // the key and base_url's credentials, for error texts
+	wire    wire           // the model server's protocol
 
 	mode    string // native or markdown: what the next request uses
 	history []entry
@@ -157,6 +158,14 @@ func (a *Agent) SetSources(profiles []string) { a.dbs = profiles }
 // SetLibraries replaces the sandbox image's Python libraries the model is
 // told about, each "name version" (pandas 2.3.3).
 func (a *Agent) SetLibraries(libs []string) { a.libs = libs }
+
+// ClusterPrompt is what the model is told of a connected Dask cluster:
+// Text ("tcp://sched:8786, 2 workers, 2 threads, 1.0 GB") and the limit on
+// one result ("256 MB"). The zero value: no cluster.
+type ClusterPrompt struct{ Text, Limit string }
+
+// SetCluster replaces what the model is told of the Dask cluster.
+func (a *Agent) SetCluster(c ClusterPrompt) { a.cluster = c }
 
 // Run runs one turn: the prompt, as many cells as the model needs, the final
 // answer. Every event goes to emit, in order, from the calling goroutine.

@@ -20,13 +20,16 @@ var systemTemplate = template.Must(template.ParseFS(promptFS, "prompt/system.tmp
 // current tool mode.
 func (a *Agent) systemPrompt() string {
 	data := struct {
-		Files     []string
-		Databases []string
-		Markdown  bool
-		Schema    bool
-		Verify    bool
-		Libraries string
-	}{Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs,
+		Files        []string
+		Databases    []string
+		Markdown     bool
+		Schema       bool
+		Verify       bool
+		Libraries    string
+		Cluster      string
+		ClusterLimit string
+	}{Cluster: oneLine(a.cluster.Text, 400), ClusterLimit: a.cluster.Limit,
+		Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs,
 		Libraries: strings.Join(a.libs, ", ")}
 	for _, p := range a.files {
 		data.Files = append(data.Files, profileText(p, !data.Schema))

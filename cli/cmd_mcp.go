@@ -100,6 +100,7 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 	fs.Lookup("timeout").DefValue = ""
 	fs.StringVar(&f.overrides.Share, "share", "", "what clients see of files: values or schema (default values)")
 	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database for run_sql and sql(db=NAME): "+source.Examples()+" (repeatable; [sources.NAME] in the config works too)")
+	daskFlag(fs, &f.overrides.Dask)
 	c.Flags().SortFlags = false
 	return c
 }
@@ -132,11 +133,16 @@ func (a *app) serveMCP(c *cobra.Command, f *mcpFlags) error {
 		}
 		set.Close()
 	}
+	cluster, err := openCluster(cfg)
+	if err != nil {
+		return inputError{err}
+	}
 	logf := func(line string) { fmt.Fprintln(a.stderr, "quarry mcp: "+render.SanitizeLine(line)) }
 	srv, err := mcp.New(mcp.Options{
 		Config:      cfg,
 		Roots:       f.roots,
 		OpenSources: func(ctx context.Context) (*source.Set, error) { return openSources(ctx, cfg) },
+		Cluster:     cluster,
 		MaxSessions: f.maxSessions,
 		Build:       a.build.Version,
 		Warm:        warmFor(f),

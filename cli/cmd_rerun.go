@@ -106,6 +106,7 @@ quarry rerun analysis.ipynb sales-2026q3.csv --json | jq .status`,
 	timeoutFlag(fs, &f.overrides.Timeout)
 	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database the cells' sql(query, db=NAME) reads: "+source.Examples()+" (repeatable; [sources.NAME] in the config works too)")
 	fs.StringVar(&f.overrides.Profile, "profile", "", "profile from the config file (its sources among its settings)")
+	daskFlag(fs, &f.overrides.Dask)
 	return c
 }
 
@@ -118,6 +119,7 @@ type rerunPlan struct {
 	skipped []notebook.Skipped       // a notebook's code cells left out (skip-execution)
 	text    string                   // a notebook's Markdown
 	extras  []session.RecordedExtra  // the packages the session had added to its sandbox
+	dask    string                   // the Dask cluster the session's cells reached, by name
 	missing []missingInput           // a notebook's inputs not there: the cells that read them fail, as in Jupyter
 	folders []string                 // the folders a notebook's code writes into (notebook.RerunNotebook.Folders)
 }
@@ -149,11 +151,18 @@ func (a *app) rerun(c *cobra.Command, source string, files []string, f *rerunFla
 	if err != nil {
 		return inputError{err}
 	}
+	if cfg.Dask.Address == "" && plan.dask != "" {
+		cfg.Dask.Address = plan.dask // the cluster by name; --dask points the rerun at another
+	}
+	cluster, err := openCluster(cfg)
+	if err != nil {
+		return inputError{err}
+	}
 	progress := headless.New(headless.Options{Quiet: f.quiet, Stderr: a.stderr})
 	defer progress.Stop()
 	progress.Note("rerunning " + render.SanitizeLine(plan.source) + " without a model")
 	res, err := session.Rerun(ctx, session.RerunOptions{
-		Options:     session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources},
+		Options:     session.Options{Config: cfg, OutputDir: f.overrides.OutputDir, Events: progress.Event, Build: a.build.Version, Sources: sources, Cluster: cluster},
 		Source:      plan.source,
 		Inputs:      plan.inputs,
 		Folders:     plan.folders,
@@ -268,6 +277,7 @@ func planRerun(source string, files, maps []string, strict bool) (*rerunPlan, er
 		}
 		plan.source, plan.turns, originals = rec.ID, rec.RerunTurns(), rec.Inputs()
 		plan.extras = rec.Extras()
+		plan.dask = rec.Dask()
 	}
 	if len(files) > len(originals) {
 		return nil, fmt.Errorf("%d files given for %d inputs (%s): give at most one file per input", len(files), len(originals), inputNames(originals))

@@ -24,5 +24,9 @@ var otherEnv = []envVar{
 	{image.KeyringEnv, "quarry sandbox add: the keyring the archive's Release file is signed with"},
 	{image.AllowExpiredEnv, "1: quarry sandbox add accepts an expired Release file (a snapshot mirror)"},
 	{image.RepoEnv, "the image repository of the images with extras (default quarry-sandbox)"},
+	{config.DaskAddressEnv, "the Dask scheduler when neither --dask nor [dask] names one"},
+	{config.DaskCAEnv, "the Dask scheduler's CA file, when [dask] names none (distributed's setting)"},
+	{config.DaskCertEnv, "the client certificate for a tls:// Dask scheduler, when [dask] names none"},
+	{config.DaskKeyEnv, "the client certificate's key for a tls:// Dask scheduler, when [dask] names none"},
 	{sandbox.ImportsEnv, "eager: the kernel imports pandas and the rest before it says ready; wait: every cell waits for all of them"},
 }

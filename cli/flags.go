@@ -30,6 +30,12 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.StringVar(&o.Share, "share", "", "what the model sees of files: values or schema (default values)")
 	fs.StringVar(&o.Verify, "verify", "", "check the answer's numbers against the cells' outputs: mark, ask, strict or off (default mark)")
 	fs.StringArrayVar(&o.DB, "db", nil, "a database for sql(query, db=NAME): "+source.Examples()+", or a URL (its database name is NAME); repeatable")
+	daskFlag(fs, &o.Dask)
+}
+
+// daskFlag declares --dask, the Dask scheduler the cells' client reaches.
+func daskFlag(fs *pflag.FlagSet, addr *string) {
+	fs.StringVar(addr, "dask", "", "a Dask scheduler for the cells' client and dd: tcp://HOST:PORT or tls://HOST:PORT (env DASK_SCHEDULER_ADDRESS; [dask] in the config)")
 }
 
 // noTimeout is what --timeout -1 (nbclient's "no limit") means: the

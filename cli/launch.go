@@ -135,8 +135,13 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 	if err != nil {
 		return nil, inputError{err}
 	}
+	cluster, err := openCluster(cfg)
+	if err != nil {
+		return nil, inputError{err}
+	}
 	so := session.Options{
 		Sources:   sources,
+		Cluster:   cluster,
 		Config:    cfg,
 		OutputDir: f.overrides.OutputDir,
 		Events:    o.events,
@@ -154,7 +159,7 @@ func launch(ctx context.Context, f *rootFlags, o launchOptions) (*launched, erro
 		so.Resume = rs.rec
 		l.resumed, l.inputs, l.changed = rs.rec, rs.inputs, rs.changed
 	}
-	if o.warm && rs == nil {
+	if o.warm && rs == nil && cluster == nil {
 		so.Pooled = takeWarm(ctx, cfg, f.warm, o.events)
 	}
 	s := session.New(so)

@@ -48,6 +48,8 @@ type Config struct {
 	// [sources.NAME] url = "postgres://…" or "mysql://…" (top level or in a profile) and
 	// --db NAME=URL. The URLs may hold passwords: never shown unmasked.
 	Sources map[string]string `json:"-"`
+	// Dask is the cluster the kernel's client reaches; Address empty: none.
+	Dask Dask
 
 	// APIKeySource says where APIKey came from ("env OPENAI_API_KEY",
 	// "api_key_cmd"), "" when no key is set.
@@ -73,4 +75,5 @@ type Overrides struct {
 	Share      string
 	Verify     string
 	DB         []string // --db NAME=URL or --db URL, repeatable
+	Dask       string   // --dask ADDR: the Dask scheduler
 }

@@ -25,6 +25,7 @@ type fileLayer struct {
 	prices     map[string]Price
 	pricesLine int
 	sources    map[string]string
+	dask       daskLayer
 }
 
 // fileDoc is a checked config file.
@@ -166,6 +167,8 @@ func (c *checker) layer(m map[string]any, prefix []string, top bool) fileLayer {
 			l.prices, l.pricesLine = c.prices(v, key), c.line(key)
 		case k == "sources":
 			l.sources = c.dbSources(v, key)
+		case k == "dask":
+			l.dask = c.daskTable(v, key)
 		case top && (k == "profile" || k == "profiles"):
 			// handled by readFile
 		case k == "send_examples":
@@ -176,7 +179,7 @@ func (c *checker) layer(m map[string]any, prefix []string, top bool) fileLayer {
 				`remove this line; export OPENAI_API_KEY in your shell, or set api_key_env = "NAME" or api_key_cmd = "pass show openai"`)
 		default:
 			known := settingKeys()
-			known = append(known, "prices", "sources")
+			known = append(known, "prices", "sources", "dask")
 			if top {
 				known = append(known, "profile", "profiles")
 			}

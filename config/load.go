@@ -116,6 +116,8 @@ func merge(o Overrides, getenv func(string) string) (Config, error) {
 		}
 	}
 
+	daskFallback(&c, o, getenv)
+
 	// Flags.
 	for _, v := range o.DB {
 		spec, err := source.ParseFlag(v)
@@ -157,6 +159,7 @@ func applyFileLayer(c *Config, l fileLayer, where string) {
 		c.Sources[name] = u
 		c.sources["sources"] = where
 	}
+	applyDask(c, l.dask, where)
 	if len(l.prices) > 0 {
 		for m, p := range l.prices {
 			c.Prices[m] = p

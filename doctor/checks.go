@@ -24,17 +24,21 @@ print('IFACES=' + ','.join(ifaces))
 print('ROUTES=%d' % len(routes))
 `
 
-func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageOK bool) (Check, Check) {
+func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageOK bool) (Check, Check, Check) {
 	r := Check{Name: "sandbox"}
 	lim := Check{Name: "limits", State: Skipped, Detail: "needs a sandbox"}
+	dask := Check{Name: "dask cluster", State: Skipped, Detail: "needs a sandbox"}
+	if c.Dask.Address == "" {
+		dask.Detail = "none set (--dask, DASK_SCHEDULER_ADDRESS or [dask] in the config)"
+	}
 	if e == nil || !imageOK {
 		r.State, r.Detail = Skipped, "needs the engine and the image"
-		return r, lim
+		return r, lim, dask
 	}
 	out, err := os.MkdirTemp("", "quarry-doctor-")
 	if err != nil {
 		r.State, r.Detail, r.Fix = Failed, err.Error(), "check that the temporary folder is writable"
-		return r, lim
+		return r, lim, dask
 	}
 	defer os.RemoveAll(out)
 	start := time.Now()
@@ -45,11 +49,14 @@ func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageO
 	if err != nil {
 		r.State, r.Detail = Failed, "does not start: "+err.Error()
 		r.Fix = engine.Fix(err)
-		return r, lim
+		return r, lim, dask
 	}
 	defer s.Close()
 	lim = checkLimits(s, e)
 	started := time.Since(start)
+	if c.Dask.Address != "" {
+		dask = checkCluster(ctx, s, c) // before the network cell: with the relay up, still only lo
+	}
 	res, err := s.Exec(ctx, noNetworkCell, nil)
 	if err != nil || res.Error != nil {
 		if err != nil {
@@ -60,7 +67,7 @@ func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageO
 			r.State, r.Detail = Failed, "starts but cannot run a cell: "+res.Error.Message
 			r.Fix = "rebuild the sandbox image (quarry sandbox build), or unset image to use quarry's own"
 		}
-		return r, lim
+		return r, lim, dask
 	}
 	ifaces, routes := parseNetworkCell(res.Stdout)
 	var extra []string
@@ -73,13 +80,13 @@ func checkSandbox(ctx context.Context, e *engine.Engine, c config.Config, imageO
 		r.State = Failed
 		r.Detail = fmt.Sprintf("HAS A NETWORK: interfaces %s, %d route(s)", strings.Join(ifaces, ","), routes)
 		r.Fix = "do not analyse sensitive data until fixed: the container must run with network mode none; report this as a bug"
-		return r, lim
+		return r, lim, dask
 	}
 	r.Detail = fmt.Sprintf("starts in %s, runs a cell, has no network (interfaces: %s; no routes)", started.Round(100*time.Millisecond), strings.Join(ifaces, ","))
 	if rt, why := e.RuntimeChoice(); rt != "" {
 		r.Detail += "\nruntime " + rt + ", chosen by quarry: " + why
 	}
-	return r, lim
+	return r, lim, dask
 }
 
 // checkLimits says which of the session's limits hold, as its container

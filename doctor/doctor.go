@@ -84,12 +84,15 @@ func Run(ctx context.Context, o Options, report func(Check)) error {
 	}
 	imgCheck := checkImage(ctx, engine, cfg)
 	emit(imgCheck)
-	sbCheck, limCheck := checkSandbox(ctx, engine, cfg, imgCheck.State == OK)
+	sbCheck, limCheck, daskCheck := checkSandbox(ctx, engine, cfg, imgCheck.State == OK)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
 	emit(sbCheck)
 	emit(limCheck)
+	if cfg.Dask.Address != "" {
+		emit(daskCheck)
+	}
 	modelCheck := checkModel(ctx, cfg, cfgCheck.State == OK)
 	if ctx.Err() != nil {
 		return ctx.Err()

@@ -15,6 +15,9 @@ type Stream string
 const (
 	Stdout Stream = "stdout"
 	Stderr Stream = "stderr"
+	// Progress is no output: a line on how the cell's work goes elsewhere
+	// ("120 of 480 tasks done on the Dask cluster"), for a status line.
+	Progress Stream = "progress"
 )
 
 // Chunk is output as it happens, in order. Text is valid UTF-8 (invalid bytes

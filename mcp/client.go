@@ -120,7 +120,7 @@ func (c *client) start(ctx context.Context, p *progress) (*session.Session, bool
 		}
 	}
 	pooled := c.srv.pooled()
-	s := session.New(session.Options{Config: o.Config, Events: c.event, Engine: e, Index: o.Index, Build: o.Build, Sources: sources, Tool: c.name(),
+	s := session.New(session.Options{Config: o.Config, Events: c.event, Engine: e, Index: o.Index, Build: o.Build, Sources: sources, Cluster: o.Cluster, Tool: c.name(),
 		ReadCheck: c.srv.roots.Recheck, Pooled: pooled})
 	c.mu.Lock()
 	if c.closed {

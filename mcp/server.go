@@ -40,6 +40,8 @@ type Options struct {
 	// each MCP session opens its own and its session closes them. Nil:
 	// none.
 	OpenSources func(context.Context) (*source.Set, error)
+	// Cluster is the Dask cluster every session's kernel reaches; nil: none.
+	Cluster *source.Dask
 	// MaxSessions bounds the sandboxes at once: the first tool call of
 	// the next session that needs one is refused, saying why. Zero means
 	// DefaultMaxSessions.

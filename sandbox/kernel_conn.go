@@ -96,6 +96,11 @@ type frame struct {
 	Head   []byte `json:"head"`
 	Tail   []byte `json:"tail"`
 	TailAt int64  `json:"tail_at"`
+	// dask: what the kernel found on the cluster it connected to
+	Cluster *kernel.Cluster `json:"info"`
+	// progress: tasks done of total on the cluster, for the running cell
+	Done  int64 `json:"done"`
+	Total int64 `json:"total"`
 	// checked: the lines the kernel's IPython rules refuse
 	Refusals []kernel.Refusal `json:"refusals"`
 	// result: what the cell gave the variance report (report/capture.py)

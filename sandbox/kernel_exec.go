@@ -26,6 +26,7 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 	if err := s.ensureKernel(ctx, &res); err != nil {
 		return res, err
 	}
+	s.ensureRelay(ctx)
 	select { // an Interrupt() that arrived between cells is stale
 	case <-s.intr:
 	default:
@@ -82,6 +83,10 @@ func (s *Session) exec(ctx context.Context, num int, code string, onChunk func(k
 			switch f.T {
 			case "running":
 				clock.begin()
+			case "progress": // cluster/client.py: tasks done of total on the Dask cluster
+				if f.Total > 0 && f.Done >= 0 && f.Done <= f.Total && onChunk != nil {
+					onChunk(kernel.Chunk{Stream: kernel.Progress, Text: fmt.Sprintf("%d of %d tasks done on the Dask cluster", f.Done, f.Total)})
+				}
 			case "db":
 				go s.serveDB(dbCtx, k, f)
 			case "kind":

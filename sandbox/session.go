@@ -57,6 +57,9 @@ type Options struct {
 	// engine's lowest CPU weight, so its start and imports yield to the
 	// sessions running; Foreground gives it the usual weight.
 	Background bool
+	// Cluster is the Dask scheduler the kernel's client reaches through the
+	// relay; nil means none.
+	Cluster Cluster
 }
 
 // Earlier is what a session harvested before this process took it over.
@@ -106,6 +109,10 @@ type Session struct {
 	gen            int           // kernel starts: a restart ends every checkpoint's copy
 	ckseq          int64
 	ckpts          []*checkpointInfo // oldest first
+
+	relay     *relay         // the way to Options.Cluster, one per kernel start
+	clusterMu sync.Mutex     // guards cluster, which ClusterInfo reads while a cell runs
+	cluster   kernel.Cluster // what the kernel found there at its last connection
 
 	intr      chan struct{} // Interrupt() for the running cell
 	closeOnce sync.Once
@@ -277,7 +284,7 @@ func (s *Session) startKernel(ctx context.Context) error {
 			s.info = f
 			s.gen++
 			s.startup.Kernel = time.Since(t1)
-			return nil
+			return s.joinCluster(ctx)
 		case <-k.done:
 			k.Close()
 			msg := exitSummary(s.e, s.cid)
@@ -368,6 +375,9 @@ func (s *Session) Close() error {
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
+		if s.relay != nil {
+			s.relay.Close()
+		}
 		s.closed = true
 		if !s.released {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

@@ -86,6 +86,9 @@ type Settings struct {
 	// Extras are the Debian packages added to the sandbox image (quarry
 	// sandbox add), as asked for: a rerun elsewhere needs them too.
 	Extras []RecordedExtra `json:"extras,omitempty"`
+	// Dask is the Dask cluster the cells reached, by name (scheme, host and
+	// port): never a credential. quarry rerun --dask points it elsewhere.
+	Dask string `json:"dask,omitempty"`
 }
 
 // RecordedExtra is a package added to the sandbox image, at the version

@@ -272,6 +272,18 @@ func (rec *Record) earlier() *sandbox.Earlier {
 	return ef
 }
 
+// Dask is the Dask cluster the session's cells last reached, by name; empty
+// when none.
+func (rec *Record) Dask() string {
+	out := ""
+	for _, e := range rec.Entries {
+		if (e.Kind == EntrySession || e.Kind == EntryResume) && e.Settings != nil {
+			out = e.Settings.Dask
+		}
+	}
+	return out
+}
+
 // Extras are the packages the session's sandbox had added to its image,
 // as it last ran: the latest extras entry (a move mid-session), or the
 // settings of the latest start or resume.

@@ -76,6 +76,9 @@ type Options struct {
 	// Sources are the live databases sql(query, db=NAME) reaches, opened
 	// and checked by the caller; the session closes them.
 	Sources *source.Set
+	// Cluster is the Dask cluster the kernel's client reaches through the
+	// sandbox's relay, parsed by the caller; nil means none.
+	Cluster *source.Dask
 	// Install, when set, asks the user whether to add the Debian packages
 	// a failed cell lacked ("xgboost is in Debian (python3-xgboost 3.3.0,
 	// 3 packages, 12.9 MiB): add it to the sandbox? [y/N]"), and blocks
@@ -170,7 +173,7 @@ func New(opts Options) *Session {
 		ready: make(chan struct{}),
 		op:    make(chan struct{}, 1),
 		watch: make(chan struct{}),
-		mask:  secret.New(append(opts.Config.Secrets(), opts.Sources.Secrets()...)...),
+		mask:  secret.New(append(append(opts.Config.Secrets(), opts.Sources.Secrets()...), opts.Cluster.Secrets()...)...),
 	}
 	s.outDir = opts.OutputDir
 	if opts.Pooled != nil {

@@ -158,6 +158,7 @@ func (s *Session) running(ctx context.Context, sb *sandbox.Session) error {
 		return err
 	}
 	s.profileSources(ctx)
+	s.joinCluster(ctx, sb)
 	s.tellLibraries(ctx)
 	go s.watchSandbox()
 	if note := sb.RuntimeNote(); note != "" {
@@ -265,6 +266,9 @@ func (s *Session) settings() Settings {
 	}
 	for _, src := range s.Sources() {
 		st.Sources = append(st.Sources, RecordedSource{Name: src.Name, Where: s.mask.Mask(src.Where), Kind: src.Kind})
+	}
+	if s.opts.Cluster != nil {
+		st.Dask = s.mask.Mask(s.opts.Cluster.Name())
 	}
 	return st
 }

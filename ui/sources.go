@@ -52,7 +52,41 @@ func (m *Model) dbFiles() []dbFile {
 	return out
 }
 
+// clusterBackend is a backend whose sandbox may reach a Dask cluster: what
+// its kernel found there at its last connection (held, not fetched).
+type clusterBackend interface {
+	Cluster() (kernel.Cluster, bool)
+}
+
+// clusterText is /sources' line on the Dask cluster; "" when there is none.
+func (m *Model) clusterText() string {
+	cb, ok := m.opts.Backend.(clusterBackend)
+	if !ok {
+		return ""
+	}
+	c, ok := cb.Cluster()
+	if !ok {
+		return ""
+	}
+	if c.Error != "" {
+		return fmt.Sprintf("Dask cluster %s: not reached: %s", sanitizeLine(c.Name), sanitizeLine(c.Error))
+	}
+	line := fmt.Sprintf("Dask cluster %s: %d workers, %d threads, %s of worker memory; client and dd in the cells",
+		sanitizeLine(c.Name), c.Workers, c.Threads, kernel.FormatSize(c.Memory))
+	if c.Mismatch != "" {
+		line += "\n  " + sanitizeLine(c.Mismatch)
+	}
+	return line
+}
+
 func (m *Model) sourcesText() string {
+	if cl := m.clusterText(); cl != "" {
+		return cl + "\n" + m.databasesText()
+	}
+	return m.databasesText()
+}
+
+func (m *Model) databasesText() string {
 	files := m.dbFiles()
 	if len(m.opts.Sources) == 0 && len(files) == 0 {
 		hint := m.opts.SourceHint

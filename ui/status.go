@@ -23,6 +23,7 @@ type status struct {
 	usage    agent.Usage
 	running  int       // cell number running, 0 for none
 	since    time.Time // when it started
+	cellWork string    // the running cell's progress line (tasks on a Dask cluster)
 	hint     string    // a one-off message (e.g. "press Ctrl+C again to quit")
 	sources  int       // connected databases
 
@@ -83,7 +84,11 @@ func (s *status) Render(width int, now time.Time, th *theme, busy bool) string {
 	}
 	switch {
 	case s.running > 0:
-		parts = append(parts, seg(fmt.Sprintf("cell %d %s", s.running, fmtElapsed(now.Sub(s.since)))))
+		cell := fmt.Sprintf("cell %d %s", s.running, fmtElapsed(now.Sub(s.since)))
+		if s.cellWork != "" {
+			cell += ": " + sanitizeLine(s.cellWork)
+		}
+		parts = append(parts, seg(cell))
 	case busy:
 		parts = append(parts, seg("answering…"))
 	}

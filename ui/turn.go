@@ -100,9 +100,15 @@ func (m *Model) applyEvent(ev agent.Event) tea.Cmd {
 		}
 		b := m.transcript.add(&block{kind: kindCell, cell: &cellState{num: ev.Cell, code: ev.Code, started: start}})
 		m.cells[ev.Cell] = b
-		m.status.running, m.status.since = ev.Cell, start
+		m.status.running, m.status.since, m.status.cellWork = ev.Cell, start, ""
 		return m.scheduleCellTick()
 	case agent.EventCellOutput:
+		if ev.Chunk != nil && ev.Chunk.Stream == kernel.Progress {
+			if m.status.running == ev.Cell {
+				m.status.cellWork = ev.Chunk.Text
+			}
+			return nil
+		}
 		if b := m.cells[ev.Cell]; b != nil && ev.Chunk != nil {
 			b.cell.appendOutput(ev.Chunk.Text)
 			b.ver++

@@ -1,0 +1,136 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Dask is the Dask cluster the kernel's client reaches: [dask] in the file
+// (top level or a profile), --dask ADDR, and Dask's own variables as the
+// fallback (DASK_SCHEDULER_ADDRESS and distributed's TLS settings). The
+// address may hold a token: shown only as package source names it.
+type Dask struct {
+	Address   string `json:"-"`
+	CAFile    string // distributed.comm.tls.ca-file
+	CertFile  string // distributed.comm.tls.client.cert
+	KeyFile   string // distributed.comm.tls.client.key
+	MaxResult int64  // bytes one compute may bring back into the sandbox
+}
+
+// DefaultDaskMaxResult is the limit on one compute's result when none is set.
+const DefaultDaskMaxResult = 256 << 20
+
+// Dask's own environment variables, read when quarry's settings name none.
+const (
+	DaskAddressEnv = "DASK_SCHEDULER_ADDRESS"
+	DaskCAEnv      = "DASK_DISTRIBUTED__COMM__TLS__CA_FILE"
+	DaskCertEnv    = "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"
+	DaskKeyEnv     = "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY"
+)
+
+// daskKeys are the keys of [dask], each with what it sets.
+var daskKeys = map[string]func(d *daskLayer, v string){
+	"address":         func(d *daskLayer, v string) { d.Address = v },
+	"tls_ca_file":     func(d *daskLayer, v string) { d.CAFile = expandHome(v) },
+	"tls_client_cert": func(d *daskLayer, v string) { d.CertFile = expandHome(v) },
+	"tls_client_key":  func(d *daskLayer, v string) { d.KeyFile = expandHome(v) },
+}
+
+type daskLayer struct {
+	Dask
+	set  bool
+	line int
+}
+
+// daskTable reads [dask]: address, the TLS files and max_result.
+func (c *checker) daskTable(v any, key string) daskLayer {
+	l := daskLayer{line: c.line(key)}
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.add(key, fmt.Sprintf("dask must be a table, but it is %s", tomlType(v)), `write [dask] then address = "tcp://scheduler:8786"`)
+		return l
+	}
+	for k, val := range m {
+		kkey := key + "\x1f" + k
+		if k == "max_result" {
+			n, ok := sizeOf(val)
+			if !ok || n < 1<<20 {
+				c.add(kkey, "max_result must be a size of at least 1m", `write max_result = "256m"`)
+				continue
+			}
+			l.MaxResult, l.set = n, true
+			continue
+		}
+		setter, known := daskKeys[k]
+		if !known {
+			c.add(kkey, fmt.Sprintf("unknown key %q in [dask]", k), "[dask] has address, tls_ca_file, tls_client_cert, tls_client_key and max_result")
+			continue
+		}
+		s, ok := val.(string)
+		if !ok || strings.TrimSpace(s) == "" {
+			c.add(kkey, fmt.Sprintf("dask %s must be a non-empty string", k), fmt.Sprintf(`write %s = "…"`, k))
+			continue
+		}
+		setter(&l, strings.TrimSpace(s))
+		l.set = true
+	}
+	return l
+}
+
+func sizeOf(v any) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case string:
+		return parseSize(x)
+	}
+	return 0, false
+}
+
+// applyDask lays a file's [dask] over what is set: a key given replaces.
+func applyDask(c *Config, l daskLayer, where string) {
+	if !l.set {
+		return
+	}
+	if l.Address != "" {
+		c.Dask.Address = l.Address
+		c.sources["dask"] = fmt.Sprintf("%s:%d", where, l.line)
+	}
+	for _, p := range []struct {
+		dst *string
+		v   string
+	}{{&c.Dask.CAFile, l.CAFile}, {&c.Dask.CertFile, l.CertFile}, {&c.Dask.KeyFile, l.KeyFile}} {
+		if p.v != "" {
+			*p.dst = p.v
+		}
+	}
+	if l.MaxResult > 0 {
+		c.Dask.MaxResult = l.MaxResult
+	}
+}
+
+// daskFallback fills what quarry's own settings left empty from Dask's
+// variables, then the flag (--dask) goes over both.
+func daskFallback(c *Config, o Overrides, getenv func(string) string) {
+	if c.Dask.Address == "" {
+		if a := strings.TrimSpace(getenv(DaskAddressEnv)); a != "" {
+			c.Dask.Address = a
+			c.sources["dask"] = "env " + DaskAddressEnv
+		}
+	}
+	for _, p := range []struct {
+		dst *string
+		env string
+	}{{&c.Dask.CAFile, DaskCAEnv}, {&c.Dask.CertFile, DaskCertEnv}, {&c.Dask.KeyFile, DaskKeyEnv}} {
+		if *p.dst == "" {
+			*p.dst = expandHome(strings.TrimSpace(getenv(p.env)))
+		}
+	}
+	if a := strings.TrimSpace(o.Dask); a != "" {
+		c.Dask.Address = a
+		c.sources["dask"] = "flag --dask"
+	}
+	if c.Dask.MaxResult == 0 {
+		c.Dask.MaxResult = DefaultDaskMaxResult
+	}
+}
