@@ -15,6 +15,20 @@ type Cluster struct {
 	Error    string          `json:"error"` // why the kernel could not connect; the rest is then empty
 }
 
+// ClusterData is a dataset the cluster's workers read (--dask-data), as a
+// worker profiled it without moving the rows.
+type ClusterData struct {
+	Name        string      `json:"name"`
+	URL         string      `json:"url"`
+	Format      string      `json:"format"` // parquet or csv
+	Partitions  int         `json:"partitions"`
+	Rows        int64       `json:"rows"`    // -1 when the metadata does not say
+	Columns     [][2]string `json:"columns"` // name and dtype, the first 200
+	ColumnCount int         `json:"column_count"`
+	Head        [][]string  `json:"head"` // a few rows of the first partition; none when only the schema is shared
+	Error       string      `json:"error"`
+}
+
 // ClusterVersions are the packages' versions on each side, by package name.
 type ClusterVersions struct {
 	Sandbox   map[string]string   `json:"sandbox"`

@@ -176,18 +176,11 @@ var errKernelGone = errors.New("the kernel stopped")
 
 // request sends one operation that is not a cell and waits for its answer.
 func (s *Session) request(ctx context.Context, msg map[string]any, answer string) (frame, error) {
-	k := s.getK()
-	if k == nil || k.dead() {
-		return frame{}, errKernelGone
+	k, id, err := s.send(msg)
+	if err != nil {
+		return frame{}, err
 	}
-	s.seq++
-	id := s.seq
-	k.want.Store(id)
 	defer k.want.Store(0)
-	msg["id"] = id
-	if err := k.send(msg); err != nil {
-		return frame{}, s.engineError(err)
-	}
 	clock := newOpClock(checkpointTimeout)
 	defer clock.stop()
 	if answer != "checkpoint" { // only a checkpoint waits for the imports
@@ -210,6 +203,25 @@ func (s *Session) request(ctx context.Context, msg map[string]any, answer string
 			return frame{}, s.replaceKernel(ctx, fmt.Errorf("%s: %w", msg["op"], ctx.Err()))
 		}
 	}
+}
+
+// send gives an operation that is not a cell the next request id and sends
+// it; the kernel's frames of that id are taken until the caller stores 0
+// in k.want.
+func (s *Session) send(msg map[string]any) (*kconn, int64, error) {
+	k := s.getK()
+	if k == nil || k.dead() {
+		return nil, 0, errKernelGone
+	}
+	s.seq++
+	id := s.seq
+	k.want.Store(id)
+	msg["id"] = id
+	if err := k.send(msg); err != nil {
+		k.want.Store(0)
+		return nil, 0, s.engineError(err)
+	}
+	return k, id, nil
 }
 
 // replaceKernel starts a fresh kernel after a request was abandoned: the

@@ -56,7 +56,7 @@ func (s *Session) joinCluster(ctx context.Context) error {
 	f, err := s.askCluster(rctx, map[string]any{
 		"op": "dask", "port": relayPort, "name": s.opts.Cluster.Name(), "limit": s.opts.Cluster.MaxResult(),
 		"session": s.id, "relay_pid": r.pid,
-	})
+	}, "dask")
 	if err != nil {
 		return fmt.Errorf("dask connect: %w", err)
 	}
@@ -77,23 +77,16 @@ func (s *Session) joinCluster(ctx context.Context) error {
 // askCluster is the kernel's "dask" request. Unlike the other requests its
 // timeout does not replace the kernel: it runs within every kernel start,
 // and the kernel bounds its own wait for the scheduler.
-func (s *Session) askCluster(ctx context.Context, msg map[string]any) (frame, error) {
-	k := s.getK()
-	if k == nil || k.dead() {
-		return frame{}, errKernelGone
+func (s *Session) askCluster(ctx context.Context, msg map[string]any, answer string) (frame, error) {
+	k, id, err := s.send(msg)
+	if err != nil {
+		return frame{}, err
 	}
-	s.seq++
-	id := s.seq
-	k.want.Store(id)
 	defer k.want.Store(0)
-	msg["id"] = id
-	if err := k.send(msg); err != nil {
-		return frame{}, s.engineError(err)
-	}
 	for {
 		select {
 		case f := <-k.frames:
-			if f.ID == id && f.T == "dask" {
+			if f.ID == id && f.T == answer {
 				return f, nil
 			}
 		case <-k.done:
@@ -137,4 +130,32 @@ func (s *Session) JoinCluster(ctx context.Context, c Cluster) error {
 	}
 	s.opts.Cluster = c
 	return s.joinCluster(ctx)
+}
+
+// DataSpec names a dataset the cluster's workers read: a folder, a file or
+// a glob of Parquet or CSV files, as a path or URL the workers see.
+type DataSpec struct {
+	Name, URL string
+}
+
+// ProfileClusterData has a worker profile each dataset where it is read:
+// its dtypes, partitions, row count where the metadata has it, and (with
+// examples) a few rows of its first partition.
+func (s *Session) ProfileClusterData(ctx context.Context, sets []DataSpec, examples bool) ([]kernel.ClusterData, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, ErrClosed
+	}
+	list := make([]map[string]string, len(sets))
+	for i, d := range sets {
+		list[i] = map[string]string{"name": d.Name, "url": d.URL}
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Duration(len(sets)+1)*clusterConnectTimeout)
+	defer cancel()
+	f, err := s.askCluster(rctx, map[string]any{"op": "dask_data", "datasets": list, "examples": examples}, "dask_data")
+	if err != nil {
+		return nil, fmt.Errorf("dask data: %w", err)
+	}
+	return f.Datasets, nil
 }

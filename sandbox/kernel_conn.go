@@ -97,7 +97,8 @@ type frame struct {
 	Tail   []byte `json:"tail"`
 	TailAt int64  `json:"tail_at"`
 	// dask: what the kernel found on the cluster it connected to
-	Cluster *kernel.Cluster `json:"info"`
+	Cluster  *kernel.Cluster      `json:"info"`
+	Datasets []kernel.ClusterData `json:"datasets"` // dask_data: the datasets profiled on the cluster
 	// progress: tasks done of total on the cluster, for the running cell
 	Done  int64 `json:"done"`
 	Total int64 `json:"total"`

@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 		runOrphanHelper()
 		return
 	}
-	code := m.Run()
+	code := sandboxtest.Main(m) // the Dask ledger is made once for the package
 	if shared.s != nil {
 		shared.s.Close()
 		os.RemoveAll(filepath.Dir(shared.s.OutputDir()))

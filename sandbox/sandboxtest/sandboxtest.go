@@ -72,17 +72,20 @@ func unavailable(t testing.TB, why string) {
 	t.Skipf("Docker-backed test skipped: %s", why)
 }
 
-// RequireNothingLeft fails the test when the engine still has a container
-// or volume carrying label (e.g. "io.quarry.pid=123" or
+// RequireNothingLeft fails the test when the engine still has a container,
+// volume or network carrying label (e.g. "io.quarry.pid=123" or
 // "io.quarry.session=<id>"): quarry must leave nothing behind.
 func RequireNothingLeft(t testing.TB, label string) {
 	t.Helper()
-	cs, vs := labelled(t, label)
+	cs, vs, ns := labelled(t, label)
 	for _, c := range cs {
 		t.Errorf("container %.12s (%s) labelled %s left behind", c.ID, c.State, label)
 	}
 	for _, v := range vs {
 		t.Errorf("volume %s labelled %s left behind", v.Name, label)
+	}
+	for _, n := range ns {
+		t.Errorf("network %s labelled %s left behind", n, label)
 	}
 }
 
@@ -90,12 +93,13 @@ func RequireNothingLeft(t testing.TB, label string) {
 // waits for something else to remove them.
 func Left(t testing.TB, label string) int {
 	t.Helper()
-	cs, vs := labelled(t, label)
-	return len(cs) + len(vs)
+	cs, vs, ns := labelled(t, label)
+	return len(cs) + len(vs) + len(ns)
 }
 
-// labelled lists the containers (running or not) and volumes labelled label.
-func labelled(t testing.TB, label string) ([]container.Summary, []volume.Volume) {
+// labelled lists the containers (running or not), volumes and networks
+// labelled label (quarry makes no network; the test cluster does).
+func labelled(t testing.TB, label string) ([]container.Summary, []volume.Volume, []string) {
 	t.Helper()
 	cli, err := client.New(client.FromEnv)
 	if err != nil {
@@ -113,5 +117,13 @@ func labelled(t testing.TB, label string) ([]container.Summary, []volume.Volume)
 	if err != nil {
 		t.Fatalf("volume list: %v", err)
 	}
-	return list.Items, vols.Items
+	nets, err := cli.NetworkList(ctx, client.NetworkListOptions{Filters: f})
+	if err != nil {
+		t.Fatalf("network list: %v", err)
+	}
+	var names []string
+	for _, n := range nets.Items {
+		names = append(names, n.Name)
+	}
+	return list.Items, vols.Items, names
 }

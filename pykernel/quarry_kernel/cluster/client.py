@@ -437,3 +437,63 @@ def _cluster_build(name, args, kwargs):
     import dask.dataframe as real
 
     return getattr(real, name)(*args, **kwargs)
+
+
+def cluster_data_request(msg):
+    """The host's "dask_data" request: profile the datasets named with
+    --dask-data where the workers read them, without moving the rows."""
+    out = []
+    examples = bool(msg.get('examples'))
+    for d in (msg.get('datasets') or [])[:32]:
+        name, url = str(d.get('name') or '')[:64], str(d.get('url') or '')[:2000]
+        entry = {'name': name, 'url': url}
+        c = cluster.client
+        if c is None or c.status != 'running':
+            entry['error'] = cluster.error or 'no Dask cluster is connected'
+            out.append(entry)
+            continue
+        fut = c.submit(_cluster_profile, url, examples, pure=False)
+        try:
+            entry.update(fut.result(timeout=60))
+        except KeyboardInterrupt:
+            raise
+        except BaseException as e:
+            entry['error'] = ('%s: %s' % (type(e).__name__, e))[:500]
+        finally:
+            fut.release()
+        out.append(entry)
+    send({'t': 'dask_data', 'id': msg.get('id'), 'datasets': out})
+
+
+def _cluster_profile(url, examples):
+    """On a worker: a dataset's format, partitions, dtypes, its row count
+    where the metadata has it, and a few rows of its first partition."""
+    import glob
+    import os
+
+    import dask
+    import dask.dataframe as real
+
+    textual = ('.csv', '.csv.gz', '.tsv', '.txt', '.csv.bz2', '.csv.xz')
+    names = glob.glob(os.path.join(url, '*')) if os.path.isdir(url) else (glob.glob(url) if '*' in url else [url])
+    csv = any(n.lower().endswith(textual) for n in names[:100])
+    df = (real.read_csv if csv else real.read_parquet)(url)
+    out = {
+        'format': 'csv' if csv else 'parquet',
+        'partitions': int(df.npartitions),
+        'columns': [[str(k), str(t)] for k, t in list(df.dtypes.items())[:200]],
+        'column_count': len(df.columns),
+        'rows': -1,
+    }
+    if not csv:
+        try:
+            import pyarrow.dataset as ds
+
+            out['rows'] = int(ds.dataset(url, format='parquet').count_rows())  # the footers, not the rows
+        except Exception:
+            pass
+    if examples:
+        with dask.config.set(scheduler='sync'):  # one partition, read here: no task of its own
+            h = df.head(5, npartitions=1)
+        out['head'] = [[str(v)[:80] for v in row] for row in h.itertuples(index=False)]
+    return out

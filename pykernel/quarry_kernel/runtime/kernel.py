@@ -356,6 +356,8 @@ def main():
                 drop_checkpoints(msg)
             elif op == 'dask':  # cluster/client.py: the host connected a Dask cluster
                 cluster_request(msg)
+            elif op == 'dask_data':  # cluster/client.py: --dask-data's datasets, profiled on the cluster
+                cluster_data_request(msg)
             elif op == 'check':  # ipython/syntax.py: what a rerun would refuse, before any cell runs
                 send({'t': 'checked', 'id': msg.get('id'), 'refusals': check_cells(msg.get('cells') or [])})
         except KeyboardInterrupt:
