@@ -162,7 +162,10 @@ func (a *Agent) SetLibraries(libs []string) { a.libs = libs }
 // ClusterPrompt is what the model is told of a connected Dask cluster:
 // Text ("tcp://sched:8786, 2 workers, 2 threads, 1.0 GB") and the limit on
 // one result ("256 MB"). The zero value: no cluster.
-type ClusterPrompt struct{ Text, Limit string }
+type ClusterPrompt struct {
+	Text, Limit string
+	Datasets    []kernel.ClusterData // --dask-data's datasets, as the workers profiled them
+}
 
 // SetCluster replaces what the model is told of the Dask cluster.
 func (a *Agent) SetCluster(c ClusterPrompt) { a.cluster = c }

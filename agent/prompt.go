@@ -28,7 +28,8 @@ func (a *Agent) systemPrompt() string {
 		Libraries    string
 		Cluster      string
 		ClusterLimit string
-	}{Cluster: oneLine(a.cluster.Text, 400), ClusterLimit: a.cluster.Limit,
+		ClusterData  []string
+	}{Cluster: oneLine(a.cluster.Text, 400), ClusterLimit: a.cluster.Limit, ClusterData: clusterDataTexts(a.cluster.Datasets),
 		Markdown: a.mode == modeMarkdown, Schema: a.cfg.Share == ShareSchema, Verify: a.cfg.Verify, Databases: a.dbs,
 		Libraries: strings.Join(a.libs, ", ")}
 	for _, p := range a.files {
@@ -209,3 +210,44 @@ func writeColumns(b *strings.Builder, indent string, cols []kernel.Column, total
 // ProfileText is an attached file as the system prompt describes it to the
 // model; examples false keeps the file's values out (share = "schema").
 func ProfileText(p kernel.Profile, examples bool) string { return profileText(p, examples) }
+
+// clusterDataTexts are --dask-data's datasets as the model reads them,
+// like a file's profile: where the workers read it, how, its shape and
+// dtypes, and a few rows when values are shared. Every part came from the
+// cluster: folded onto one line each.
+func clusterDataTexts(sets []kernel.ClusterData) []string {
+	var out []string
+	for _, d := range sets {
+		var b strings.Builder
+		if d.Error != "" {
+			fmt.Fprintf(&b, "- dataset %s at %s: the workers could not read it (%s)", oneLine(d.Name, 64), oneLine(d.URL, 300), oneLine(d.Error, 300))
+			out = append(out, b.String())
+			continue
+		}
+		reader := "read_parquet"
+		if d.Format == "csv" {
+			reader = "read_csv"
+		}
+		fmt.Fprintf(&b, "- dataset %s: `dd.%s(%q)`, %d partitions", oneLine(d.Name, 64), reader, oneLine(d.URL, 300), d.Partitions)
+		if d.Rows >= 0 {
+			fmt.Fprintf(&b, ", %d rows", d.Rows)
+		}
+		cols := make([]string, 0, len(d.Columns))
+		for _, c := range d.Columns {
+			cols = append(cols, oneLine(c[0], 80)+" ("+oneLine(c[1], 40)+")")
+		}
+		fmt.Fprintf(&b, "\n  columns: %s", strings.Join(cols, ", "))
+		if more := d.ColumnCount - len(d.Columns); more > 0 {
+			fmt.Fprintf(&b, " and %d more", more)
+		}
+		for _, row := range d.Head {
+			vals := make([]string, len(row))
+			for i, v := range row {
+				vals[i] = oneLine(v, 80)
+			}
+			b.WriteString("\n  | " + strings.Join(vals, " | ") + " |")
+		}
+		out = append(out, b.String())
+	}
+	return out
+}

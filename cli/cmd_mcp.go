@@ -101,6 +101,7 @@ quarry mcp --http 127.0.0.1:8765 --root ~/data --max-sessions 8`,
 	fs.StringVar(&f.overrides.Share, "share", "", "what clients see of files: values or schema (default values)")
 	fs.StringArrayVar(&f.overrides.DB, "db", nil, "a database for run_sql and sql(db=NAME): "+source.Examples()+" (repeatable; [sources.NAME] in the config works too)")
 	daskFlag(fs, &f.overrides.Dask)
+	daskDataFlag(fs, &f.overrides.DaskData)
 	c.Flags().SortFlags = false
 	return c
 }

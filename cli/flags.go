@@ -31,6 +31,12 @@ func addConfigFlags(fs *pflag.FlagSet, o *config.Overrides) {
 	fs.StringVar(&o.Verify, "verify", "", "check the answer's numbers against the cells' outputs: mark, ask, strict or off (default mark)")
 	fs.StringArrayVar(&o.DB, "db", nil, "a database for sql(query, db=NAME): "+source.Examples()+", or a URL (its database name is NAME); repeatable")
 	daskFlag(fs, &o.Dask)
+	daskDataFlag(fs, &o.DaskData)
+}
+
+// daskDataFlag declares --dask-data, a dataset the cluster's workers read.
+func daskDataFlag(fs *pflag.FlagSet, sets *[]string) {
+	fs.StringArrayVar(sets, "dask-data", nil, "a dataset the Dask cluster's workers read, profiled there for the model: NAME=PATH or NAME=URL (a Parquet or CSV folder, file or glob); repeatable")
 }
 
 // daskFlag declares --dask, the Dask scheduler the cells' client reaches.

@@ -76,4 +76,5 @@ type Overrides struct {
 	Verify     string
 	DB         []string // --db NAME=URL or --db URL, repeatable
 	Dask       string   // --dask ADDR: the Dask scheduler
+	DaskData   []string // --dask-data NAME=URL, repeatable
 }

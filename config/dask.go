@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 )
 
@@ -15,6 +16,9 @@ type Dask struct {
 	CertFile  string // distributed.comm.tls.client.cert
 	KeyFile   string // distributed.comm.tls.client.key
 	MaxResult int64  // bytes one compute may bring back into the sandbox
+	// Data are datasets the workers read, by name: [dask.data] NAME = "URL"
+	// and --dask-data NAME=URL; profiled on the cluster for the model.
+	Data map[string]string `json:"-"`
 }
 
 // DefaultDaskMaxResult is the limit on one compute's result when none is set.
@@ -52,6 +56,11 @@ func (c *checker) daskTable(v any, key string) daskLayer {
 	}
 	for k, val := range m {
 		kkey := key + "\x1f" + k
+		if k == "data" {
+			l.Data = c.daskData(val, kkey)
+			l.set = l.set || len(l.Data) > 0
+			continue
+		}
 		if k == "max_result" {
 			n, ok := sizeOf(val)
 			if !ok || n < 1<<20 {
@@ -63,7 +72,7 @@ func (c *checker) daskTable(v any, key string) daskLayer {
 		}
 		setter, known := daskKeys[k]
 		if !known {
-			c.add(kkey, fmt.Sprintf("unknown key %q in [dask]", k), "[dask] has address, tls_ca_file, tls_client_cert, tls_client_key and max_result")
+			c.add(kkey, fmt.Sprintf("unknown key %q in [dask]", k), "[dask] has address, tls_ca_file, tls_client_cert, tls_client_key, max_result and [dask.data]")
 			continue
 		}
 		s, ok := val.(string)
@@ -107,6 +116,12 @@ func applyDask(c *Config, l daskLayer, where string) {
 	if l.MaxResult > 0 {
 		c.Dask.MaxResult = l.MaxResult
 	}
+	for n, u := range l.Data {
+		if c.Dask.Data == nil {
+			c.Dask.Data = map[string]string{}
+		}
+		c.Dask.Data[n] = u
+	}
 }
 
 // daskFallback fills what quarry's own settings left empty from Dask's
@@ -130,7 +145,51 @@ func daskFallback(c *Config, o Overrides, getenv func(string) string) {
 		c.Dask.Address = a
 		c.sources["dask"] = "flag --dask"
 	}
+	for _, v := range o.DaskData {
+		n, u, _ := strings.Cut(v, "=")
+		if c.Dask.Data == nil {
+			c.Dask.Data = map[string]string{}
+		}
+		c.Dask.Data[strings.TrimSpace(n)] = strings.TrimSpace(u)
+	}
 	if c.Dask.MaxResult == 0 {
 		c.Dask.MaxResult = DefaultDaskMaxResult
 	}
 }
+
+// daskData reads [dask.data]: NAME = "URL", a dataset the workers read.
+func (c *checker) daskData(v any, key string) map[string]string {
+	m, ok := v.(map[string]any)
+	if !ok {
+		c.add(key, fmt.Sprintf("dask.data must be a table, but it is %s", tomlType(v)), `write [dask.data] then gl = "/cluster/gl"`)
+		return nil
+	}
+	out := map[string]string{}
+	for name, val := range m {
+		u, ok := val.(string)
+		if problem := DaskDataProblem(name, u); !ok || problem != "" {
+			if problem == "" {
+				problem = "the dataset's path or URL must be a string"
+			}
+			c.add(key+"\x1f"+name, problem, `write gl = "/cluster/gl" (a path or URL the workers read)`)
+			continue
+		}
+		out[name] = strings.TrimSpace(u)
+	}
+	return out
+}
+
+// DaskDataProblem says what is wrong with a dataset's name or path; ""
+// when nothing is. A name is what the prompt calls it: letters, digits, _
+// and -, starting with a letter or _.
+func DaskDataProblem(name, url string) string {
+	if !daskDataName.MatchString(name) {
+		return fmt.Sprintf("dataset name %q: use letters, digits, _ and -, starting with a letter or _ (at most 63)", name)
+	}
+	if strings.TrimSpace(url) == "" {
+		return fmt.Sprintf("dataset %q has no path or URL", name)
+	}
+	return ""
+}
+
+var daskDataName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/quarry-cli/quarry/sandbox/sandboxtest"
 )
 
 // testKey is the model key every run is given: no output may show it.
@@ -23,7 +25,7 @@ var built struct {
 }
 
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := sandboxtest.Main(m) // the Dask ledger is made once for the package
 	if built.dir != "" {
 		os.RemoveAll(built.dir)
 	}

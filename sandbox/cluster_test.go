@@ -3,6 +3,7 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -77,8 +78,24 @@ func TestClusterLedgerMatchesDuckDB(t *testing.T) {
 	data := sandboxtest.DaskLedger(t)
 	c := sandboxtest.DaskCluster(t, data)
 	s := clusterSession(t, c, 0)
-	res := run(t, s, ledgerByAccountMonth+"import os\nprint('SEES', os.path.exists('/cluster'), sorted(os.listdir('/sys/class/net')))")
+	var progress []string
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	res, err := s.Exec(ctx, ledgerByAccountMonth+"import os\nprint('SEES', os.path.exists('/cluster'), sorted(os.listdir('/sys/class/net')))", func(ch kernel.Chunk) {
+		if ch.Stream == kernel.Progress {
+			progress = append(progress, ch.Text)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mustOK(t, res)
+	// The cell said how the cluster's work went while it ran.
+	if len(progress) == 0 || !strings.HasSuffix(progress[len(progress)-1], "tasks done on the Dask cluster") {
+		t.Errorf("no progress from the cluster while the reduction ran: %q", progress)
+	} else if last := progress[len(progress)-1]; progressDone.FindStringSubmatch(last) == nil || progressDone.FindStringSubmatch(last)[1] != progressDone.FindStringSubmatch(last)[2] {
+		t.Errorf("the last progress line is not all tasks done: %q", last)
+	}
 	sameRows(t, "account × month", digestOf(res.Stdout), duckDigest(t, data))
 	if !strings.Contains(res.Stdout, "SEES False ['lo']") {
 		t.Errorf("the sandbox sees the cluster's files or a network: %s", lastLine(res.Stdout))
@@ -239,6 +256,9 @@ print("SAME explain")
 		}
 	}
 }
+
+// progressDone is a progress line with every task done: "480 of 480 …".
+var progressDone = regexp.MustCompile(`^(\d+) of (\d+) tasks`)
 
 func lastLine(s string) string {
 	lines := strings.Split(strings.TrimSpace(s), "\n")

@@ -3,8 +3,10 @@ package session
 import (
 	"context"
 	"fmt"
+	"sort"
 
 	"github.com/quarry-cli/quarry/agent"
+	"github.com/quarry-cli/quarry/config"
 	"github.com/quarry-cli/quarry/kernel"
 	"github.com/quarry-cli/quarry/sandbox"
 )
@@ -29,9 +31,33 @@ func (s *Session) joinCluster(ctx context.Context, sb *sandbox.Session) {
 	case info.Mismatch != "":
 		s.emit(agent.Event{Kind: agent.EventWarning, Text: "dask: " + s.mask.Mask(info.Mismatch)})
 	}
-	if s.ag != nil {
-		s.ag.SetCluster(agent.ClusterPrompt{Text: ClusterText(info), Limit: kernel.FormatSize(info.Limit)})
+	if s.ag == nil {
+		return
 	}
+	p := agent.ClusterPrompt{Text: ClusterText(info), Limit: kernel.FormatSize(info.Limit)}
+	if data := s.opts.Config.Dask.Data; len(data) > 0 && info.Error == "" {
+		names := make([]string, 0, len(data))
+		for n := range data {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		specs := make([]sandbox.DataSpec, len(names))
+		for i, n := range names {
+			specs[i] = sandbox.DataSpec{Name: n, URL: data[n]}
+		}
+		s.progress("profiling the cluster's datasets")
+		sets, err := sb.ProfileClusterData(ctx, specs, s.opts.Config.Share != config.ShareSchema)
+		if err != nil {
+			s.emit(agent.Event{Kind: agent.EventWarning, Text: s.mask.Mask(err.Error())})
+		}
+		for _, d := range sets {
+			if d.Error != "" {
+				s.emit(agent.Event{Kind: agent.EventWarning, Text: s.mask.Mask("dask dataset " + d.Name + ": the workers could not read it: " + d.Error)})
+			}
+		}
+		p.Datasets = sets
+	}
+	s.ag.SetCluster(p)
 }
 
 // ClusterText says what a cluster has in one line: its name, workers,
