@@ -3,7 +3,9 @@ package sandbox_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,5 +292,29 @@ func TestClusterDatasetProfiledWhereTheWorkersRead(t *testing.T) {
 	}
 	if sets[1].Error == "" {
 		t.Errorf("a folder no worker has was profiled: %+v", sets[1])
+	}
+}
+
+// What the system prompt's cluster section tells the model it can call
+// (dd's readers, dd.to_parquet, client, the FP&A calls on a dask frame)
+// exists in a session with a cluster.
+func TestClusterPromptPromisesHold(t *testing.T) {
+	b, err := os.ReadFile(systemPrompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section := splitClusterSection(t, string(b))
+	names := codeCalls(section)
+	for _, must := range []string{"dd.read_parquet", "dd.read_csv", "dd.to_parquet"} {
+		if !slices.Contains(names, must) {
+			t.Errorf("the cluster section no longer promises %s (found %v): keep this test in step", must, names)
+		}
+	}
+	c := sandboxtest.DaskCluster(t, "")
+	s := clusterSession(t, c, 0)
+	var missing map[string]string
+	runJSON(t, s, resolveNames(append(names, "client.compute", "variance", "explain", "pvm")), &missing)
+	for name, why := range missing {
+		t.Errorf("the cluster section promises %s, but in the sandbox: %s", name, why)
 	}
 }

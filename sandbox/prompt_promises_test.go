@@ -21,7 +21,7 @@ func promisedNames(t *testing.T) []string {
 	if err != nil {
 		t.Fatalf("read the system prompt: %v", err)
 	}
-	text := string(b)
+	text, _ := splitClusterSection(t, string(b))
 	var names []string
 	avail := regexp.MustCompile(`Available: ([^.]+)\.`).FindStringSubmatch(text)
 	if avail == nil {
@@ -35,6 +35,27 @@ func promisedNames(t *testing.T) []string {
 		}
 		names = append(names, lib)
 	}
+	return append(names, codeCalls(text)...)
+}
+
+// clusterSection is the part of the prompt only a session with a Dask
+// cluster gets: its promises hold in such a session (cluster_test.go).
+var clusterSection = regexp.MustCompile(`(?s)\{\{- if \.Cluster\}\}\n\n## Dask cluster\n.*?\n\{\{- end\}\}\n\n## `)
+
+// splitClusterSection returns the prompt without its cluster section, and
+// the section.
+func splitClusterSection(t *testing.T, text string) (rest, cluster string) {
+	m := clusterSection.FindStringIndex(text)
+	if m == nil {
+		t.Fatalf("%s has no {{- if .Cluster}} section", systemPrompt)
+	}
+	return text[:m[0]] + text[m[1]-3:], text[m[0]:m[1]]
+}
+
+// codeCalls are the functions the text's code spans call, and what they
+// read of variance()'s table v.
+func codeCalls(text string) []string {
+	var names []string
 	strs := regexp.MustCompile(`"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'`)
 	call := regexp.MustCompile(`(?:^|[^\w.)])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(`)
 	// v is the table variance() returns: what the prompt reads of it must be there.
@@ -51,20 +72,12 @@ func promisedNames(t *testing.T) []string {
 	return names
 }
 
-// Every library and function the system prompt promises exists in the real
-// sandbox: imported, or defined in the kernel (sql, DuckDBError).
-func TestPromptPromisesHoldInImage(t *testing.T) {
-	names := promisedNames(t)
-	for _, must := range []string{"pandas", "sql", "pyarrow.csv.open_csv", "pyarrow.parquet.ParquetFile", "variance", "bridge", "v.material"} {
-		if !slices.Contains(names, must) {
-			t.Errorf("the prompt no longer promises %s (found %v): keep this test in step", must, names)
-		}
-	}
-	s := sharedSession(t)
-	js, _ := json.Marshal(append(names, "DuckDBError"))
-	var missing map[string]string
-	runJSON(t, s, `import builtins, importlib
-v = variance(pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [110.0, 90.0]}), pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [100.0, 100.0]}))
+// resolveNames is a cell that prints, as QJSON, each of names it cannot
+// resolve in the session (a global, a builtin or a module's attribute)
+// with why.
+func resolveNames(names []string) string {
+	js, _ := json.Marshal(names)
+	return `import builtins, importlib
 def resolve(dotted):
     parts = dotted.split('.')
     if parts[0] in globals():
@@ -80,11 +93,26 @@ def resolve(dotted):
             obj = importlib.import_module('.'.join(parts[:i + 1]))
     return obj
 out = {}
-for name in `+string(js)+`:
+for name in ` + string(js) + `:
     try:
         resolve(name)
     except Exception as e:
-        out[name] = '%s: %s' % (type(e).__name__, e)`+report, &missing)
+        out[name] = '%s: %s' % (type(e).__name__, e)` + report
+}
+
+// Every library and function the system prompt promises exists in the real
+// sandbox: imported, or defined in the kernel (sql, DuckDBError).
+func TestPromptPromisesHoldInImage(t *testing.T) {
+	names := promisedNames(t)
+	for _, must := range []string{"pandas", "sql", "pyarrow.csv.open_csv", "pyarrow.parquet.ParquetFile", "variance", "bridge", "v.material"} {
+		if !slices.Contains(names, must) {
+			t.Errorf("the prompt no longer promises %s (found %v): keep this test in step", must, names)
+		}
+	}
+	s := sharedSession(t)
+	var missing map[string]string
+	runJSON(t, s, "v = variance(pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [110.0, 90.0]}), pd.DataFrame({'line': ['Sales', 'Rent'], 'x': [100.0, 100.0]}))\n"+
+		resolveNames(append(names, "DuckDBError")), &missing)
 	for name, why := range missing {
 		t.Errorf("the system prompt promises %s, but in the sandbox: %s", name, why)
 	}
