@@ -42,11 +42,10 @@ func openSources(ctx context.Context, cfg config.Config) (*source.Set, error) {
 // nil when none is set. Whether the scheduler answers is the session's to
 // find out, at the sandbox's start.
 func openCluster(cfg config.Config) (*source.Dask, error) {
-	d := cfg.Dask
-	if d.Address == "" {
+	if cfg.Dask.Address == "" {
 		return nil, nil
 	}
-	c, err := source.ParseDask(source.DaskSpec{Address: d.Address, CAFile: d.CAFile, CertFile: d.CertFile, KeyFile: d.KeyFile, MaxResult: d.MaxResult})
+	c, err := source.ParseDask(cfg.Dask.Spec())
 	if err != nil {
 		return nil, fmt.Errorf("%w\nCheck --dask, DASK_SCHEDULER_ADDRESS or [dask] in the config (quarry config shows where it came from)", err)
 	}

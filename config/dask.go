@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/quarry-cli/quarry/source"
 )
 
 // Dask is the Dask cluster the kernel's client reaches: [dask] in the file
@@ -19,6 +21,11 @@ type Dask struct {
 	// Data are datasets the workers read, by name: [dask.data] NAME = "URL"
 	// and --dask-data NAME=URL; profiled on the cluster for the model.
 	Data map[string]string `json:"-"`
+}
+
+// Spec is the cluster as package source checks and dials it.
+func (d Dask) Spec() source.DaskSpec {
+	return source.DaskSpec{Address: d.Address, CAFile: d.CAFile, CertFile: d.CertFile, KeyFile: d.KeyFile, MaxResult: d.MaxResult}
 }
 
 // DefaultDaskMaxResult is the limit on one compute's result when none is set.
@@ -125,8 +132,8 @@ func applyDask(c *Config, l daskLayer, where string) {
 }
 
 // daskFallback fills what quarry's own settings left empty from Dask's
-// variables, then the flag (--dask) goes over both.
-func daskFallback(c *Config, o Overrides, getenv func(string) string) {
+// variables, then the flags (--dask, --dask-data) go over both.
+func daskFallback(c *Config, o Overrides, getenv func(string) string) error {
 	if c.Dask.Address == "" {
 		if a := strings.TrimSpace(getenv(DaskAddressEnv)); a != "" {
 			c.Dask.Address = a
@@ -146,7 +153,14 @@ func daskFallback(c *Config, o Overrides, getenv func(string) string) {
 		c.sources["dask"] = "flag --dask"
 	}
 	for _, v := range o.DaskData {
-		n, u, _ := strings.Cut(v, "=")
+		n, u, ok := strings.Cut(v, "=")
+		problem := DaskDataProblem(strings.TrimSpace(n), u)
+		if !ok {
+			problem = fmt.Sprintf("%q names no path or URL", v)
+		}
+		if problem != "" {
+			return &Error{Where: "flag --dask-data", Key: "dask", Problem: problem, Fix: "write --dask-data NAME=PATH, a path or URL the workers read: --dask-data gl=/cluster/gl"}
+		}
 		if c.Dask.Data == nil {
 			c.Dask.Data = map[string]string{}
 		}
@@ -155,6 +169,7 @@ func daskFallback(c *Config, o Overrides, getenv func(string) string) {
 	if c.Dask.MaxResult == 0 {
 		c.Dask.MaxResult = DefaultDaskMaxResult
 	}
+	return nil
 }
 
 // daskData reads [dask.data]: NAME = "URL", a dataset the workers read.

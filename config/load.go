@@ -116,17 +116,9 @@ func merge(o Overrides, getenv func(string) string) (Config, error) {
 		}
 	}
 
-	for _, v := range o.DaskData {
-		n, u, ok := strings.Cut(v, "=")
-		problem := DaskDataProblem(strings.TrimSpace(n), u)
-		if !ok {
-			problem = fmt.Sprintf("%q names no path or URL", v)
-		}
-		if problem != "" {
-			return c, &Error{Where: "flag --dask-data", Key: "dask", Problem: problem, Fix: "write --dask-data NAME=PATH, a path or URL the workers read: --dask-data gl=/cluster/gl"}
-		}
+	if err := daskFallback(&c, o, getenv); err != nil {
+		return c, err
 	}
-	daskFallback(&c, o, getenv)
 
 	// Flags.
 	for _, v := range o.DB {

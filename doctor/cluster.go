@@ -18,7 +18,7 @@ import (
 // the workers, threads and memory, and the versions on each side.
 func checkCluster(ctx context.Context, s *sandbox.Session, c config.Config) Check {
 	r := Check{Name: "dask cluster"}
-	d, err := source.ParseDask(source.DaskSpec{Address: c.Dask.Address, CAFile: c.Dask.CAFile, CertFile: c.Dask.CertFile, KeyFile: c.Dask.KeyFile, MaxResult: c.Dask.MaxResult})
+	d, err := source.ParseDask(c.Dask.Spec())
 	if err != nil {
 		r.State, r.Detail, r.Fix = Failed, err.Error(), "correct --dask, DASK_SCHEDULER_ADDRESS or [dask] in the config"
 		return r

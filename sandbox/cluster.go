@@ -31,7 +31,7 @@ type Cluster interface {
 // own loopback (a network namespace of its own: no other process sees it).
 const relayPort = 8786
 
-// connectTimeout bounds the kernel's first connection through the relay.
+// clusterConnectTimeout bounds the kernel's first connection through the relay.
 const clusterConnectTimeout = 30 * time.Second
 
 // joinCluster starts the relay and has the kernel connect, after each
