@@ -150,6 +150,7 @@ def cluster_describe(c):
 
 
 CLUSTER_PACKAGES = ('python', 'dask', 'distributed', 'cloudpickle', 'msgpack', 'pandas', 'numpy', 'pyarrow')
+CLUSTER_COMPARED = CLUSTER_PACKAGES[:6]  # what pickles across the wire depend on
 
 
 def _cluster_versions(v):
@@ -183,9 +184,9 @@ def cluster_mismatch(vs):
     and the cluster, naming both sides and what to do; empty when they match."""
     mine = vs.get('sandbox') or {}
     sides = [('the scheduler', vs.get('scheduler') or {})]
-    sides += [('a worker', dict(w)) for w in vs.get('workers') or []]
+    sides += [('a worker', w) for w in vs.get('workers') or []]
     words = []
-    for name in ('python', 'dask', 'distributed', 'cloudpickle', 'msgpack', 'pandas'):
+    for name in CLUSTER_COMPARED:
         for who, theirs in sides:
             if not _cluster_same(mine.get(name, ''), theirs.get(name, ''), name):
                 words.append('%s runs %s %s, the sandbox %s %s' % (who, name, theirs.get(name), name, mine.get(name)))
